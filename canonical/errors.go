@@ -1,0 +1,132 @@
+package canonical
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrorClass is the closed set of failure classes of 000 §6.1.
+type ErrorClass string
+
+// Error classes.
+const (
+	ErrRateLimit       ErrorClass = "rate_limit"
+	ErrAuth            ErrorClass = "auth"
+	ErrServer          ErrorClass = "server_error"
+	ErrNetwork         ErrorClass = "network"
+	ErrContextOverflow ErrorClass = "context_overflow"
+	ErrInvalidRequest  ErrorClass = "invalid_request"
+	ErrCancelled       ErrorClass = "cancelled"
+	ErrOther           ErrorClass = "other"
+)
+
+// Retryable reports whether an adapter retries this class internally.
+func (c ErrorClass) Retryable() bool {
+	switch c {
+	case ErrRateLimit, ErrServer, ErrNetwork:
+		return true
+	}
+	return false
+}
+
+// Finer error codes, carried in AdapterError.Code where the sources
+// distinguish more than the class does. The mapping onto classes is in the
+// package documentation.
+const (
+	CodeModelNotFound        = "model_not_found"
+	CodeModelNotLoaded       = "model_not_loaded"
+	CodeInvalidResponse      = "invalid_response"
+	CodeInvalidHistory       = "invalid_history"
+	CodeInvalidToolSchema    = "invalid_tool_schema"
+	CodeToolInputInvalid     = "tool_input_invalid"
+	CodeToolCallState        = "tool_call_state"
+	CodeStrictSchemaRejected = "strict_schema_rejected"
+	CodeUnsupportedContent   = "unsupported_content"
+	CodeOverloaded           = "overloaded"
+	CodeTimeout              = "timeout"
+	CodeStreamTruncated      = "stream_truncated"
+	CodeNotConfigured        = "not_configured"
+	CodeMalformedToolCall    = "malformed_tool_call"
+	CodeQuotaExceeded        = "insufficient_quota"
+	CodeUnknownFinishReason  = "unknown_finish_reason"
+)
+
+// AdapterError is the one error type adapters return (000 §6.3). Inspect
+// it with errors.As; Unwrap exposes the underlying cause.
+type AdapterError struct {
+	Class ErrorClass `json:"class"`
+	// Code is a finer, stable reason such as CodeModelNotFound.
+	Code string `json:"code,omitempty"`
+	// Provider is the adapter name that produced the error.
+	Provider string `json:"provider,omitempty"`
+	// Status is the provider's HTTP status, 0 when none was received.
+	Status int `json:"status,omitempty"`
+	// Message is the provider's message (or ours when none).
+	Message string `json:"message"`
+	// Retryable reports whether the class is transient (the adapter
+	// retried it internally before giving up).
+	Retryable bool `json:"retryable"`
+	// RequestID is the canonical request id; ProviderRequestID the
+	// provider's own (request-id header or body field).
+	RequestID         string `json:"request_id,omitempty"`
+	ProviderRequestID string `json:"provider_request_id,omitempty"`
+	// RetryAfter is the provider's hint, capped at 60 s; 0 when absent.
+	RetryAfter time.Duration `json:"retry_after,omitempty"`
+	// Attempts is how many HTTP attempts were made in all.
+	Attempts int `json:"attempts,omitempty"`
+	// Err is the underlying cause, if any.
+	Err error `json:"-"`
+}
+
+// Error formats the class, code, status and message.
+func (e *AdapterError) Error() string {
+	s := string(e.Class)
+	if e.Code != "" {
+		s += "/" + e.Code
+	}
+	if e.Provider != "" {
+		s = e.Provider + ": " + s
+	}
+	if e.Status != 0 {
+		s += fmt.Sprintf(" (HTTP %d)", e.Status)
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if e.Err != nil && (e.Message == "" || e.Message != e.Err.Error()) {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the underlying cause.
+func (e *AdapterError) Unwrap() error { return e.Err }
+
+// ClassOf returns the ErrorClass of err: its AdapterError's class, or
+// ErrOther for any other non-nil error, or "" for nil.
+func ClassOf(err error) ErrorClass {
+	if err == nil {
+		return ""
+	}
+	var ae *AdapterError
+	if errors.As(err, &ae) {
+		return ae.Class
+	}
+	return ErrOther
+}
+
+// CodeOf returns the Code of err's AdapterError, or "".
+func CodeOf(err error) string {
+	var ae *AdapterError
+	if errors.As(err, &ae) {
+		return ae.Code
+	}
+	return ""
+}
+
+// NewError builds an AdapterError of class with a formatted message. The
+// Retryable flag follows the class.
+func NewError(class ErrorClass, code, format string, args ...any) *AdapterError {
+	return &AdapterError{Class: class, Code: code, Message: fmt.Sprintf(format, args...), Retryable: class.Retryable()}
+}
