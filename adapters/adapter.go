@@ -1,0 +1,221 @@
+// Package adapters defines the Adapter interface every provider adapter
+// implements, its Config, the model registry, and the runtime the adapters
+// share: HTTP calls with retry, SSE decoding, error classification, stream
+// assembly, cancellation, the tool-id map and lossy-projection logging.
+// Provider packages live below it (adapters/anthropic, adapters/openai, ...)
+// and share code only through this package.
+package adapters
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/metis-llm/metis/canonical"
+)
+
+// Adapter translates canonical requests to one provider's wire format and
+// the provider's answers back to canonical responses and events.
+type Adapter interface {
+	// Name is the provider key ("anthropic", "openai", "vllm", ...).
+	Name() string
+	// Capabilities declares honestly what model can do through this adapter.
+	Capabilities(model string) canonical.Capabilities
+	// Complete makes a non-streaming call.
+	Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error)
+	// Stream makes a streaming call. The sequence satisfies the invariants
+	// of 000 §5.2 and ends with one message.complete event; on a failure
+	// mid-stream that event has stop_reason error and is followed by the
+	// error (000 §6.5); after a cancellation it has stop_reason cancelled
+	// and nothing follows (000 §5.3). A failure before the first event is
+	// yielded as the only element.
+	Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error]
+	// EstimateInputTokens estimates the request's input tokens without the
+	// network, within ±10%.
+	EstimateInputTokens(req *canonical.Request) int
+	// Cancel aborts the in-flight call with this request id. It reports
+	// whether a call was found; calling it again is harmless.
+	Cancel(requestID string) bool
+	// Close releases idle connections.
+	Close() error
+}
+
+// Readier is implemented by adapters whose server can be probed cheaply
+// (004 §5): Ready returns nil only when the model can serve now.
+type Readier interface {
+	Ready(ctx context.Context, model string) error
+}
+
+// Config configures one adapter instance (000 §3.2).
+type Config struct {
+	// Name is the provider key this instance serves under.
+	Name string
+	// Type selects the adapter implementation ("anthropic", "openai",
+	// "gemini", "openaicompat").
+	Type string
+	// APIKey is the key itself; APIKeyEnv names the variable it came from
+	// (kept for error messages).
+	APIKey    string
+	APIKeyEnv string
+	// BaseURL overrides the provider's default endpoint.
+	BaseURL string
+	// Timeout bounds a whole call; zero means 600 s.
+	Timeout time.Duration
+	// MaxRetries is the number of retries after the first attempt; total
+	// attempts are 1+MaxRetries. The zero value retries nothing; the
+	// registry defaults it to 2.
+	MaxRetries int
+	// ExtraHeaders are sent on every request.
+	ExtraHeaders map[string]string
+	// Options are adapter-specific knobs; only the named adapter reads them.
+	Options map[string]any
+	// Models are the registry's models served by this instance, by
+	// canonical id.
+	Models map[string]ModelConfig
+
+	// HTTPClient is used for every request when set; otherwise a client
+	// with Transport (or http.DefaultTransport) is made.
+	HTTPClient *http.Client
+	Transport  http.RoundTripper
+	// Logger receives WARN entries for lossy projections and estimates;
+	// nil means slog.Default().
+	Logger *slog.Logger
+	// Clock is used for retry sleeps; nil means the real clock.
+	Clock Clock
+	// OnAttempt, when set, is called after every HTTP attempt.
+	OnAttempt func(Attempt)
+}
+
+// ModelConfig is one model entry of the registry (000 §8.1).
+type ModelConfig struct {
+	ID          string   `yaml:"-" json:"id"`
+	Adapter     string   `yaml:"adapter" json:"adapter"`
+	WireName    string   `yaml:"wire_name" json:"wire_name"`
+	Tier        string   `yaml:"tier" json:"tier,omitempty"`
+	CanDelegate bool     `yaml:"can_delegate" json:"can_delegate,omitempty"`
+	Aliases     []string `yaml:"aliases" json:"aliases,omitempty"`
+	// Capabilities overrides the adapter's declaration field by field: it
+	// is a JSON object whose present fields replace the adapter's values.
+	Capabilities json.RawMessage `yaml:"-" json:"capabilities,omitempty"`
+	// Options are per-model adapter knobs (for example "dialect: chat").
+	Options map[string]any `yaml:"options" json:"options,omitempty"`
+}
+
+// Apply returns base with the model's capability overrides applied.
+func (m ModelConfig) Apply(base canonical.Capabilities) canonical.Capabilities {
+	if len(m.Capabilities) == 0 {
+		return base
+	}
+	out := base
+	if err := json.Unmarshal(m.Capabilities, &out); err != nil {
+		return base
+	}
+	return out
+}
+
+// Model returns the registry entry for a canonical model id, or one
+// derived from the id ("provider:name" → wire name "name") when the
+// registry has none.
+func (c *Config) Model(id string) ModelConfig {
+	if m, ok := c.Models[id]; ok {
+		if m.WireName == "" {
+			m.WireName = wireNameOf(id)
+		}
+		m.ID = id
+		return m
+	}
+	return ModelConfig{ID: id, Adapter: c.Name, WireName: wireNameOf(id)}
+}
+
+func wireNameOf(id string) string {
+	for i := 0; i < len(id); i++ {
+		if id[i] == ':' {
+			return id[i+1:]
+		}
+	}
+	return id
+}
+
+// Option returns the per-model option key if set, else the adapter-level
+// option, else nil.
+func (c *Config) Option(model, key string) any {
+	if m, ok := c.Models[model]; ok {
+		if v, ok := m.Options[key]; ok {
+			return v
+		}
+	}
+	return c.Options[key]
+}
+
+// Client returns the HTTP client the adapter should use.
+func (c *Config) Client() *http.Client {
+	if c.HTTPClient != nil {
+		return c.HTTPClient
+	}
+	t := c.Transport
+	if t == nil {
+		t = http.DefaultTransport
+	}
+	return &http.Client{Transport: t}
+}
+
+// Log returns the configured logger or slog.Default().
+func (c *Config) Log() *slog.Logger {
+	if c.Logger != nil {
+		return c.Logger
+	}
+	return slog.Default()
+}
+
+// CallTimeout returns Timeout or its 600 s default.
+func (c *Config) CallTimeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return 600 * time.Second
+}
+
+// Attempt describes one HTTP attempt of a call, for observers such as the
+// harness counting retries.
+type Attempt struct {
+	RequestID string
+	// N is the attempt number, starting at 1.
+	N int
+	// Status is the HTTP status, 0 when no response arrived.
+	Status int
+	// Err is the classified failure, nil on success.
+	Err *canonical.AdapterError
+	// Wait is the backoff before the next attempt, 0 when none follows.
+	Wait time.Duration
+}
+
+// Clock abstracts time for retry backoff so tests never wait.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits for d or until ctx is done, returning ctx.Err() then.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// RealClock is the wall clock.
+type RealClock struct{}
+
+// Now returns time.Now().
+func (RealClock) Now() time.Time { return time.Now() }
+
+// Sleep waits for d or ctx.
+func (RealClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,431 @@
+package adapters
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/metis-llm/metis/canonical"
+)
+
+// Assembler turns a provider's stream (or a non-streamed body fed through
+// the same calls) into canonical content and StreamEvents. Every adapter
+// decodes its wire format into calls on an Assembler, so the invariants of
+// 000 §5.2 and the cancellation rules of §5.3 are kept in one place:
+//
+//   - message.start is emitted once, before any delta;
+//   - canonical block indexes are allocated in the order blocks open and
+//     never go back: opening a block closes every block still open;
+//   - each tool gets exactly one tool.use_start and one tool.use_end, whose
+//     final_input is the provider's authoritative input, else the parsed
+//     accumulated fragments, else {};
+//   - message.complete is last and carries the final content.
+//
+// Blocks are addressed by a provider key: whatever int identifies a block
+// on the wire (Anthropic's index, an OpenAI tool call index, ...). The
+// zero Assembler is not usable; call NewAssembler.
+type Assembler struct {
+	yield     func(canonical.StreamEvent, error) bool
+	ids       canonical.ToolIDMap
+	provider  string
+	messageID string
+	resp      canonical.Response
+
+	started  bool
+	finished bool
+	stopped  bool // the consumer stopped iterating
+
+	blocks []*pending
+	byKey  map[int]int // provider key → index into blocks
+
+	began time.Time
+	now   func() time.Time
+}
+
+type pending struct {
+	key       int
+	kind      canonical.BlockType
+	open      bool
+	text      strings.Builder
+	signature string
+	data      string // redacted thinking
+	toolID    string
+	name      string
+	args      []byte
+	final     json.RawMessage
+}
+
+// NewAssembler returns an Assembler for one call. yield may be nil, in
+// which case no events are emitted and only the Response is assembled
+// (the non-streaming path). ids may be nil for a call-local map.
+func NewAssembler(yield func(canonical.StreamEvent, error) bool, provider, model, messageID string, ids canonical.ToolIDMap) *Assembler {
+	if ids == nil {
+		ids = NewToolIDMap()
+	}
+	a := &Assembler{yield: yield, ids: ids, provider: provider, messageID: messageID, byKey: map[int]int{}}
+	a.resp.RequestID = messageID
+	a.resp.Provider = provider
+	a.resp.Model = model
+	a.now = time.Now
+	a.began = a.now()
+	return a
+}
+
+// SetClock makes latency measured with now, starting from began.
+func (a *Assembler) SetClock(began time.Time, now func() time.Time) {
+	a.began, a.now = began, now
+}
+
+// Stopped reports whether the consumer stopped iterating; decoders should
+// then stop reading.
+func (a *Assembler) Stopped() bool { return a.stopped }
+
+// Finished reports whether message.complete has been emitted.
+func (a *Assembler) Finished() bool { return a.finished }
+
+// Started reports whether message.start has been emitted.
+func (a *Assembler) Started() bool { return a.started }
+
+func (a *Assembler) emit(ev canonical.StreamEvent) bool {
+	if a.stopped {
+		return false
+	}
+	if a.yield == nil {
+		return true
+	}
+	ev.MessageID = a.messageID
+	if !a.yield(ev, nil) {
+		a.stopped = true
+		return false
+	}
+	return true
+}
+
+// SetModel records the canonical model that served the call, when the
+// provider reports a different one than requested.
+func (a *Assembler) SetModel(model string) { a.resp.Model = model }
+
+// Start emits message.start. Later calls do nothing.
+func (a *Assembler) Start() bool {
+	if a.started {
+		return !a.stopped
+	}
+	a.started = true
+	return a.emit(canonical.StreamEvent{Type: canonical.EventMessageStart, Model: a.resp.Model})
+}
+
+// block returns the pending block for key, opening one of kind if none
+// is open under that key.
+func (a *Assembler) block(key int, kind canonical.BlockType) (*pending, int, bool) {
+	if i, ok := a.byKey[key]; ok && a.blocks[i].open && a.blocks[i].kind == kind {
+		return a.blocks[i], i, false
+	}
+	if !a.closeAll() {
+		return nil, 0, false
+	}
+	p := &pending{key: key, kind: kind, open: true}
+	a.blocks = append(a.blocks, p)
+	i := len(a.blocks) - 1
+	a.byKey[key] = i
+	return p, i, true
+}
+
+// TextDelta appends text to the text block under key, opening it first.
+func (a *Assembler) TextDelta(key int, text string) bool {
+	if !a.Start() {
+		return false
+	}
+	p, i, _ := a.block(key, canonical.BlockText)
+	if p == nil {
+		return false
+	}
+	p.text.WriteString(text)
+	if text == "" {
+		return true
+	}
+	return a.emit(canonical.StreamEvent{Type: canonical.EventTextDelta, Index: i, Text: text})
+}
+
+// ThinkingDelta appends reasoning text to the thinking block under key.
+func (a *Assembler) ThinkingDelta(key int, text string) bool {
+	if !a.Start() {
+		return false
+	}
+	p, i, _ := a.block(key, canonical.BlockThinking)
+	if p == nil {
+		return false
+	}
+	p.text.WriteString(text)
+	if text == "" {
+		return true
+	}
+	return a.emit(canonical.StreamEvent{Type: canonical.EventThinkingDelta, Index: i, Text: text})
+}
+
+// ThinkingSignature records the signature of the thinking block under key
+// (opening it if needed); the block's final thinking.delta carries it.
+// A later signature replaces an earlier one.
+func (a *Assembler) ThinkingSignature(key int, sig string) bool {
+	if !a.Start() {
+		return false
+	}
+	p, _, _ := a.block(key, canonical.BlockThinking)
+	if p == nil {
+		return false
+	}
+	p.signature = sig
+	return true
+}
+
+// RedactedThinking adds a whole redacted_thinking block. It emits no
+// delta; the block appears in the final content.
+func (a *Assembler) RedactedThinking(key int, data string) bool {
+	if !a.Start() {
+		return false
+	}
+	p, _, _ := a.block(key, canonical.BlockRedactedThinking)
+	if p == nil {
+		return false
+	}
+	p.data = data
+	return a.EndBlock(key)
+}
+
+// ToolStart opens a tool_use block under key for the provider's tool id
+// and emits tool.use_start with the canonical id from the tool-id map.
+// It returns the canonical id ("" when the consumer stopped).
+func (a *Assembler) ToolStart(key int, providerID, name string) (string, bool) {
+	if !a.Start() {
+		return "", false
+	}
+	if i, ok := a.byKey[key]; ok && a.blocks[i].open && a.blocks[i].kind == canonical.BlockToolUse {
+		return a.blocks[i].toolID, true // repeated start for the same block
+	}
+	if !a.closeAll() {
+		return "", false
+	}
+	p := &pending{key: key, kind: canonical.BlockToolUse, open: true, name: name}
+	if providerID == "" {
+		p.toolID = canonical.NewToolUseID()
+		a.ids.Wire(a.provider, p.toolID)
+	} else {
+		p.toolID = a.ids.Canonical(a.provider, providerID)
+	}
+	a.blocks = append(a.blocks, p)
+	i := len(a.blocks) - 1
+	a.byKey[key] = i
+	return p.toolID, a.emit(canonical.StreamEvent{Type: canonical.EventToolUseStart, Index: i, ToolUseID: p.toolID, ToolName: name})
+}
+
+// ToolInputDelta appends a raw fragment of the tool's JSON input and emits
+// it verbatim as tool.use_input_delta (000 §5.4). Empty fragments are
+// accumulated but not emitted. A fragment for a key with no open tool is
+// an invalid_response error.
+func (a *Assembler) ToolInputDelta(key int, fragment string) (bool, error) {
+	i, ok := a.byKey[key]
+	if !ok || !a.blocks[i].open || a.blocks[i].kind != canonical.BlockToolUse {
+		return false, canonical.NewError(canonical.ErrServer, canonical.CodeInvalidResponse, "tool input delta for block %d, which is not an open tool_use", key)
+	}
+	p := a.blocks[i]
+	p.args = append(p.args, fragment...)
+	if fragment == "" {
+		return !a.stopped, nil
+	}
+	return a.emit(canonical.StreamEvent{Type: canonical.EventToolUseInput, Index: i, ToolUseID: p.toolID, PartialJSON: fragment}), nil
+}
+
+// ToolInputFinal records the provider's authoritative final input for the
+// tool under key; it wins over the accumulated fragments.
+func (a *Assembler) ToolInputFinal(key int, input json.RawMessage) {
+	if i, ok := a.byKey[key]; ok && a.blocks[i].kind == canonical.BlockToolUse {
+		a.blocks[i].final = append(json.RawMessage(nil), input...)
+	}
+}
+
+// EndBlock closes the block under key, emitting tool.use_end for a tool
+// and the signature-carrying final thinking.delta for a signed thinking
+// block. Closing a closed or unknown block does nothing.
+func (a *Assembler) EndBlock(key int) bool {
+	i, ok := a.byKey[key]
+	if !ok || !a.blocks[i].open {
+		return !a.stopped
+	}
+	return a.close(i)
+}
+
+func (a *Assembler) close(i int) bool {
+	p := a.blocks[i]
+	p.open = false
+	switch p.kind {
+	case canonical.BlockToolUse:
+		p.final = finalInput(p.final, p.args)
+		return a.emit(canonical.StreamEvent{Type: canonical.EventToolUseEnd, Index: i, ToolUseID: p.toolID, FinalInput: p.final})
+	case canonical.BlockThinking:
+		if p.signature != "" {
+			return a.emit(canonical.StreamEvent{Type: canonical.EventThinkingDelta, Index: i, Signature: p.signature})
+		}
+	}
+	return !a.stopped
+}
+
+func (a *Assembler) closeAll() bool {
+	for i, p := range a.blocks {
+		if p.open && !a.close(i) {
+			return false
+		}
+	}
+	return !a.stopped
+}
+
+// finalInput picks the authoritative input, else the accumulated
+// fragments if they form a JSON object, else {}.
+func finalInput(final json.RawMessage, args []byte) json.RawMessage {
+	if isObject(final) {
+		return final
+	}
+	if isObject(args) {
+		return json.RawMessage(args)
+	}
+	return json.RawMessage("{}")
+}
+
+func isObject(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return json.Valid(b)
+		}
+		return false
+	}
+	return false
+}
+
+// RawToolArgs returns the accumulated argument text of the tool under key,
+// for decoders that must surface unparseable arguments.
+func (a *Assembler) RawToolArgs(key int) string {
+	if i, ok := a.byKey[key]; ok {
+		return string(a.blocks[i].args)
+	}
+	return ""
+}
+
+// SetUsage records the call's token usage without emitting an event. A
+// later call replaces it: providers that report cumulative usage send the
+// latest, never a sum.
+func (a *Assembler) SetUsage(u canonical.TokenUsage) { a.resp.Usage = u }
+
+// UsageUpdate records usage and emits usage.update.
+func (a *Assembler) UsageUpdate(u canonical.TokenUsage) bool {
+	a.resp.Usage = u
+	if !a.Start() {
+		return false
+	}
+	return a.emit(canonical.StreamEvent{Type: canonical.EventUsageUpdate, Usage: &u})
+}
+
+// SetProviderRaw records the provider's opaque round-trip data for the
+// message (see canonical.Response.ProviderRaw).
+func (a *Assembler) SetProviderRaw(raw json.RawMessage) { a.resp.ProviderRaw = raw }
+
+// SetRawBody records the verbatim response body of a non-streamed call.
+func (a *Assembler) SetRawBody(body []byte) { a.resp.RawBody = body }
+
+// Usage returns the usage recorded so far.
+func (a *Assembler) Usage() canonical.TokenUsage { return a.resp.Usage }
+
+// Finish closes every open block and emits message.complete with stop
+// reason stop; providerStop is the provider's own reason, kept verbatim.
+// It returns the final response. Later calls return the same response.
+func (a *Assembler) Finish(stop canonical.StopReason, providerStop string) *canonical.Response {
+	if a.finished {
+		return &a.resp
+	}
+	a.Start()
+	a.closeAll()
+	a.finished = true
+	a.resp.StopReason = stop
+	a.resp.ProviderStopReason = providerStop
+	a.resp.Content = a.content()
+	a.resp.LatencyMS = a.now().Sub(a.began).Milliseconds()
+	r := a.resp
+	a.emit(canonical.StreamEvent{Type: canonical.EventMessageComplete, Response: &r})
+	return &a.resp
+}
+
+// Response returns the assembled response (final after Finish).
+func (a *Assembler) Response() *canonical.Response {
+	if !a.finished {
+		a.resp.Content = a.content()
+	}
+	return &a.resp
+}
+
+func (a *Assembler) content() canonical.Blocks {
+	out := make(canonical.Blocks, 0, len(a.blocks))
+	for _, p := range a.blocks {
+		switch p.kind {
+		case canonical.BlockText:
+			out = append(out, canonical.TextBlock{Text: p.text.String()})
+		case canonical.BlockThinking:
+			out = append(out, canonical.ThinkingBlock{Text: p.text.String(), Signature: p.signature})
+		case canonical.BlockRedactedThinking:
+			out = append(out, canonical.RedactedThinkingBlock{Data: p.data})
+		case canonical.BlockToolUse:
+			in := p.final
+			if in == nil {
+				in = finalInput(nil, p.args)
+			}
+			out = append(out, canonical.ToolUseBlock{ID: p.toolID, Name: p.name, Input: in})
+		}
+	}
+	return out
+}
+
+// Fail ends the stream after err interrupted it. When ctx was cancelled
+// (by the caller or through Cancel) the message completes with stop reason
+// cancelled and nothing more is yielded (000 §5.3). Otherwise it completes
+// with stop reason error and then yields the error, classified as an
+// AdapterError if it is not one already (000 §6.5). A nil err with no
+// terminal event is a truncated stream.
+func (a *Assembler) Fail(ctx context.Context, err error) {
+	if a.finished || a.stopped {
+		return
+	}
+	if ctx.Err() == context.Canceled || errors.Is(err, errCancelled) {
+		a.Finish(canonical.StopCancelled, "")
+		return
+	}
+	ae := StreamError(ctx, a.provider, err)
+	ae.RequestID = a.messageID
+	a.Finish(canonical.StopError, "")
+	if !a.stopped && a.yield != nil {
+		a.yield(canonical.StreamEvent{}, ae)
+	}
+}
+
+var errCancelled = errors.New("request cancelled")
+
+// StreamError classifies an error that ended a stream early: a deadline is
+// network/timeout, a nil or EOF error a truncated stream, an AdapterError
+// itself, anything else a network error.
+func StreamError(ctx context.Context, provider string, err error) *canonical.AdapterError {
+	var ae *canonical.AdapterError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case ctx.Err() == context.DeadlineExceeded || errors.Is(err, context.DeadlineExceeded):
+		ae = canonical.NewError(canonical.ErrNetwork, canonical.CodeTimeout, "stream timed out")
+	case err == nil || errors.Is(err, io.EOF):
+		ae = canonical.NewError(canonical.ErrNetwork, canonical.CodeStreamTruncated, "stream ended without a terminal event")
+	default:
+		ae = canonical.NewError(canonical.ErrNetwork, "", "reading stream: %v", err)
+	}
+	ae.Provider = provider
+	ae.Err = err
+	return ae
+}

@@ -1,0 +1,209 @@
+package adapters
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/metis-llm/metis/canonical"
+)
+
+// MaxRetryAfter caps any provider's Retry-After hint.
+const MaxRetryAfter = 60 * time.Second
+
+// maxErrorBody bounds how much of an error response is read.
+const maxErrorBody = 1 << 20
+
+// Caller sends a call's HTTP requests with the shared retry policy of
+// 000 §6.4: at most 1+MaxRetries attempts, exponential backoff with jitter
+// or the provider's Retry-After (capped at 60 s), retrying only the
+// transient classes (rate_limit, server_error, network). It returns only
+// once it has a 2xx response, whose body the caller reads and closes, so
+// a stream is never retried after it has yielded an event.
+type Caller struct {
+	// Provider names the adapter in errors.
+	Provider string
+	Client   *http.Client
+	// MaxRetries is the number of retries after the first attempt.
+	MaxRetries int
+	// Clock drives backoff sleeps; nil means RealClock.
+	Clock Clock
+	// OnAttempt is told about every attempt.
+	OnAttempt func(Attempt)
+	// Classify maps a non-2xx response to an AdapterError. body is the
+	// response body, truncated to 1 MiB. Nil means DefaultClassify.
+	Classify func(status int, h http.Header, body []byte) *canonical.AdapterError
+	// BaseDelay is the first backoff (default 1 s); each retry doubles it
+	// up to MaxDelay (default 30 s), plus up to 25% jitter.
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
+	// Jitter returns a number in [0,1); nil means math/rand.
+	Jitter func() float64
+}
+
+// NewCaller returns a Caller configured from cfg.
+func NewCaller(cfg *Config, classify func(int, http.Header, []byte) *canonical.AdapterError) *Caller {
+	return &Caller{
+		Provider:   cfg.Name,
+		Client:     cfg.Client(),
+		MaxRetries: cfg.MaxRetries,
+		Clock:      cfg.Clock,
+		OnAttempt:  cfg.OnAttempt,
+		Classify:   classify,
+	}
+}
+
+// Do sends the request newReq builds (called once per attempt, with the
+// attempt's context) and returns the first 2xx response, or the last
+// failure as a *canonical.AdapterError carrying the attempt count.
+func (c *Caller) Do(ctx context.Context, requestID string, newReq func(context.Context) (*http.Request, error)) (*http.Response, error) {
+	clock := c.Clock
+	if clock == nil {
+		clock = RealClock{}
+	}
+	attempts := 1 + max(c.MaxRetries, 0)
+	for n := 1; ; n++ {
+		req, err := newReq(ctx)
+		if err != nil {
+			ae := canonical.NewError(canonical.ErrInvalidRequest, "", "building request: %v", err)
+			ae.Err, ae.Provider, ae.RequestID, ae.Attempts = err, c.Provider, requestID, n-1
+			return nil, ae
+		}
+		resp, err := c.Client.Do(req)
+		var ae *canonical.AdapterError
+		switch {
+		case err != nil:
+			ae = NetworkError(ctx, c.Provider, err)
+		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+			c.observe(Attempt{RequestID: requestID, N: n, Status: resp.StatusCode})
+			return resp, nil
+		default:
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+			resp.Body.Close()
+			classify := c.Classify
+			if classify == nil {
+				classify = DefaultClassify
+			}
+			ae = classify(resp.StatusCode, resp.Header, body)
+			ae.Status = resp.StatusCode
+			if ae.RetryAfter == 0 {
+				ae.RetryAfter = RetryAfter(resp.Header, clock.Now())
+			}
+			if ae.ProviderRequestID == "" {
+				ae.ProviderRequestID = providerRequestID(resp.Header)
+			}
+			if v := resp.Header.Get("x-should-retry"); v != "" && ae.Class != canonical.ErrCancelled {
+				// Anthropic says explicitly whether a retry can help.
+				ae.Retryable = v == "true"
+			}
+		}
+		if ae.Provider == "" {
+			ae.Provider = c.Provider
+		}
+		ae.RequestID, ae.Attempts = requestID, n
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		if !ae.Retryable || n >= attempts || ctx.Err() != nil {
+			c.observe(Attempt{RequestID: requestID, N: n, Status: status, Err: ae})
+			return nil, ae
+		}
+		wait := c.backoff(n)
+		if ae.RetryAfter > 0 {
+			wait = ae.RetryAfter
+		}
+		c.observe(Attempt{RequestID: requestID, N: n, Status: status, Err: ae, Wait: wait})
+		if err := clock.Sleep(ctx, wait); err != nil {
+			ne := NetworkError(ctx, c.Provider, err)
+			ne.RequestID, ne.Attempts = requestID, n
+			return nil, ne
+		}
+	}
+}
+
+func (c *Caller) observe(a Attempt) {
+	if c.OnAttempt != nil {
+		c.OnAttempt(a)
+	}
+}
+
+// backoff returns the wait after failed attempt n (1-based).
+func (c *Caller) backoff(n int) time.Duration {
+	base, maxd := c.BaseDelay, c.MaxDelay
+	if base <= 0 {
+		base = time.Second
+	}
+	if maxd <= 0 {
+		maxd = 30 * time.Second
+	}
+	d := base << (n - 1)
+	if d > maxd || d <= 0 {
+		d = maxd
+	}
+	j := c.Jitter
+	if j == nil {
+		j = rand.Float64
+	}
+	return d + time.Duration(j()*float64(d)/4)
+}
+
+// RetryAfter reads a provider's retry hint: retry-after-ms (milliseconds),
+// else Retry-After as seconds or as an HTTP date. It returns 0 when there
+// is none and caps the result at MaxRetryAfter.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
+	var d time.Duration
+	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			d = time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	if v := strings.TrimSpace(h.Get("Retry-After")); d == 0 && v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil {
+			if s > 0 {
+				d = time.Duration(s * float64(time.Second))
+			}
+		} else if t, err := http.ParseTime(v); err == nil {
+			d = t.Sub(now)
+		}
+	}
+	if d < 0 {
+		return 0
+	}
+	return min(d, MaxRetryAfter)
+}
+
+func providerRequestID(h http.Header) string {
+	for _, k := range []string{"request-id", "x-request-id", "openai-request-id"} {
+		if v := h.Get(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// NetworkError classifies a failure that produced no HTTP response: the
+// caller's cancellation is cancelled, a deadline is network/timeout, and
+// DNS, refused connections, resets and TLS failures are network.
+func NetworkError(ctx context.Context, provider string, err error) *canonical.AdapterError {
+	var ae *canonical.AdapterError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	switch {
+	case errors.Is(ctx.Err(), context.Canceled) || errors.Is(err, context.Canceled):
+		ae = canonical.NewError(canonical.ErrCancelled, "", "request cancelled")
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		ae = canonical.NewError(canonical.ErrNetwork, canonical.CodeTimeout, "request timed out")
+	default:
+		ae = canonical.NewError(canonical.ErrNetwork, "", "%v", err)
+	}
+	ae.Provider = provider
+	ae.Err = err
+	return ae
+}

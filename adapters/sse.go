@@ -1,0 +1,201 @@
+package adapters
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// DefaultMaxSSEEvent is the largest SSE event an SSEReader accepts unless
+// told otherwise.
+const DefaultMaxSSEEvent = 64 << 20
+
+// SSEEvent is one dispatched server-sent event. Data is valid only until
+// the next call to Next.
+type SSEEvent struct {
+	// Event is the event name ("" when the stream named none).
+	Event string
+	// Data is the event's data lines joined with "\n".
+	Data []byte
+	// ID is the last event id seen, per the SSE specification.
+	ID string
+}
+
+// SSEReader decodes a text/event-stream incrementally, following the SSE
+// specification: LF, CRLF and CR line endings, multi-line data, comments,
+// event names and ids, read boundaries anywhere. It reads through a fixed
+// buffer and copies each event's data once, so an event of any size costs
+// time linear in its length.
+//
+// One leniency: an event whose last line ended with a newline but that was
+// not followed by the blank line is still dispatched at EOF, since some
+// servers omit the final blank line. An unterminated last line is dropped.
+type SSEReader struct {
+	r        io.Reader
+	buf      []byte
+	start    int
+	end      int
+	err      error // sticky read error (io.EOF at end)
+	line     []byte
+	skipLF   bool
+	data     []byte
+	hasData  bool
+	event    []byte
+	lastID   string
+	names    map[string]string
+	maxEvent int
+	// Comments counts comment lines seen (": ping" keep-alives and the like).
+	Comments int
+	// lastLineTerminated reports whether the most recent line ended with a
+	// line terminator (false only for a final unterminated line at EOF).
+	lastLineTerminated bool
+}
+
+// NewSSEReader returns a reader over r with a 32 KiB buffer.
+func NewSSEReader(r io.Reader) *SSEReader {
+	return &SSEReader{r: r, buf: make([]byte, 32<<10), names: map[string]string{}, maxEvent: DefaultMaxSSEEvent}
+}
+
+// SetMaxEventSize bounds the size of one event's data; a larger event
+// makes Next return an error.
+func (s *SSEReader) SetMaxEventSize(n int) { s.maxEvent = n }
+
+// ErrSSEEventTooLarge is returned (wrapped) when an event exceeds the
+// reader's maximum size.
+var ErrSSEEventTooLarge = errors.New("sse: event too large")
+
+// Next returns the next event. At the end of the stream it returns io.EOF;
+// any other error comes from the underlying reader or the size limit.
+func (s *SSEReader) Next() (SSEEvent, error) {
+	s.data = s.data[:0]
+	s.hasData = false
+	s.event = s.event[:0]
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			if err == io.EOF && s.hasData && s.lastLineTerminated {
+				return s.dispatch(), nil
+			}
+			return SSEEvent{}, err
+		}
+		if len(line) == 0 {
+			if !s.hasData {
+				s.event = s.event[:0]
+				continue
+			}
+			return s.dispatch(), nil
+		}
+		if line[0] == ':' {
+			s.Comments++
+			continue
+		}
+		field, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			field, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		switch string(field) {
+		case "data":
+			if s.hasData {
+				s.data = append(s.data, '\n')
+			}
+			if len(s.data)+len(value) > s.maxEvent {
+				return SSEEvent{}, fmt.Errorf("%w: more than %d bytes", ErrSSEEventTooLarge, s.maxEvent)
+			}
+			s.data = append(s.data, value...)
+			s.hasData = true
+		case "event":
+			s.event = append(s.event[:0], value...)
+		case "id":
+			if bytes.IndexByte(value, 0) < 0 {
+				s.lastID = string(value)
+			}
+		}
+		// "retry" and unknown fields are ignored, as the specification says.
+	}
+}
+
+func (s *SSEReader) dispatch() SSEEvent {
+	name, ok := s.names[string(s.event)]
+	if !ok {
+		name = string(s.event)
+		if len(s.names) < 64 {
+			s.names[name] = name
+		}
+	}
+	return SSEEvent{Event: name, Data: s.data, ID: s.lastID}
+}
+
+// readLine returns the next line without its terminator. The slice is
+// valid until the next call.
+func (s *SSEReader) readLine() ([]byte, error) {
+	s.line = s.line[:0]
+	spanning := false
+	for {
+		if s.start < s.end {
+			chunk := s.buf[s.start:s.end]
+			if s.skipLF {
+				s.skipLF = false
+				if chunk[0] == '\n' {
+					s.start++
+					continue
+				}
+			}
+			if i := indexEOL(chunk); i >= 0 {
+				line := chunk[:i]
+				s.start += i + 1
+				if chunk[i] == '\r' {
+					if i+1 < len(chunk) {
+						if chunk[i+1] == '\n' {
+							s.start++
+						}
+					} else {
+						s.skipLF = true
+					}
+				}
+				s.lastLineTerminated = true
+				if spanning {
+					s.line = append(s.line, line...)
+					return s.line, nil
+				}
+				return line, nil
+			}
+			// No terminator in the buffer: keep the partial line.
+			if len(s.line)+len(chunk) > s.maxEvent+64 {
+				return nil, fmt.Errorf("%w: line longer than %d bytes", ErrSSEEventTooLarge, s.maxEvent)
+			}
+			s.line = append(s.line, chunk...)
+			spanning = true
+			s.start, s.end = 0, 0
+		}
+		if s.err != nil {
+			if len(s.line) > 0 {
+				// An unterminated final line: the stream ended mid-line,
+				// so the pending event is not dispatched.
+				s.lastLineTerminated = false
+			}
+			return nil, s.err
+		}
+		n, err := s.r.Read(s.buf)
+		s.start, s.end = 0, n
+		if err != nil {
+			s.err = err
+		}
+	}
+}
+
+// indexEOL returns the index of the first '\n' or '\r' in b, or -1. It
+// uses two vectorised byte searches rather than a byte-at-a-time loop.
+func indexEOL(b []byte) int {
+	n := bytes.IndexByte(b, '\n')
+	if n < 0 {
+		return bytes.IndexByte(b, '\r')
+	}
+	if r := bytes.IndexByte(b[:n], '\r'); r >= 0 {
+		return r
+	}
+	return n
+}
