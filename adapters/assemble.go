@@ -410,18 +410,29 @@ func (a *Assembler) Fail(ctx context.Context, err error) {
 
 var errCancelled = errors.New("request cancelled")
 
-// StreamError classifies an error that ended a stream early: a deadline is
-// network/timeout, a nil or EOF error a truncated stream, an AdapterError
-// itself, anything else a network error.
+// StreamError classifies an error that ended a stream early: an
+// AdapterError is kept (its Provider filled in when empty), a deadline is
+// network/timeout, a nil or EOF error a truncated stream, malformed JSON
+// or an oversized SSE event an invalid_response, anything else (a read
+// failure) a network error.
 func StreamError(ctx context.Context, provider string, err error) *canonical.AdapterError {
-	var ae *canonical.AdapterError
+	var (
+		ae     *canonical.AdapterError
+		syntax *json.SyntaxError
+		typ    *json.UnmarshalTypeError
+	)
 	switch {
 	case errors.As(err, &ae):
+		if ae.Provider == "" {
+			ae.Provider = provider
+		}
 		return ae
 	case ctx.Err() == context.DeadlineExceeded || errors.Is(err, context.DeadlineExceeded):
 		ae = canonical.NewError(canonical.ErrNetwork, canonical.CodeTimeout, "stream timed out")
-	case err == nil || errors.Is(err, io.EOF):
+	case err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		ae = canonical.NewError(canonical.ErrNetwork, canonical.CodeStreamTruncated, "stream ended without a terminal event")
+	case errors.As(err, &syntax), errors.As(err, &typ), errors.Is(err, ErrSSEEventTooLarge):
+		return InvalidResponse(provider, err, "malformed stream: %v", err)
 	default:
 		ae = canonical.NewError(canonical.ErrNetwork, "", "reading stream: %v", err)
 	}

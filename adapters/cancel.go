@@ -10,12 +10,17 @@ import (
 // them. The zero value is ready to use.
 type Cancels struct {
 	mu sync.Mutex
-	m  map[string]context.CancelCauseFunc
+	m  map[string]*tracked
 }
+
+// tracked is one registered call; its address tells a finished call's
+// release from a newer call registered under the same id.
+type tracked struct{ cancel context.CancelCauseFunc }
 
 // Track derives the call's context from ctx, bounded by timeout when it is
 // positive, and registers it under requestID. The returned func releases
-// the context and must be called when the call ends.
+// the context and must be called when the call ends. A second call
+// tracked under the same id replaces the first in the registry.
 func (c *Cancels) Track(ctx context.Context, requestID string, timeout time.Duration) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	stopTimeout := func() {}
@@ -24,18 +29,21 @@ func (c *Cancels) Track(ctx context.Context, requestID string, timeout time.Dura
 		ctx, cancelTimeout = context.WithTimeout(ctx, timeout)
 		stopTimeout = cancelTimeout
 	}
+	entry := &tracked{cancel: cancel}
 	if requestID != "" {
 		c.mu.Lock()
 		if c.m == nil {
-			c.m = map[string]context.CancelCauseFunc{}
+			c.m = map[string]*tracked{}
 		}
-		c.m[requestID] = cancel
+		c.m[requestID] = entry
 		c.mu.Unlock()
 	}
 	return ctx, func() {
 		if requestID != "" {
 			c.mu.Lock()
-			delete(c.m, requestID)
+			if c.m[requestID] == entry {
+				delete(c.m, requestID)
+			}
 			c.mu.Unlock()
 		}
 		stopTimeout()
@@ -47,11 +55,18 @@ func (c *Cancels) Track(ctx context.Context, requestID string, timeout time.Dura
 // one was found. It is idempotent: a second call finds nothing.
 func (c *Cancels) Cancel(requestID string) bool {
 	c.mu.Lock()
-	cancel, ok := c.m[requestID]
+	entry, ok := c.m[requestID]
 	delete(c.m, requestID)
 	c.mu.Unlock()
 	if ok {
-		cancel(errCancelled)
+		entry.cancel(errCancelled)
 	}
 	return ok
+}
+
+// Len reports how many calls are in flight.
+func (c *Cancels) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
 }

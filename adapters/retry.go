@@ -22,9 +22,10 @@ const maxErrorBody = 1 << 20
 // Caller sends a call's HTTP requests with the shared retry policy of
 // 000 §6.4: at most 1+MaxRetries attempts, exponential backoff with jitter
 // or the provider's Retry-After (capped at 60 s), retrying only the
-// transient classes (rate_limit, server_error, network). It returns only
-// once it has a 2xx response, whose body the caller reads and closes, so
-// a stream is never retried after it has yielded an event.
+// transient classes (rate_limit, server_error, network) and never a
+// response that says x-should-retry: false. It returns only once it has a
+// 2xx response, whose body the caller reads and closes, so a stream is
+// never retried after it has yielded an event.
 type Caller struct {
 	// Provider names the adapter in errors.
 	Provider string
@@ -36,7 +37,9 @@ type Caller struct {
 	// OnAttempt is told about every attempt.
 	OnAttempt func(Attempt)
 	// Classify maps a non-2xx response to an AdapterError. body is the
-	// response body, truncated to 1 MiB. Nil means DefaultClassify.
+	// response body, truncated to 1 MiB. Nil means DefaultClassify. A
+	// RetryAfter it sets from the body wins over the headers; either is
+	// capped at MaxRetryAfter.
 	Classify func(status int, h http.Header, body []byte) *canonical.AdapterError
 	// BaseDelay is the first backoff (default 1 s); each retry doubles it
 	// up to MaxDelay (default 30 s), plus up to 25% jitter.
@@ -94,12 +97,15 @@ func (c *Caller) Do(ctx context.Context, requestID string, newReq func(context.C
 			if ae.RetryAfter == 0 {
 				ae.RetryAfter = RetryAfter(resp.Header, clock.Now())
 			}
+			ae.RetryAfter = min(ae.RetryAfter, MaxRetryAfter)
 			if ae.ProviderRequestID == "" {
 				ae.ProviderRequestID = providerRequestID(resp.Header)
 			}
-			if v := resp.Header.Get("x-should-retry"); v != "" && ae.Class != canonical.ErrCancelled {
-				// Anthropic says explicitly whether a retry can help.
-				ae.Retryable = v == "true"
+			if resp.Header.Get("x-should-retry") == "false" {
+				// The provider says a retry cannot help. The header never
+				// makes a non-transient class retryable: retries follow
+				// the class (000 §6.4).
+				ae.Retryable = false
 			}
 		}
 		if ae.Provider == "" {
@@ -142,10 +148,11 @@ func (c *Caller) backoff(n int) time.Duration {
 	if maxd <= 0 {
 		maxd = 30 * time.Second
 	}
-	d := base << (n - 1)
-	if d > maxd || d <= 0 {
-		d = maxd
+	d := base
+	for i := 1; i < n && d < maxd; i++ {
+		d *= 2
 	}
+	d = min(d, maxd)
 	j := c.Jitter
 	if j == nil {
 		j = rand.Float64

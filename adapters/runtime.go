@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -87,13 +88,21 @@ func (rt *Runtime) Complete(ctx context.Context, req *canonical.Request, newReq 
 	a.SetClock(began, time.Now)
 	a.SetRawBody(body)
 	if err := safeDecode(func() error { return decode(body, a) }); err != nil {
-		ae := StreamError(ctx, rt.Config.Name, err)
+		// The whole body is in hand, so anything but the decoder's own
+		// classified error is a body that does not decode.
+		var ae *canonical.AdapterError
+		if !errors.As(err, &ae) {
+			ae = InvalidResponse(rt.Config.Name, err, "decoding response body: %v", err)
+		}
+		if ae.Provider == "" {
+			ae.Provider = rt.Config.Name
+		}
 		ae.RequestID = req.RequestID
 		return nil, ae
 	}
 	if !a.Finished() {
-		ae := canonical.NewError(canonical.ErrServer, canonical.CodeInvalidResponse, "response body has no final state")
-		ae.Provider, ae.RequestID = rt.Config.Name, req.RequestID
+		ae := InvalidResponse(rt.Config.Name, nil, "response body has no final state")
+		ae.RequestID = req.RequestID
 		return nil, ae
 	}
 	return a.Response(), nil
@@ -104,7 +113,7 @@ func (rt *Runtime) Complete(ctx context.Context, req *canonical.Request, newReq 
 func safeDecode(f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = canonical.NewError(canonical.ErrServer, canonical.CodeInvalidResponse, "decoder panic: %v", r)
+			err = InvalidResponse("", nil, "decoder panic: %v", r)
 		}
 	}()
 	return f()

@@ -28,9 +28,11 @@ type SSEEvent struct {
 // buffer and copies each event's data once, so an event of any size costs
 // time linear in its length.
 //
-// One leniency: an event whose last line ended with a newline but that was
-// not followed by the blank line is still dispatched at EOF, since some
-// servers omit the final blank line. An unterminated last line is dropped.
+// A leading byte-order mark is ignored, as the specification says. One
+// leniency: an event whose last line ended with a line terminator but
+// that was not followed by the blank line is still dispatched at EOF,
+// since some servers omit the final blank line. An event whose last line
+// is unterminated (the stream ended mid-line) is dropped whole.
 type SSEReader struct {
 	r        io.Reader
 	buf      []byte
@@ -50,7 +52,17 @@ type SSEReader struct {
 	// lastLineTerminated reports whether the most recent line ended with a
 	// line terminator (false only for a final unterminated line at EOF).
 	lastLineTerminated bool
+	// pastFirstLine is set once the first line (which may carry a BOM)
+	// has been read.
+	pastFirstLine bool
 }
+
+// utf8BOM is the byte-order mark a stream may start with.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// maxEmptyReads bounds consecutive reads that return no bytes and no
+// error before Next gives up with io.ErrNoProgress, as bufio does.
+const maxEmptyReads = 100
 
 // NewSSEReader returns a reader over r with a 32 KiB buffer.
 func NewSSEReader(r io.Reader) *SSEReader {
@@ -78,6 +90,10 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 				return s.dispatch(), nil
 			}
 			return SSEEvent{}, err
+		}
+		if !s.pastFirstLine {
+			s.pastFirstLine = true
+			line = bytes.TrimPrefix(line, utf8BOM)
 		}
 		if len(line) == 0 {
 			if !s.hasData {
@@ -134,6 +150,7 @@ func (s *SSEReader) dispatch() SSEEvent {
 func (s *SSEReader) readLine() ([]byte, error) {
 	s.line = s.line[:0]
 	spanning := false
+	empty := 0
 	for {
 		if s.start < s.end {
 			chunk := s.buf[s.start:s.end]
@@ -181,8 +198,15 @@ func (s *SSEReader) readLine() ([]byte, error) {
 		}
 		n, err := s.r.Read(s.buf)
 		s.start, s.end = 0, n
-		if err != nil {
+		switch {
+		case err != nil:
 			s.err = err
+		case n == 0:
+			if empty++; empty >= maxEmptyReads {
+				s.err = io.ErrNoProgress
+			}
+		default:
+			empty = 0
 		}
 	}
 }

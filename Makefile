@@ -1,0 +1,32 @@
+# metis — common tasks. Every target is a thin wrapper over go commands so
+# that a newcomer can also run them by hand.
+GO ?= go
+FUZZTIME ?= 20s
+
+.PHONY: test race lint conform record bench fuzz emulate
+
+test:            ## unit tests and the conformance suite (the README's test command)
+	$(GO) test ./...
+
+race:            ## the same under the race detector
+	$(GO) test -race ./...
+
+lint:            ## gofmt check and go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+conform:         ## the main job: replay every scenario against the committed cassettes
+	$(GO) run ./cmd/conform run
+
+record:          ## refresh cassettes against the live APIs (needs API keys); ARGS=--dry-run etc.
+	$(GO) run ./cmd/record $(ARGS)
+
+bench:           ## stream decoder benchmarks, side by side
+	$(GO) test -run '^$$' -bench . -benchmem ./adapters/...
+
+fuzz:            ## run every fuzz target for FUZZTIME each
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done

@@ -1,0 +1,292 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/metis-llm/metis/canonical"
+)
+
+// defaultMaxTokens is sent when the request sets no output limit: the
+// Messages API requires max_tokens.
+const defaultMaxTokens = 4096
+
+// minThinkingBudget is the smallest budget_tokens the API accepts.
+const minThinkingBudget = 1024
+
+// structuredToolName names the synthetic tool that carries output_schema.
+const structuredToolName = "structured_output"
+
+// wireRequest is the Messages API request body.
+type wireRequest struct {
+	Model         string          `json:"model"`
+	MaxTokens     int             `json:"max_tokens"`
+	System        *wireSystem     `json:"system,omitempty"`
+	Messages      []wireMessage   `json:"messages"`
+	Tools         []wireTool      `json:"tools,omitempty"`
+	ToolChoice    *wireToolChoice `json:"tool_choice,omitempty"`
+	StopSequences []string        `json:"stop_sequences,omitempty"`
+	Temperature   *float64        `json:"temperature,omitempty"`
+	TopP          *float64        `json:"top_p,omitempty"`
+	Thinking      *wireThinking   `json:"thinking,omitempty"`
+	Stream        bool            `json:"stream"`
+}
+
+// wireSystem is the system parameter: a plain string, or text blocks when
+// it carries a cache breakpoint.
+type wireSystem struct {
+	Text   string
+	Blocks []wireContent
+}
+
+// MarshalJSON writes the string or the block array.
+func (s wireSystem) MarshalJSON() ([]byte, error) {
+	if s.Blocks != nil {
+		return json.Marshal(s.Blocks)
+	}
+	return json.Marshal(s.Text)
+}
+
+type wireMessage struct {
+	Role    string        `json:"role"`
+	Content []wireContent `json:"content"`
+}
+
+// wireContent is any request content block; the fields used depend on
+// Type. Thinking is a pointer because the API requires the field even
+// when the (omitted-display) thinking text is empty.
+type wireContent struct {
+	Type         string           `json:"type"`
+	Text         string           `json:"text,omitempty"`
+	Source       *wireImageSource `json:"source,omitempty"`
+	ID           string           `json:"id,omitempty"`
+	Name         string           `json:"name,omitempty"`
+	Input        json.RawMessage  `json:"input,omitempty"`
+	ToolUseID    string           `json:"tool_use_id,omitempty"`
+	Content      *resultContent   `json:"content,omitempty"`
+	IsError      *bool            `json:"is_error,omitempty"`
+	Thinking     *string          `json:"thinking,omitempty"`
+	Signature    string           `json:"signature,omitempty"`
+	Data         string           `json:"data,omitempty"`
+	CacheControl *cacheControl    `json:"cache_control,omitempty"`
+}
+
+// resultContent is a tool_result's content: a plain string when it is one
+// text block (the common case, and the shape most clients send), else an
+// array of text and image blocks.
+type resultContent struct {
+	Blocks []wireContent
+}
+
+// MarshalJSON writes the string or the block array.
+func (r resultContent) MarshalJSON() ([]byte, error) {
+	if len(r.Blocks) == 1 && r.Blocks[0].Type == "text" {
+		return json.Marshal(r.Blocks[0].Text)
+	}
+	return json.Marshal(r.Blocks)
+}
+
+type wireImageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type,omitempty"`
+	Data      string `json:"data,omitempty"`
+	URL       string `json:"url,omitempty"`
+}
+
+type wireTool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+}
+
+type wireToolChoice struct {
+	Type string `json:"type"`
+	Name string `json:"name,omitempty"`
+}
+
+type wireThinking struct {
+	Type         string `json:"type"`
+	BudgetTokens int    `json:"budget_tokens"`
+}
+
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+var ephemeral = &cacheControl{Type: "ephemeral"}
+
+// buildRequest translates req to the wire body. structured reports whether
+// the synthetic output tool is in use, which the decoders need to know.
+// Failures are invalid_request AdapterErrors, raised before any HTTP call.
+func (a *Adapter) buildRequest(req *canonical.Request, stream bool) ([]byte, bool, *canonical.AdapterError) {
+	cfg := &a.rt.Config
+	mc := cfg.Model(req.Model)
+	caps := a.Capabilities(req.Model)
+	p := projector{adapter: a.Name(), log: cfg.Log(), req: req, caps: caps}
+
+	w := wireRequest{
+		Model:         mc.WireName,
+		MaxTokens:     req.MaxOutputTokens,
+		StopSequences: req.StopSequences,
+		Temperature:   req.Temperature,
+		TopP:          req.TopP,
+		Stream:        stream,
+	}
+	if w.MaxTokens <= 0 {
+		w.MaxTokens = defaultMaxTokens
+	}
+	cache := caps.SupportsPromptCaching && optionBool(cfg.Option(req.Model, "cache"))
+
+	if sys := p.system(); sys != "" {
+		if cache {
+			w.System = &wireSystem{Blocks: []wireContent{{Type: "text", Text: sys, CacheControl: ephemeral}}}
+		} else {
+			w.System = &wireSystem{Text: sys}
+		}
+	}
+	w.Messages = p.messages()
+
+	if err := a.tools(&w, req, caps); err != nil {
+		return nil, false, err
+	}
+	structured, aerr := a.outputTool(&w, req, caps)
+	if aerr != nil {
+		return nil, false, aerr
+	}
+	if cache && len(w.Tools) > 0 {
+		w.Tools[len(w.Tools)-1].CacheControl = ephemeral
+	}
+
+	if req.Thinking != nil && caps.SupportsThinking {
+		budget, berr := thinkingBudget(req, &w)
+		if berr != nil {
+			return nil, false, invalid(a.Name(), "", "%v", berr)
+		}
+		w.Thinking = &wireThinking{Type: "enabled", BudgetTokens: budget}
+	}
+
+	body, err := json.Marshal(&w)
+	if err != nil {
+		return nil, false, invalid(a.Name(), "", "encoding request: %v", err)
+	}
+	return body, structured, nil
+}
+
+// tools sets the tool definitions and tool_choice.
+func (a *Adapter) tools(w *wireRequest, req *canonical.Request, caps canonical.Capabilities) *canonical.AdapterError {
+	if len(req.Tools) > 0 && !caps.SupportsTools {
+		return invalid(a.Name(), canonical.CodeUnsupportedContent, "model %s does not support tools", req.Model)
+	}
+	for _, t := range req.Tools {
+		if t.Name == structuredToolName && len(req.OutputSchema) > 0 {
+			return invalid(a.Name(), "", "tool name %q is reserved for output_schema", structuredToolName)
+		}
+		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schemaOrEmpty(t.InputSchema)})
+	}
+	tc := req.ToolChoice
+	if tc == nil || len(w.Tools) == 0 {
+		return nil
+	}
+	switch tc.Mode {
+	case canonical.ToolChoiceAuto, "":
+		w.ToolChoice = &wireToolChoice{Type: "auto"}
+	case canonical.ToolChoiceAny:
+		w.ToolChoice = &wireToolChoice{Type: "any"}
+	case canonical.ToolChoiceTool:
+		w.ToolChoice = &wireToolChoice{Type: "tool", Name: tc.Name}
+	case canonical.ToolChoiceNone:
+		w.ToolChoice = &wireToolChoice{Type: "none"}
+	default:
+		return invalid(a.Name(), "", "unknown tool_choice mode %q", tc.Mode)
+	}
+	return nil
+}
+
+// outputTool adds the forced synthetic tool that carries output_schema,
+// reporting whether it did.
+func (a *Adapter) outputTool(w *wireRequest, req *canonical.Request, caps canonical.Capabilities) (bool, *canonical.AdapterError) {
+	if len(req.OutputSchema) == 0 {
+		return false, nil
+	}
+	if !caps.SupportsStructuredOutput {
+		return false, invalid(a.Name(), canonical.CodeUnsupportedContent, "model %s does not support structured output", req.Model)
+	}
+	if req.Thinking != nil && caps.SupportsThinking {
+		return false, invalid(a.Name(), canonical.CodeUnsupportedContent, "output_schema cannot be combined with thinking: the Messages API rejects forced tool use while thinking is enabled")
+	}
+	if !isObjectSchema(req.OutputSchema) {
+		return false, invalid(a.Name(), canonical.CodeInvalidToolSchema, "output_schema must be a JSON Schema with \"type\": \"object\"")
+	}
+	w.Tools = append(w.Tools, wireTool{
+		Name:        structuredToolName,
+		Description: "Return the final answer as a JSON object matching this schema.",
+		InputSchema: req.OutputSchema,
+	})
+	w.ToolChoice = &wireToolChoice{Type: "tool", Name: structuredToolName}
+	return true, nil
+}
+
+// thinkingBudget picks budget_tokens and adjusts w.MaxTokens so that the
+// budget stays below it (see the package doc).
+func thinkingBudget(req *canonical.Request, w *wireRequest) (int, error) {
+	budget := req.Thinking.BudgetTokens
+	if budget <= 0 {
+		switch req.Thinking.Effort {
+		case "medium":
+			budget = 4096
+		case "high":
+			budget = 16384
+		default:
+			budget = minThinkingBudget
+		}
+	}
+	budget = max(budget, minThinkingBudget)
+	if budget < w.MaxTokens {
+		return budget, nil
+	}
+	if req.MaxOutputTokens <= 0 {
+		w.MaxTokens = budget + defaultMaxTokens
+		return budget, nil
+	}
+	if w.MaxTokens-1 < minThinkingBudget {
+		return 0, fmt.Errorf("max_output_tokens %d leaves no room for the minimum thinking budget of %d tokens", w.MaxTokens, minThinkingBudget)
+	}
+	return w.MaxTokens - 1, nil
+}
+
+// isObjectSchema reports whether schema declares "type": "object".
+func isObjectSchema(schema json.RawMessage) bool {
+	var head struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(schema, &head) == nil && head.Type == "object"
+}
+
+// schemaOrEmpty returns schema, or the empty object schema the API needs
+// when a tool takes no input.
+func schemaOrEmpty(schema json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(schema)) == 0 || bytes.Equal(bytes.TrimSpace(schema), []byte("null")) {
+		return json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return schema
+}
+
+// optionBool reads a boolean option that may arrive as a bool or a string.
+func optionBool(v any) bool {
+	switch b := v.(type) {
+	case bool:
+		return b
+	case string:
+		return strings.EqualFold(b, "true")
+	}
+	return false
+}
+
+func invalid(provider, code, format string, args ...any) *canonical.AdapterError {
+	ae := canonical.NewError(canonical.ErrInvalidRequest, code, format, args...)
+	ae.Provider = provider
+	return ae
+}

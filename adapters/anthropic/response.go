@@ -1,0 +1,322 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
+)
+
+// wireResponse is a non-streamed Messages API answer (and the message
+// object of message_start).
+type wireResponse struct {
+	Type         wireName    `json:"type"`
+	ID           string      `json:"id"`
+	Model        string      `json:"model"`
+	Content      []wireBlock `json:"content"`
+	StopReason   wireName    `json:"stop_reason"`
+	StopSequence string      `json:"stop_sequence"`
+	Usage        wireUsage   `json:"usage"`
+}
+
+// wireBlock is a response content block (and content_block_start's
+// content_block). Only the fields canonical content needs are decoded.
+type wireBlock struct {
+	Type      wireName        `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
+}
+
+// wireUsage holds token counts; nil means absent, which matters when
+// message_delta's counts supersede message_start's.
+type wireUsage struct {
+	InputTokens              *int `json:"input_tokens"`
+	OutputTokens             *int `json:"output_tokens"`
+	CacheReadInputTokens     *int `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens *int `json:"cache_creation_input_tokens"`
+}
+
+// merge overwrites u with the counts present in w.
+func (w *wireUsage) merge(u *canonical.TokenUsage) {
+	set := func(dst *int, src *int) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	set(&u.InputTokens, w.InputTokens)
+	set(&u.OutputTokens, w.OutputTokens)
+	set(&u.CachedInputTokens, w.CacheReadInputTokens)
+	set(&u.CacheCreationInputTokens, w.CacheCreationInputTokens)
+}
+
+// wireName is a JSON string naming a type or a reason. The names the
+// adapter knows decode without allocating, which matters when every event
+// of a stream carries two of them.
+type wireName string
+
+// UnmarshalJSON decodes a JSON string (or null, leaving n unchanged).
+func (n *wireName) UnmarshalJSON(b []byte) error {
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		if k, ok := knownName(b[1 : len(b)-1]); ok {
+			*n = k
+			return nil
+		}
+	}
+	var s *string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	if s != nil {
+		*n = wireName(*s)
+	}
+	return nil
+}
+
+// knownName returns the constant for a name the decoder knows.
+func knownName(b []byte) (wireName, bool) {
+	switch string(b) {
+	case "message_start":
+		return "message_start", true
+	case "content_block_start":
+		return "content_block_start", true
+	case "content_block_delta":
+		return "content_block_delta", true
+	case "content_block_stop":
+		return "content_block_stop", true
+	case "message_delta":
+		return "message_delta", true
+	case "message_stop":
+		return "message_stop", true
+	case "ping":
+		return "ping", true
+	case "error":
+		return "error", true
+	case "message":
+		return "message", true
+	case "text":
+		return "text", true
+	case "thinking":
+		return "thinking", true
+	case "redacted_thinking":
+		return "redacted_thinking", true
+	case "tool_use":
+		return "tool_use", true
+	case "text_delta":
+		return "text_delta", true
+	case "input_json_delta":
+		return "input_json_delta", true
+	case "thinking_delta":
+		return "thinking_delta", true
+	case "signature_delta":
+		return "signature_delta", true
+	case "end_turn":
+		return "end_turn", true
+	case "max_tokens":
+		return "max_tokens", true
+	case "stop_sequence":
+		return "stop_sequence", true
+	case "pause_turn":
+		return "pause_turn", true
+	case "refusal":
+		return "refusal", true
+	}
+	return "", false
+}
+
+// blockKind is how the decoder treats a provider content block.
+type blockKind uint8
+
+const (
+	kindSkip            blockKind = iota // server-side tool blocks and unknown types
+	kindText                             // text
+	kindThinking                         // thinking
+	kindTool                             // client tool_use
+	kindStructured                       // the output_schema tool, still without input
+	kindStructuredInput                  // the output_schema tool, with input seen
+)
+
+// decoder turns one call's Messages API answer into Assembler calls. The
+// stream and body paths share it so both give the same response. A
+// decoder serves one call.
+type decoder struct {
+	provider   string
+	structured bool // the synthetic output_schema tool is in use
+
+	kinds   map[int]blockKind // stream: kind of each open provider block
+	sawTool bool              // a client tool_use was decoded
+
+	id, model, stopSequence string
+	usage                   canonical.TokenUsage
+}
+
+func newDecoder(provider string, structured bool) *decoder {
+	return &decoder{provider: provider, structured: structured, kinds: map[int]blockKind{}}
+}
+
+// decodeBody decodes a non-streamed answer (an adapters.BodyDecoder).
+func (d *decoder) decodeBody(body []byte, a *adapters.Assembler) error {
+	var r wireResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return adapters.InvalidResponse(d.provider, err, "decoding response body: %v", err)
+	}
+	if r.Type == "error" {
+		return classifyEvent(d.provider, body)
+	}
+	d.id, d.model, d.stopSequence = r.ID, r.Model, r.StopSequence
+	for i, b := range r.Content {
+		if err := d.block(a, i, &b); err != nil {
+			return err
+		}
+		switch d.kinds[i] {
+		case kindTool:
+			if in := compactObject(b.Input); in != nil {
+				a.ToolInputFinal(i, in)
+			}
+		case kindStructured:
+			in := compactObject(b.Input)
+			if in == nil {
+				in = json.RawMessage("{}")
+			}
+			a.TextDelta(i, string(in))
+			d.kinds[i] = kindStructuredInput
+		}
+		d.endBlock(a, i)
+	}
+	r.Usage.merge(&d.usage)
+	a.SetUsage(d.usage)
+	d.finish(a, string(r.StopReason))
+	return nil
+}
+
+// block opens provider block key of b's type on a, remembering its kind.
+// Block types that are not canonical are skipped.
+func (d *decoder) block(a *adapters.Assembler, key int, b *wireBlock) error {
+	switch b.Type {
+	case "text":
+		d.kinds[key] = kindText
+		a.TextDelta(key, b.Text)
+	case "thinking":
+		d.kinds[key] = kindThinking
+		a.ThinkingDelta(key, b.Thinking)
+		if b.Signature != "" {
+			a.ThinkingSignature(key, b.Signature)
+		}
+	case "redacted_thinking":
+		d.kinds[key] = kindSkip // complete at once; nothing follows
+		a.RedactedThinking(key, b.Data)
+	case "tool_use":
+		if d.structured && b.Name == structuredToolName {
+			d.kinds[key] = kindStructured
+			a.TextDelta(key, "")
+			return nil
+		}
+		if b.ID == "" || b.Name == "" {
+			return adapters.InvalidResponse(d.provider, nil, "content block %d: tool_use without id or name", key)
+		}
+		d.kinds[key] = kindTool
+		d.sawTool = true
+		a.ToolStart(key, b.ID, b.Name)
+	default:
+		d.kinds[key] = kindSkip
+	}
+	return nil
+}
+
+// endBlock closes provider block key.
+func (d *decoder) endBlock(a *adapters.Assembler, key int) {
+	kind, ok := d.kinds[key]
+	if !ok || kind == kindSkip {
+		delete(d.kinds, key)
+		return
+	}
+	if kind == kindStructured { // no input arrived: the empty object
+		a.TextDelta(key, "{}")
+	}
+	if kind == kindTool {
+		if in := compactObject([]byte(a.RawToolArgs(key))); in != nil {
+			a.ToolInputFinal(key, in)
+		}
+	}
+	a.EndBlock(key)
+	delete(d.kinds, key)
+}
+
+// finish completes the message with the mapped stop reason.
+func (d *decoder) finish(a *adapters.Assembler, providerStop string) {
+	stop := mapStopReason(providerStop)
+	if stop == canonical.StopToolUse && d.structured && !d.sawTool {
+		stop = canonical.StopEndTurn // the forced output tool is not a tool call
+	}
+	if raw := d.providerRaw(); raw != nil {
+		a.SetProviderRaw(raw)
+	}
+	a.Finish(stop, providerStop)
+}
+
+// providerRaw is the message's round-trip data: the provider's message id,
+// the model that served it and the stop sequence that ended it.
+func (d *decoder) providerRaw() json.RawMessage {
+	if d.id == "" && d.model == "" && d.stopSequence == "" {
+		return nil
+	}
+	raw, err := json.Marshal(struct {
+		ID           string `json:"id,omitempty"`
+		Model        string `json:"model,omitempty"`
+		StopSequence string `json:"stop_sequence,omitempty"`
+	}{d.id, d.model, d.stopSequence})
+	if err != nil {
+		return nil
+	}
+	return raw
+}
+
+// mapStopReason maps Anthropic's stop_reason to the canonical one.
+func mapStopReason(s string) canonical.StopReason {
+	switch s {
+	case "max_tokens", "model_context_window_exceeded":
+		return canonical.StopMaxTokens
+	case "stop_sequence":
+		return canonical.StopStopSequence
+	case "tool_use":
+		return canonical.StopToolUse
+	case "refusal":
+		return canonical.StopContentFilter
+	default: // end_turn, pause_turn, null and reasons added later
+		return canonical.StopEndTurn
+	}
+}
+
+// compactObject returns b compacted when it is a JSON object, else nil.
+// Tool inputs are stored compact so streamed and non-streamed calls give
+// identical content.
+func compactObject(b []byte) json.RawMessage {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(b))
+	if err := json.Compact(&buf, b); err != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// classifyEvent classifies an error body received with a 2xx status
+// (a stream's error event, or an error object in place of a message).
+func classifyEvent(provider string, data []byte) *canonical.AdapterError {
+	var we wireError
+	if err := json.Unmarshal(data, &we); err != nil {
+		return adapters.InvalidResponse(provider, err, "decoding error event: %v", err)
+	}
+	ae := errorFor(0, we.Error.Type, we.Error.Message)
+	ae.Provider = provider
+	ae.ProviderRequestID = we.RequestID
+	return ae
+}

@@ -1,0 +1,197 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/metis-llm/metis/adapters"
+)
+
+// streamEvent is the data of one Messages API server-sent event. One
+// value is reused for every event of a stream; fields an event does not
+// carry are reset before decoding.
+type streamEvent struct {
+	Type         wireName     `json:"type"`
+	Index        int          `json:"index"`
+	Message      wireResponse `json:"message"`
+	ContentBlock wireBlock    `json:"content_block"`
+	Delta        streamDelta  `json:"delta"`
+	Usage        wireUsage    `json:"usage"`
+}
+
+// streamDelta is content_block_delta's delta and message_delta's delta.
+type streamDelta struct {
+	Type         wireName `json:"type"`
+	Text         string   `json:"text"`
+	PartialJSON  string   `json:"partial_json"`
+	Thinking     string   `json:"thinking"`
+	Signature    string   `json:"signature"`
+	StopReason   wireName `json:"stop_reason"`
+	StopSequence string   `json:"stop_sequence"`
+}
+
+// dataDecoder decodes event data with one json.Decoder for the whole
+// stream, so the decoder's scanner and error-context buffers are reused
+// instead of allocated per event as json.Unmarshal would. The events'
+// data form one logical input; each must hold exactly one JSON value.
+type dataDecoder struct {
+	r    bytes.Reader
+	dec  *json.Decoder
+	base int64 // logical offset where the current event's data starts
+}
+
+// decode decodes data, one event's data, into v.
+func (dd *dataDecoder) decode(data []byte, v any) error {
+	if dd.dec == nil {
+		dd.r.Reset(nil)
+		dd.dec, dd.base = json.NewDecoder(&dd.r), 0
+	}
+	dd.r.Reset(data)
+	start := dd.base
+	dd.base += int64(len(data))
+	if err := dd.dec.Decode(v); err != nil {
+		dd.dec = nil // its state is sticky after an error
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	end := dd.dec.InputOffset() - start
+	if end < 0 || end > int64(len(data)) {
+		dd.dec = nil
+		return errors.New("JSON value crosses the event boundary")
+	}
+	if rest := bytes.TrimLeft(data[end:], " \t\r\n"); len(rest) > 0 {
+		dd.dec = nil
+		return fmt.Errorf("invalid character %q after the JSON value", rest[0])
+	}
+	return nil
+}
+
+// decodeStream reads a Messages API event stream into a (an
+// adapters.StreamDecoder). It returns nil after message_stop, the
+// classified error of an `event: error`, an invalid_response error for
+// data that does not parse or breaks the protocol, or the read error; it
+// returns nil without finishing when the stream ends early, which the
+// runtime reports as a truncated stream.
+func (d *decoder) decodeStream(body io.Reader, a *adapters.Assembler) error {
+	sse := adapters.NewSSEReader(body)
+	var (
+		ev         streamEvent
+		data       dataDecoder
+		stopReason wireName
+	)
+	for n := 1; ; n++ {
+		msg, err := sse.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if errors.Is(err, adapters.ErrSSEEventTooLarge) {
+			return adapters.InvalidResponse(d.provider, err, "event %d: %v", n, err)
+		}
+		if err != nil {
+			return fmt.Errorf("reading event %d: %w", n, err)
+		}
+		ev = streamEvent{}
+		if err := data.decode(msg.Data, &ev); err != nil {
+			return adapters.InvalidResponse(d.provider, err, "event %d (%s): decoding data: %v", n, eventName(msg), err)
+		}
+		if ev.Type == "" {
+			ev.Type = wireName(msg.Event)
+		}
+		switch ev.Type {
+		case "message_start":
+			m := &ev.Message
+			d.id, d.model = m.ID, m.Model
+			m.Usage.merge(&d.usage)
+			a.SetUsage(d.usage)
+			a.Start()
+		case "content_block_start":
+			if _, open := d.kinds[ev.Index]; open {
+				return adapters.InvalidResponse(d.provider, nil, "event %d (content_block_start): block %d is already open", n, ev.Index)
+			}
+			if err := d.block(a, ev.Index, &ev.ContentBlock); err != nil {
+				return err
+			}
+		case "content_block_delta":
+			if err := d.delta(a, n, ev.Index, &ev.Delta); err != nil {
+				return err
+			}
+		case "content_block_stop":
+			d.endBlock(a, ev.Index)
+		case "message_delta":
+			stopReason = ev.Delta.StopReason
+			if ev.Delta.StopSequence != "" {
+				d.stopSequence = ev.Delta.StopSequence
+			}
+			ev.Usage.merge(&d.usage)
+			a.UsageUpdate(d.usage)
+		case "message_stop":
+			d.finish(a, string(stopReason))
+			return nil
+		case "error":
+			return classifyEvent(d.provider, msg.Data)
+		}
+		// ping and event types added later are ignored.
+		if a.Stopped() {
+			return nil
+		}
+	}
+}
+
+// delta applies a content_block_delta to provider block key.
+func (d *decoder) delta(a *adapters.Assembler, n, key int, dl *streamDelta) error {
+	kind, open := d.kinds[key]
+	if !open {
+		return adapters.InvalidResponse(d.provider, nil, "event %d (content_block_delta): block %d is not open", n, key)
+	}
+	if kind == kindSkip {
+		return nil // deltas of server-side tool blocks
+	}
+	mismatch := func() error {
+		return adapters.InvalidResponse(d.provider, nil, "event %d (content_block_delta): %s for block %d of another type", n, dl.Type, key)
+	}
+	switch dl.Type {
+	case "text_delta":
+		if kind != kindText {
+			return mismatch()
+		}
+		a.TextDelta(key, dl.Text)
+	case "input_json_delta":
+		switch kind {
+		case kindTool:
+			if _, err := a.ToolInputDelta(key, dl.PartialJSON); err != nil {
+				return err
+			}
+		case kindStructured, kindStructuredInput:
+			if dl.PartialJSON != "" {
+				d.kinds[key] = kindStructuredInput
+				a.TextDelta(key, dl.PartialJSON)
+			}
+		default:
+			return mismatch()
+		}
+	case "thinking_delta":
+		if kind != kindThinking {
+			return mismatch()
+		}
+		a.ThinkingDelta(key, dl.Thinking)
+	case "signature_delta":
+		if kind != kindThinking {
+			return mismatch()
+		}
+		a.ThinkingSignature(key, dl.Signature)
+	}
+	// citations_delta and delta types added later carry nothing canonical.
+	return nil
+}
+
+func eventName(e adapters.SSEEvent) string {
+	if e.Event == "" {
+		return "unnamed"
+	}
+	return e.Event
+}

@@ -1,0 +1,125 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
+)
+
+// addStreamSeeds seeds f with every recorded SSE body (when the shared
+// fixtures are present) and the hand-written ones in testdata/fuzz.
+func addStreamSeeds(f *testing.F) {
+	if dir, err := fixturesRoot(); err == nil {
+		files, _ := filepath.Glob(filepath.Join(dir, "*", "response.txt"))
+		for _, file := range files {
+			if b, err := os.ReadFile(file); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "fuzz", "*.sse"))
+	for _, file := range files {
+		if b, err := os.ReadFile(file); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("data: {}\n\n"))
+	f.Add([]byte("data: []\n\ndata: null\n\n"))
+}
+
+// checkResponse asserts what must hold for any decoded response.
+func checkResponse(t *testing.T, a *adapters.Assembler) {
+	r := a.Response()
+	for i, b := range r.Content {
+		if tu, ok := b.(canonical.ToolUseBlock); ok {
+			var obj map[string]any
+			if err := json.Unmarshal(tu.Input, &obj); err != nil {
+				t.Fatalf("content[%d]: tool input %q is not a JSON object", i, tu.Input)
+			}
+			if tu.ID == "" {
+				t.Fatalf("content[%d]: tool without id", i)
+			}
+		}
+	}
+	if len(r.ProviderRaw) > 0 && !json.Valid(r.ProviderRaw) {
+		t.Fatalf("provider raw is not JSON: %q", r.ProviderRaw)
+	}
+}
+
+// FuzzDecodeStream feeds arbitrary bytes to the stream decoder: it may
+// fail, never panic, and what it assembles is well-formed.
+func FuzzDecodeStream(f *testing.F) {
+	addStreamSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n := 0
+		a := adapters.NewAssembler(func(canonical.StreamEvent, error) bool { n++; return true }, DefaultName, testModel, "req_fuzz", nil)
+		_ = decodeStream(bytes.NewReader(data), a)
+		checkResponse(t, a)
+	})
+}
+
+// FuzzDecodeBody does the same for non-streamed bodies.
+func FuzzDecodeBody(f *testing.F) {
+	if dir, err := fixturesRoot(); err == nil {
+		files, _ := filepath.Glob(filepath.Join(dir, "*", "response.json"))
+		for _, file := range files {
+			if b, err := os.ReadFile(file); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Add([]byte(`[{"candidates":[{"content":{"parts":[{"text":"a"}]},"finishReason":"STOP"}]}]`))
+	f.Add([]byte(`{"promptFeedback":{"blockReason":"OTHER"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a := adapters.NewAssembler(nil, DefaultName, testModel, "req_fuzz", nil)
+		_ = decodeBody(data, a)
+		checkResponse(t, a)
+	})
+}
+
+// FuzzConvertSchema: any input converts or fails cleanly, and a converted
+// schema marshals to JSON.
+func FuzzConvertSchema(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"object","properties":{"a":{"type":["string","null"]}},"required":["a"]}`,
+		`{"anyOf":[{"$ref":"#/$defs/A"},{"type":"null"}],"$defs":{"A":{"allOf":[{"$ref":"#/$defs/A"}]}}}`,
+		`{"type":"array","items":[{"enum":[1,"a",null,true]}],"examples":[{}]}`,
+		`[[[[[[`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := convertSchema(data, true)
+		if err != nil {
+			return
+		}
+		if _, err := json.Marshal(s); err != nil {
+			t.Fatalf("converted schema does not marshal: %v", err)
+		}
+	})
+}
+
+// FuzzClassify: any error body classifies into a known class.
+func FuzzClassify(f *testing.F) {
+	f.Add(429, []byte(`{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34.4s"}]}}`))
+	f.Add(404, []byte(`[{"error":{"code":404,"message":"models/x","status":"NOT_FOUND"}}]`))
+	f.Add(400, []byte(`{"error":null}`))
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		ae := classify(status, http.Header{}, body)
+		switch ae.Class {
+		case canonical.ErrRateLimit, canonical.ErrAuth, canonical.ErrServer, canonical.ErrNetwork,
+			canonical.ErrContextOverflow, canonical.ErrInvalidRequest, canonical.ErrOther:
+		default:
+			t.Fatalf("unknown class %q", ae.Class)
+		}
+		if ae.RetryAfter < 0 || ae.RetryAfter > adapters.MaxRetryAfter {
+			t.Fatalf("retry after %v out of range", ae.RetryAfter)
+		}
+	})
+}

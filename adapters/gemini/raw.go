@@ -1,0 +1,55 @@
+package gemini
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// providerRaw is this adapter's entry in MessageMetadata.ProviderRaw
+// (Response.ProviderRaw): the thoughtSignatures Gemini put on functionCall
+// and text parts, which have no canonical home (a thought part's signature
+// is its ThinkingBlock's), and the model version that served the call.
+//
+//	{"signatures": {"1": "<sig>"}, "trailing_signature": "<sig>",
+//	 "model_version": "gemini-3.1-pro-preview"}
+//
+// Signatures are keyed by the index of the canonical content block made
+// from the signed part. Trailing is a signature Gemini sent on an empty
+// text part that followed a block of another kind (or no block at all);
+// it goes back as an empty text part at the end of the model content.
+// ModelVersion is Gemini's modelVersion, which can name another model
+// than the one requested (an alias or a preview resolved server-side);
+// Response.Model stays the requested canonical id, which the registry and
+// the price table know.
+type providerRaw struct {
+	Signatures   map[string]string `json:"signatures,omitempty"`
+	Trailing     string            `json:"trailing_signature,omitempty"`
+	ModelVersion string            `json:"model_version,omitempty"`
+}
+
+// signature returns the signature of content block i, or "".
+func (r providerRaw) signature(i int) string {
+	if r.Signatures == nil {
+		return ""
+	}
+	return r.Signatures[strconv.Itoa(i)]
+}
+
+// empty reports whether r holds nothing worth storing.
+func (r providerRaw) empty() bool {
+	return len(r.Signatures) == 0 && r.Trailing == "" && r.ModelVersion == ""
+}
+
+// parseRaw decodes a ProviderRaw entry. A malformed entry (written by
+// something else) is treated as empty: signatures are an optimisation for
+// Gemini 3's reasoning continuity, and a request without them is still
+// well-formed for older models.
+func parseRaw(data json.RawMessage) providerRaw {
+	var r providerRaw
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &r); err != nil {
+			return providerRaw{}
+		}
+	}
+	return r
+}

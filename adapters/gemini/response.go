@@ -1,0 +1,315 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
+)
+
+// generateResponse is a GenerateContentResponse: the whole body of a
+// non-streamed call, or one event of a stream. Error is set instead when
+// the stream carries a google.rpc.Status.
+type generateResponse struct {
+	Candidates     []candidate     `json:"candidates"`
+	PromptFeedback *promptFeedback `json:"promptFeedback"`
+	UsageMetadata  *usageMetadata  `json:"usageMetadata"`
+	ModelVersion   string          `json:"modelVersion"`
+	Error          *rpcStatus      `json:"error"`
+}
+
+type candidate struct {
+	Content       *responseContent `json:"content"`
+	FinishReason  string           `json:"finishReason"`
+	FinishMessage string           `json:"finishMessage"`
+	Index         int              `json:"index"`
+}
+
+type responseContent struct {
+	Parts []responsePart `json:"parts"`
+}
+
+// responsePart is one part of a candidate. Parts the canonical format has
+// no block for (model-generated images, code execution) are recognised so
+// that they, and their signatures, can be skipped.
+type responsePart struct {
+	Text                string            `json:"text"`
+	Thought             bool              `json:"thought"`
+	ThoughtSignature    string            `json:"thoughtSignature"`
+	FunctionCall        *responseFunction `json:"functionCall"`
+	InlineData          json.RawMessage   `json:"inlineData"`
+	FileData            json.RawMessage   `json:"fileData"`
+	ExecutableCode      json.RawMessage   `json:"executableCode"`
+	CodeExecutionResult json.RawMessage   `json:"codeExecutionResult"`
+}
+
+type responseFunction struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+type promptFeedback struct {
+	BlockReason string `json:"blockReason"`
+}
+
+type usageMetadata struct {
+	PromptTokenCount        int `json:"promptTokenCount"`
+	CachedContentTokenCount int `json:"cachedContentTokenCount"`
+	CandidatesTokenCount    int `json:"candidatesTokenCount"`
+	ThoughtsTokenCount      int `json:"thoughtsTokenCount"`
+	ToolUsePromptTokenCount int `json:"toolUsePromptTokenCount"`
+}
+
+// tokenUsage maps Gemini's usage onto canonical counts (see the package
+// documentation).
+func (u *usageMetadata) tokenUsage() canonical.TokenUsage {
+	return canonical.TokenUsage{
+		InputTokens:       max(u.PromptTokenCount+u.ToolUsePromptTokenCount-u.CachedContentTokenCount, 0),
+		CachedInputTokens: u.CachedContentTokenCount,
+		OutputTokens:      u.CandidatesTokenCount + u.ThoughtsTokenCount,
+		ReasoningTokens:   u.ThoughtsTokenCount,
+	}
+}
+
+// decodeBody decodes a non-streamed generateContent body. A JSON array of
+// responses (the shape of streamGenerateContent without alt=sse) is
+// accepted too.
+func decodeBody(body []byte, a *adapters.Assembler) error {
+	d := newDecoder(a)
+	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '[' {
+		var list []generateResponse
+		if err := json.Unmarshal(body, &list); err != nil {
+			return adapters.InvalidResponse(d.provider, err, "decoding response body (array of GenerateContentResponse): %v", err)
+		}
+		for i := range list {
+			if err := d.handle(&list[i]); err != nil {
+				return err
+			}
+		}
+		return d.finish()
+	}
+	var r generateResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return adapters.InvalidResponse(d.provider, err, "decoding response body (GenerateContentResponse): %v", err)
+	}
+	if err := d.handle(&r); err != nil {
+		return err
+	}
+	return d.finish()
+}
+
+// decoder turns a sequence of GenerateContentResponses into Assembler
+// calls. Gemini has no block indexes, so the decoder allocates its own
+// keys: one per canonical block, in order, so a block's key is also its
+// canonical content index.
+type decoder struct {
+	a        *adapters.Assembler
+	provider string
+
+	next      int // key of the next block
+	cur       int // key of the current block, -1 before the first
+	curKind   canonical.BlockType
+	curSigned bool // the current block already has a signature
+
+	raw     providerRaw
+	sawCall bool
+
+	finishReason  string
+	finishMessage string
+	blockReason   string
+
+	usage     canonical.TokenUsage
+	haveUsage bool
+}
+
+func newDecoder(a *adapters.Assembler) *decoder {
+	r := a.Response()
+	return &decoder{a: a, provider: r.Provider, cur: -1}
+}
+
+// handle applies one GenerateContentResponse. It returns the classified
+// error when the response is an error status.
+func (d *decoder) handle(r *generateResponse) error {
+	if r.Error != nil {
+		return d.statusError(r.Error)
+	}
+	if r.ModelVersion != "" {
+		d.raw.ModelVersion = r.ModelVersion
+	}
+	if r.PromptFeedback != nil && r.PromptFeedback.BlockReason != "" {
+		d.blockReason = r.PromptFeedback.BlockReason
+	}
+	for i := range r.Candidates {
+		c := &r.Candidates[i]
+		if c.Index != 0 {
+			continue // only the first candidate is requested
+		}
+		if c.Content != nil {
+			for j := range c.Content.Parts {
+				d.part(&c.Content.Parts[j])
+			}
+		}
+		if c.FinishReason != "" {
+			d.finishReason, d.finishMessage = c.FinishReason, c.FinishMessage
+		}
+	}
+	if r.UsageMetadata != nil {
+		if u := r.UsageMetadata.tokenUsage(); !d.haveUsage || u != d.usage {
+			d.usage, d.haveUsage = u, true
+			d.a.UsageUpdate(u)
+		}
+	}
+	return nil
+}
+
+// part applies one candidate part.
+func (d *decoder) part(p *responsePart) {
+	switch {
+	case p.FunctionCall != nil:
+		d.call(p)
+	case p.InlineData != nil || p.FileData != nil || p.ExecutableCode != nil || p.CodeExecutionResult != nil:
+		// Not canonical content; skipped with its signature.
+	case p.Thought:
+		d.thought(p)
+	default:
+		d.text(p)
+	}
+}
+
+// open allocates the key of a new block of kind.
+func (d *decoder) open(kind canonical.BlockType) {
+	d.cur, d.next = d.next, d.next+1
+	d.curKind, d.curSigned = kind, false
+}
+
+func (d *decoder) text(p *responsePart) {
+	sig := p.ThoughtSignature
+	if p.Text == "" {
+		switch {
+		case sig == "":
+		case d.curKind == canonical.BlockText && !d.curSigned:
+			d.sign(sig)
+		default:
+			d.raw.Trailing = sig
+		}
+		return
+	}
+	if d.curKind != canonical.BlockText || (sig != "" && d.curSigned) {
+		d.open(canonical.BlockText)
+	}
+	d.a.TextDelta(d.cur, p.Text)
+	if sig != "" {
+		d.sign(sig)
+	}
+}
+
+func (d *decoder) thought(p *responsePart) {
+	sig := p.ThoughtSignature
+	if p.Text == "" && sig == "" {
+		return
+	}
+	if d.curKind != canonical.BlockThinking || (sig != "" && d.curSigned) {
+		d.open(canonical.BlockThinking)
+	}
+	if p.Text != "" {
+		d.a.ThinkingDelta(d.cur, p.Text)
+	}
+	if sig != "" {
+		d.a.ThinkingSignature(d.cur, sig)
+		d.curSigned = true
+	}
+}
+
+func (d *decoder) call(p *responsePart) {
+	d.open(canonical.BlockToolUse)
+	key, fc := d.cur, p.FunctionCall
+	args := fc.Args
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	// A call without a Gemini id gets a fresh canonical id: see the
+	// package documentation.
+	d.a.ToolStart(key, fc.ID, fc.Name)
+	// The whole input as one fragment. It fails only when the consumer
+	// stopped before the block opened, which the stream loop checks.
+	_, _ = d.a.ToolInputDelta(key, string(args))
+	d.a.ToolInputFinal(key, args)
+	d.a.EndBlock(key)
+	if p.ThoughtSignature != "" {
+		d.sign(p.ThoughtSignature)
+	}
+	d.sawCall = true
+}
+
+// sign records a signature for the current text or tool block.
+func (d *decoder) sign(sig string) {
+	if d.raw.Signatures == nil {
+		d.raw.Signatures = map[string]string{}
+	}
+	d.raw.Signatures[strconv.Itoa(d.cur)] = sig
+	d.curSigned = true
+}
+
+// finish ends the response at the end of the body: it completes the
+// message when a finish reason (or a prompt block) was seen, returns the
+// error a failing finish reason stands for, and returns nil without
+// finishing otherwise, so the runtime reports a truncated stream.
+func (d *decoder) finish() error {
+	if !d.raw.empty() {
+		raw, err := json.Marshal(d.raw)
+		if err == nil {
+			d.a.SetProviderRaw(raw)
+		}
+	}
+	switch {
+	case d.finishReason != "":
+		stop, err := d.stopReason()
+		if err != nil {
+			return err
+		}
+		d.a.Finish(stop, d.finishReason)
+	case d.blockReason != "":
+		d.a.Finish(canonical.StopContentFilter, d.blockReason)
+	}
+	return nil
+}
+
+// stopReason maps the finish reason (see the package documentation).
+func (d *decoder) stopReason() (canonical.StopReason, error) {
+	switch d.finishReason {
+	case "STOP":
+		if d.sawCall {
+			return canonical.StopToolUse, nil
+		}
+		return canonical.StopEndTurn, nil
+	case "MAX_TOKENS":
+		return canonical.StopMaxTokens, nil
+	case "SAFETY", "RECITATION", "LANGUAGE", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION":
+		return canonical.StopContentFilter, nil
+	case "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS":
+		return "", d.finishError(canonical.ErrServer, canonical.CodeMalformedToolCall)
+	}
+	return "", d.finishError(canonical.ErrOther, canonical.CodeUnknownFinishReason)
+}
+
+func (d *decoder) finishError(class canonical.ErrorClass, code string) *canonical.AdapterError {
+	msg := "generation stopped with finish reason " + d.finishReason
+	if d.finishMessage != "" {
+		msg += ": " + d.finishMessage
+	}
+	ae := canonical.NewError(class, code, "%s", msg)
+	ae.Provider = d.provider
+	return ae
+}
+
+// statusError classifies an error status that arrived in a 2xx body.
+func (d *decoder) statusError(s *rpcStatus) *canonical.AdapterError {
+	ae := classifyStatus(s.Code, s)
+	ae.Status = s.Code
+	ae.Provider = d.provider
+	return ae
+}

@@ -1,0 +1,391 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
+)
+
+// ChatDialect is the Chat Completions wire dialect (POST
+// {base}/v1/chat/completions): the request mapping, the stream and body
+// decoders, and the knobs in which OpenAI-compatible servers differ from
+// OpenAI. The openai adapter uses it for models whose "dialect" option is
+// "chat"; adapters/openaicompat builds on it by setting fields. The zero
+// value speaks OpenAI's own dialect except that it requests no streamed
+// usage. A ChatDialect is a value: copy it freely, it holds no state.
+type ChatDialect struct {
+	// Provider is the adapter name (Config.Name): the key under which tool
+	// ids are mapped (it must equal the Assembler's provider), the
+	// Provider of returned errors and the adapter of lossy-projection
+	// WARN entries.
+	Provider string
+	// DeveloperRole sends the system text as role "developer" instead of
+	// "system" (OpenAI's o-series and gpt-5). The model option
+	// "developer_role" (bool) overrides it either way.
+	DeveloperRole bool
+	// ToolResultsAsUser sends tool results as user messages of text
+	// ("Result of tool call <id>:\n<content>") for servers without the
+	// "tool" role.
+	ToolResultsAsUser bool
+	// StreamOptions sends stream_options {"include_usage": true} on
+	// streamed requests, so that the stream ends with a usage chunk.
+	StreamOptions bool
+	// MaxTokensField names the output-token cap: "max_completion_tokens"
+	// (the default, OpenAI's current name) or "max_tokens" (older servers).
+	MaxTokensField string
+	// NoStrict never sends "strict" and never applies the strict-schema
+	// transform, for servers that reject the field; ToolDefinition.Strict
+	// is then ignored and response_format is sent with strict false.
+	NoStrict bool
+	// ReasoningEffort sends "reasoning_effort" (from Request.Thinking) for
+	// models that take it.
+	ReasoningEffort bool
+	// ReasoningFields names the delta and message fields that carry
+	// reasoning text, decoded into thinking blocks: "reasoning_content"
+	// (vLLM, DeepSeek, LM Studio) and/or "reasoning" (Ollama, OpenRouter).
+	// Other names are ignored. Nil for OpenAI, which sends none.
+	ReasoningFields []string
+	// FinishReasons maps additional finish_reason values to stop reasons
+	// (e.g. a server's "eos" to end_turn). Values neither here nor in the
+	// standard set (stop, length, tool_calls, function_call,
+	// content_filter) fail the call with Code unknown_finish_reason.
+	FinishReasons map[string]canonical.StopReason
+}
+
+// DefaultBaseURL is the OpenAI endpoint used when Config.BaseURL is empty.
+const DefaultBaseURL = "https://api.openai.com"
+
+// URL returns the Chat Completions endpoint under base (a server root
+// such as "https://api.openai.com"; a trailing "/v1" is tolerated).
+func (d ChatDialect) URL(base string) string { return endpoint(base, "/chat/completions") }
+
+// HTTPRequest builds the POST of body to the Chat Completions endpoint of
+// cfg.BaseURL (DefaultBaseURL when empty) with the headers every
+// OpenAI-style server takes: Content-Type, Accept (text/event-stream
+// when stream), "Authorization: Bearer <APIKey>" when a key is set, and
+// cfg.ExtraHeaders. Call it once per attempt: the body reader is fresh.
+func (d ChatDialect) HTTPRequest(ctx context.Context, cfg *adapters.Config, body []byte, stream bool) (*http.Request, error) {
+	return newHTTPRequest(ctx, cfg, d.URL(baseURL(cfg)), body, stream)
+}
+
+func baseURL(cfg *adapters.Config) string {
+	if cfg.BaseURL != "" {
+		return cfg.BaseURL
+	}
+	return DefaultBaseURL
+}
+
+func endpoint(base, path string) string {
+	base = strings.TrimRight(base, "/")
+	base = strings.TrimSuffix(base, "/v1")
+	return base + "/v1" + path
+}
+
+func newHTTPRequest(ctx context.Context, cfg *adapters.Config, url string, body []byte, stream bool) (*http.Request, error) {
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	r.Header.Set("Content-Type", "application/json")
+	if stream {
+		r.Header.Set("Accept", "text/event-stream")
+	} else {
+		r.Header.Set("Accept", "application/json")
+	}
+	if cfg.APIKey != "" {
+		r.Header.Set("Authorization", "Bearer "+cfg.APIKey)
+	}
+	for k, v := range cfg.ExtraHeaders {
+		r.Header.Set(k, v)
+	}
+	return r, nil
+}
+
+// Chat Completions request body.
+type chatRequest struct {
+	Model               string          `json:"model"`
+	Messages            []chatMessage   `json:"messages"`
+	Tools               []chatTool      `json:"tools,omitempty"`
+	ToolChoice          any             `json:"tool_choice,omitempty"`
+	ParallelToolCalls   *bool           `json:"parallel_tool_calls,omitempty"`
+	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+	MaxTokens           int             `json:"max_tokens,omitempty"`
+	Stop                []string        `json:"stop,omitempty"`
+	Temperature         *float64        `json:"temperature,omitempty"`
+	TopP                *float64        `json:"top_p,omitempty"`
+	Seed                *int64          `json:"seed,omitempty"`
+	ReasoningEffort     string          `json:"reasoning_effort,omitempty"`
+	ResponseFormat      *chatFormat     `json:"response_format,omitempty"`
+	Stream              bool            `json:"stream,omitempty"`
+	StreamOptions       *chatStreamOpts `json:"stream_options,omitempty"`
+}
+
+type chatMessage struct {
+	Role string `json:"role"`
+	// Content is a string, a []chatPart, or nil (JSON null, for an
+	// assistant message that only calls tools).
+	Content    any            `json:"content"`
+	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+type chatPart struct {
+	Type     string        `json:"type"`
+	Text     string        `json:"text,omitempty"`
+	ImageURL *chatImageURL `json:"image_url,omitempty"`
+}
+
+type chatImageURL struct {
+	URL string `json:"url"`
+}
+
+type chatToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type chatTool struct {
+	Type     string          `json:"type"`
+	Function chatFunctionDef `json:"function"`
+}
+
+type chatFunctionDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      bool            `json:"strict,omitempty"`
+}
+
+type chatFormat struct {
+	Type       string         `json:"type"`
+	JSONSchema chatJSONSchema `json:"json_schema"`
+}
+
+type chatJSONSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
+}
+
+type chatStreamOpts struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// BuildRequest maps req to a Chat Completions body (000 §4.3, 003 §5):
+//
+//   - the system prompt and SYSTEM messages, joined with "\n\n", become
+//     the first message, role "system" (or "developer", see
+//     DeveloperRole);
+//   - user text and images become a string or content parts (images as
+//     image_url with a data URI or the URL);
+//   - assistant text is joined into content, tool_use blocks become
+//     tool_calls with the arguments as a JSON string; thinking and
+//     redacted thinking are dropped with the lossy-projection WARN, since
+//     Chat Completions cannot carry them back;
+//   - each tool result becomes a role "tool" message, "Error: "-prefixed
+//     when is_error;
+//   - tool ids go out as req.ToolIDs.Wire(Provider, id);
+//   - tools whose Strict is set get "strict": true and the StrictSchema
+//     transform; output_schema becomes a strict json_schema
+//     response_format;
+//   - max_output_tokens, stop_sequences, temperature, top_p and seed map
+//     to their namesakes; "parallel_tool_calls" (model option, bool) is
+//     sent when there are tools.
+//
+// Streaming follows req.Stream. cfg supplies the wire model name and the
+// options; log receives the WARN entries (nil: cfg.Log()). Errors are
+// *canonical.AdapterError of class invalid_request.
+func (d ChatDialect) BuildRequest(req *canonical.Request, cfg *adapters.Config, log *slog.Logger) ([]byte, error) {
+	if log == nil {
+		log = cfg.Log()
+	}
+	ids := wireIDs(req)
+	body := chatRequest{
+		Model:       cfg.Model(req.Model).WireName,
+		Stop:        req.StopSequences,
+		Temperature: req.Temperature,
+		TopP:        req.TopP,
+		Seed:        req.Seed,
+		Stream:      req.Stream,
+	}
+	if d.MaxTokensField == "max_tokens" {
+		body.MaxTokens = req.MaxOutputTokens
+	} else {
+		body.MaxCompletionTokens = req.MaxOutputTokens
+	}
+	if req.Stream && d.StreamOptions {
+		body.StreamOptions = &chatStreamOpts{IncludeUsage: true}
+	}
+	if d.ReasoningEffort {
+		body.ReasoningEffort = effort(req.Thinking)
+	}
+	if sys := systemText(req, d.Provider, log); sys != "" {
+		role := "system"
+		dev := d.DeveloperRole
+		if v, ok := optBool(cfg, req.Model, "developer_role"); ok {
+			dev = v
+		}
+		if dev {
+			role = "developer"
+		}
+		body.Messages = append(body.Messages, chatMessage{Role: role, Content: sys})
+	}
+	for _, m := range req.Messages {
+		var err error
+		switch m.Role {
+		case canonical.RoleSystem:
+			continue // hoisted above
+		case canonical.RoleUser, canonical.RoleTool:
+			body.Messages, err = d.userMessages(body.Messages, req, m, ids, log)
+		case canonical.RoleAssistant:
+			body.Messages, err = d.assistantMessage(body.Messages, req, m, ids, log)
+		default:
+			err = requestError(d.Provider, canonical.CodeInvalidHistory, "message %s has unknown role %q", m.ID, m.Role)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range req.Tools {
+		strict := t.Strict && !d.NoStrict
+		params, err := toolParameters(t, strict)
+		if err != nil {
+			return nil, requestError(d.Provider, canonical.CodeInvalidToolSchema, "tool %q: %v", t.Name, err)
+		}
+		body.Tools = append(body.Tools, chatTool{Type: "function", Function: chatFunctionDef{
+			Name: t.Name, Description: t.Description, Parameters: params, Strict: strict,
+		}})
+	}
+	if len(body.Tools) > 0 {
+		body.ToolChoice = chatToolChoice(req.ToolChoice)
+		if v, ok := optBool(cfg, req.Model, "parallel_tool_calls"); ok {
+			body.ParallelToolCalls = &v
+		}
+	}
+	if len(req.OutputSchema) > 0 {
+		schema := req.OutputSchema
+		if !d.NoStrict {
+			s, err := StrictSchema(req.OutputSchema)
+			if err != nil {
+				return nil, requestError(d.Provider, canonical.CodeInvalidToolSchema, "output_schema: %v", err)
+			}
+			schema = s
+		}
+		body.ResponseFormat = &chatFormat{Type: "json_schema", JSONSchema: chatJSONSchema{
+			Name: "output", Schema: schema, Strict: !d.NoStrict,
+		}}
+	}
+	out, err := marshalBody(body)
+	if err != nil {
+		return nil, requestError(d.Provider, "", "encoding request: %v", err)
+	}
+	return out, nil
+}
+
+// chatToolChoice maps a canonical tool choice (003 §5.5); nil means the
+// provider's default (auto).
+func chatToolChoice(c *canonical.ToolChoice) any {
+	if c == nil {
+		return nil
+	}
+	switch c.Mode {
+	case canonical.ToolChoiceAny:
+		return "required"
+	case canonical.ToolChoiceNone:
+		return "none"
+	case canonical.ToolChoiceTool:
+		return map[string]any{"type": "function", "function": map[string]string{"name": c.Name}}
+	}
+	return "auto"
+}
+
+// userMessages appends the wire messages of a USER or TOOL message: one
+// "tool" message per tool result, in order, then one user message with
+// the remaining text and images.
+func (d ChatDialect) userMessages(out []chatMessage, req *canonical.Request, m canonical.Message, ids canonical.ToolIDMap, log *slog.Logger) ([]chatMessage, error) {
+	sid := sessionOf(req, m)
+	var parts []chatPart
+	var asUser []string
+	for _, b := range m.Content {
+		switch v := b.(type) {
+		case canonical.ToolResultBlock:
+			id := ids.Wire(d.Provider, v.ToolUseID)
+			text := toolResultText(v, d.Provider, sid, m.ID, log)
+			if d.ToolResultsAsUser {
+				asUser = append(asUser, "Result of tool call "+id+":\n"+text)
+				continue
+			}
+			out = append(out, chatMessage{Role: "tool", ToolCallID: id, Content: text})
+		case canonical.TextBlock:
+			if v.Text != "" {
+				parts = append(parts, chatPart{Type: "text", Text: v.Text})
+			}
+		case canonical.ImageBlock:
+			url, ok := imageURL(v)
+			if !ok {
+				adapters.DropBlock(log, d.Provider, sid, m.ID, b.Type(), "image source "+v.Source.Kind+" cannot be sent; only base64 data and URLs can")
+				continue
+			}
+			parts = append(parts, chatPart{Type: "image_url", ImageURL: &chatImageURL{URL: url}})
+		default:
+			adapters.DropBlock(log, d.Provider, sid, m.ID, b.Type(), "Chat Completions cannot carry this block in a "+string(m.Role)+" message")
+		}
+	}
+	if len(asUser) > 0 {
+		out = append(out, chatMessage{Role: "user", Content: strings.Join(asUser, "\n\n")})
+	}
+	switch {
+	case len(parts) == 0:
+	case len(parts) == 1 && parts[0].Type == "text":
+		out = append(out, chatMessage{Role: "user", Content: parts[0].Text})
+	default:
+		out = append(out, chatMessage{Role: "user", Content: parts})
+	}
+	return out, nil
+}
+
+// assistantMessage appends the wire message of an ASSISTANT message, or
+// nothing when every block was dropped.
+func (d ChatDialect) assistantMessage(out []chatMessage, req *canonical.Request, m canonical.Message, ids canonical.ToolIDMap, log *slog.Logger) ([]chatMessage, error) {
+	sid := sessionOf(req, m)
+	var text strings.Builder
+	hasText := false
+	var calls []chatToolCall
+	for _, b := range m.Content {
+		switch v := b.(type) {
+		case canonical.TextBlock:
+			text.WriteString(v.Text)
+			hasText = hasText || v.Text != ""
+		case canonical.ToolUseBlock:
+			args, ok := toolArguments(v.Input)
+			if !ok {
+				return nil, requestError(d.Provider, canonical.CodeToolInputInvalid, "message %s: tool_use %s input is not valid JSON", m.ID, v.ID)
+			}
+			calls = append(calls, chatToolCall{ID: ids.Wire(d.Provider, v.ID), Type: "function", Function: chatFunction{Name: v.Name, Arguments: args}})
+		case canonical.ThinkingBlock, canonical.RedactedThinkingBlock:
+			adapters.DropBlock(log, d.Provider, sid, m.ID, b.Type(), "Chat Completions cannot carry reasoning back to the model (000 §4.3)")
+		default:
+			adapters.DropBlock(log, d.Provider, sid, m.ID, b.Type(), "Chat Completions cannot carry this block in an assistant message")
+		}
+	}
+	if !hasText && len(calls) == 0 {
+		return out, nil
+	}
+	msg := chatMessage{Role: "assistant", ToolCalls: calls}
+	if hasText {
+		msg.Content = text.String()
+	}
+	return append(out, msg), nil
+}

@@ -1,0 +1,79 @@
+package openai
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
+)
+
+// maxSeed bounds the fixture seeds: larger bodies (the regular tests
+// decode them) slow every mutation down for little new coverage.
+const maxSeed = 64 << 10
+
+// addFixtureSeeds adds the recorded bodies of api as seeds, when the
+// shared fixtures are present.
+func addFixtureSeeds(f *testing.F, api string) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return
+	}
+	for ; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		if filepath.Dir(dir) == dir {
+			return
+		}
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "..", "shared", "fixtures", api, "*", "response.*"))
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil && len(b) <= maxSeed {
+			f.Add(b)
+		}
+	}
+}
+
+// fuzzDecoders runs the stream decoder and the body decoder of a dialect
+// on arbitrary bytes: neither may panic, and a stream that finishes must
+// keep the 000 §5.2 invariants.
+func fuzzDecoders(t *testing.T, data []byte, stream adapters.StreamDecoder, body adapters.BodyDecoder) {
+	r := runDecoder(stream, data, nil)
+	if r.resp != nil {
+		if v := checkInvariants(r.events); v != "" {
+			t.Fatalf("invariant broken: %s", v)
+		}
+		if r.err != nil {
+			t.Fatalf("finished and failed: %v", r.err)
+		}
+	}
+	b := runBody(body, data, nil)
+	if b.err == nil && b.resp == nil {
+		t.Fatalf("body decoder neither finished nor failed")
+	}
+	if b.err != nil {
+		if _, ok := b.err.(*canonical.AdapterError); !ok {
+			t.Fatalf("body error is %T, not an AdapterError", b.err)
+		}
+	}
+}
+
+func FuzzResponsesStream(f *testing.F) {
+	addFixtureSeeds(f, "openai-responses")
+	f.Add(rsse(rCreated, rMsgAdded, rDelta, rMsgDone, rCompleted))
+	d := responsesDialect{provider: "openai", reasoning: true}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzDecoders(t, data, d.DecodeStream, d.DecodeBody)
+	})
+}
+
+func FuzzChatStream(f *testing.F) {
+	addFixtureSeeds(f, "openai-chat")
+	f.Add(sse(chatRole, chatHello, chatStop, chatUsage1, "[DONE]"))
+	d := ChatDialect{Provider: "openai", ReasoningFields: []string{"reasoning_content", "reasoning"}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzDecoders(t, data, d.DecodeStream, d.DecodeBody)
+	})
+}

@@ -1,0 +1,284 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
+)
+
+// fixturesRoot returns ../shared/fixtures relative to the module root, or
+// skips the test when it is absent.
+func fixturesRoot(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	require.NoError(tb, err)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Skip("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+	root := filepath.Join(dir, "..", "shared", "fixtures")
+	if _, err := os.Stat(root); err != nil {
+		tb.Skip("shared fixtures absent: " + root)
+	}
+	return root
+}
+
+// fixture reads one file of a fixture folder, skipping when absent.
+func fixture(tb testing.TB, api, name, file string) []byte {
+	tb.Helper()
+	p := filepath.Join(fixturesRoot(tb), api, name, file)
+	b, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		tb.Skip("fixture absent: " + p)
+	}
+	require.NoError(tb, err)
+	return b
+}
+
+// fixtureStatus reads meta.json's status.
+func fixtureStatus(tb testing.TB, api, name string) int {
+	var meta struct {
+		Status int `json:"status"`
+	}
+	require.NoError(tb, json.Unmarshal(fixture(tb, api, name, "meta.json"), &meta))
+	return meta.Status
+}
+
+// chunksToSSE turns a response.chunks.jsonl (framing stripped) back into
+// a Responses SSE body, as its SOURCE.txt describes.
+func chunksToSSE(tb testing.TB, jsonl []byte) []byte {
+	var out bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(jsonl))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var head struct {
+			Type string `json:"type"`
+		}
+		require.NoError(tb, json.Unmarshal(line, &head))
+		out.WriteString("event: " + head.Type + "\ndata: ")
+		out.Write(line)
+		out.WriteString("\n\n")
+	}
+	require.NoError(tb, sc.Err())
+	return out.Bytes()
+}
+
+// decodeResult is what a decoder produced.
+type decodeResult struct {
+	events []canonical.StreamEvent
+	resp   *canonical.Response
+	err    error
+}
+
+// runDecoder feeds body to a stream decoder through an Assembler whose
+// events are collected, as the runtime would.
+func runDecoder(dec adapters.StreamDecoder, body []byte, ids canonical.ToolIDMap) decodeResult {
+	var r decodeResult
+	a := adapters.NewAssembler(func(ev canonical.StreamEvent, err error) bool {
+		r.events = append(r.events, ev)
+		return true
+	}, "openai", "openai:test-model", "req_test", ids)
+	r.err = dec(bytes.NewReader(body), a)
+	if a.Finished() {
+		r.resp = a.Response()
+	}
+	return r
+}
+
+// runBody feeds a body to a body decoder with a nil-yield Assembler.
+func runBody(dec adapters.BodyDecoder, body []byte, ids canonical.ToolIDMap) decodeResult {
+	var r decodeResult
+	a := adapters.NewAssembler(nil, "openai", "openai:test-model", "req_test", ids)
+	r.err = dec(body, a)
+	if a.Finished() {
+		r.resp = a.Response()
+	}
+	return r
+}
+
+// checkInvariants verifies the 000 §5.2 invariants on one message's
+// events, returning the first violation as a string ("" when none).
+func checkInvariants(events []canonical.StreamEvent) string {
+	if len(events) == 0 {
+		return ""
+	}
+	if events[0].Type != canonical.EventMessageStart {
+		return "first event is " + string(events[0].Type) + ", not message.start"
+	}
+	state := map[string]int{} // tool id → 1 started, 2 ended
+	last := -1
+	for i, ev := range events {
+		if i > 0 && ev.Type == canonical.EventMessageStart {
+			return "second message.start"
+		}
+		if ev.Type == canonical.EventMessageComplete && i != len(events)-1 {
+			return "message.complete is not last"
+		}
+		switch ev.Type {
+		case canonical.EventTextDelta, canonical.EventThinkingDelta, canonical.EventToolUseStart, canonical.EventToolUseInput, canonical.EventToolUseEnd:
+			if ev.Index < last {
+				return "content_block_index went back"
+			}
+			last = ev.Index
+		}
+		switch ev.Type {
+		case canonical.EventToolUseStart:
+			if state[ev.ToolUseID] != 0 {
+				return "second tool.use_start for " + ev.ToolUseID
+			}
+			state[ev.ToolUseID] = 1
+		case canonical.EventToolUseInput:
+			if state[ev.ToolUseID] != 1 {
+				return "tool.use_input_delta outside start/end for " + ev.ToolUseID
+			}
+		case canonical.EventToolUseEnd:
+			if state[ev.ToolUseID] != 1 {
+				return "tool.use_end without open start for " + ev.ToolUseID
+			}
+			state[ev.ToolUseID] = 2
+			var obj map[string]any
+			if json.Unmarshal(ev.FinalInput, &obj) != nil {
+				return "final_input is not a JSON object: " + string(ev.FinalInput)
+			}
+		}
+	}
+	for id, s := range state {
+		if s != 2 {
+			return "tool " + id + " never ended"
+		}
+	}
+	return ""
+}
+
+// eventsOf returns the events of type t.
+func eventsOf(events []canonical.StreamEvent, t canonical.EventType) []canonical.StreamEvent {
+	var out []canonical.StreamEvent
+	for _, ev := range events {
+		if ev.Type == t {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// logRecorder is an slog handler that keeps records for assertions.
+type logRecorder struct {
+	mu      sync.Mutex
+	records []map[string]string
+}
+
+func (h *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (h *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	m := map[string]string{"msg": r.Message, "level": r.Level.String()}
+	r.Attrs(func(a slog.Attr) bool {
+		m[a.Key] = a.Value.String()
+		return true
+	})
+	h.mu.Lock()
+	h.records = append(h.records, m)
+	h.mu.Unlock()
+	return nil
+}
+func (h *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *logRecorder) WithGroup(string) slog.Handler      { return h }
+
+func (h *logRecorder) warnings() []map[string]string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []map[string]string
+	for _, r := range h.records {
+		if r["level"] == "WARN" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// fakeClock records retry sleeps and never waits.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	sleeps []time.Duration
+}
+
+func (c *fakeClock) Now() time.Time { return c.now }
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.sleeps = append(c.sleeps, d)
+	c.mu.Unlock()
+	return ctx.Err()
+}
+
+// jsonPath digs a value out of decoded JSON: keys for objects, ints for
+// arrays.
+func jsonPath(tb testing.TB, v any, path ...any) any {
+	tb.Helper()
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			require.Truef(tb, ok, "at %q: not an object", k)
+			v = m[k]
+		case int:
+			a, ok := v.([]any)
+			require.Truef(tb, ok, "at %d: not an array", k)
+			require.Greaterf(tb, len(a), k, "index %d out of range", k)
+			v = a[k]
+		}
+	}
+	return v
+}
+
+func decodeJSON(tb testing.TB, b []byte) map[string]any {
+	tb.Helper()
+	var m map[string]any
+	require.NoError(tb, json.Unmarshal(b, &m), string(b))
+	return m
+}
+
+// sseEventData returns the data of the first SSE event of type t whose
+// data contains substr, read with a plain line scan independent of the
+// code under test.
+func sseEventData(tb testing.TB, body []byte, t, substr string) []byte {
+	for _, line := range strings.Split(string(body), "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok || !strings.Contains(data, `"type":"`+t+`"`) || !strings.Contains(data, substr) {
+			continue
+		}
+		return []byte(data)
+	}
+	tb.Fatalf("no %s event containing %q", t, substr)
+	return nil
+}
+
+func readTestdata(tb testing.TB, name string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(tb, err)
+	return b
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -1,0 +1,655 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
+)
+
+// Responses API response mapping, shared by the stream and body decoders
+// so both give the same canonical response:
+//
+//   - a reasoning item becomes one thinking block: its summary parts
+//     joined with "\n\n" as text, its encrypted_content as the signature
+//     (the value in output_item.done wins over output_item.added's);
+//   - each output_text (or refusal) part of a message item becomes a text
+//     block;
+//   - a function_call item becomes a tool_use block whose provider id is
+//     its call_id (not its fc_ item id); argument deltas are forwarded
+//     verbatim and function_call_arguments.done's arguments are the
+//     authoritative input;
+//   - response.completed → tool_use when the response called functions,
+//     content_filter when it refused, else end_turn; response.incomplete
+//     with reason max_output_tokens → max_tokens, content_filter →
+//     content_filter; response.failed and error events fail the call with
+//     the classified error (see errors.go);
+//   - usage: input = input_tokens − input_tokens_details.cached_tokens,
+//     cached = cached_tokens, output = output_tokens, reasoning =
+//     output_tokens_details.reasoning_tokens.
+//
+// Events with or without sequence_number are accepted, and event types
+// the mapping does not use (web search calls, annotations, ...) are
+// skipped without being decoded. Items that response.completed lists but
+// the stream never delivered are taken from it.
+
+// summarySep joins a reasoning item's summary parts in the thinking text.
+const summarySep = "\n\n"
+
+// providerRaw is the Responses dialect's Response.ProviderRaw, which the
+// core stores as MessageMetadata.ProviderRaw["openai"] and BuildRequest
+// reads back:
+//
+//	{"response_id":"resp_…",
+//	 "items":{"0":{"type":"reasoning","id":"rs_…","summary":[412,380]},
+//	          "1":{"type":"function_call","id":"fc_…"}}}
+//
+// items is keyed by canonical content-block index (decimal) and holds the
+// id of the output item each block came from; summary lists the byte
+// lengths of a reasoning item's summary parts when it had more than one,
+// so that they can be split apart again. The encrypted reasoning itself
+// is the thinking block's Signature.
+type providerRaw struct {
+	ResponseID string             `json:"response_id,omitempty"`
+	Items      map[string]rawItem `json:"items,omitempty"`
+}
+
+type rawItem struct {
+	Type    string `json:"type"`
+	ID      string `json:"id,omitempty"`
+	Summary []int  `json:"summary,omitempty"`
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// respEvent is one Responses stream event; only the fields of the event
+// types the mapping uses are declared. Its "type" is read before the
+// event is decoded (peekType) and not decoded again.
+type respEvent struct {
+	OutputIndex  int           `json:"output_index"`
+	ContentIndex int           `json:"content_index"`
+	SummaryIndex int           `json:"summary_index"`
+	Delta        string        `json:"delta"`
+	Text         string        `json:"text"`
+	Refusal      string        `json:"refusal"`
+	Arguments    string        `json:"arguments"`
+	Item         *respItem     `json:"item"`
+	Response     *respResponse `json:"response"`
+}
+
+type respItem struct {
+	Type             string     `json:"type"`
+	ID               string     `json:"id"`
+	CallID           string     `json:"call_id"`
+	Name             string     `json:"name"`
+	Arguments        string     `json:"arguments"`
+	EncryptedContent string     `json:"encrypted_content"`
+	Summary          []respText `json:"summary"`
+	Content          []respText `json:"content"`
+}
+
+type respText struct {
+	Type    string `json:"type"`
+	Text    string `json:"text"`
+	Refusal string `json:"refusal"`
+}
+
+type respResponse struct {
+	ID                string     `json:"id"`
+	Status            string     `json:"status"`
+	Output            []respItem `json:"output"`
+	Usage             *respUsage `json:"usage"`
+	Error             *apiError  `json:"error"`
+	IncompleteDetails *struct {
+		Reason string `json:"reason"`
+	} `json:"incomplete_details"`
+}
+
+type respUsage struct {
+	InputTokens        int `json:"input_tokens"`
+	OutputTokens       int `json:"output_tokens"`
+	InputTokensDetails *struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"input_tokens_details"`
+	OutputTokensDetails *struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"output_tokens_details"`
+}
+
+func (u *respUsage) canonical() canonical.TokenUsage {
+	t := canonical.TokenUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+	if d := u.InputTokensDetails; d != nil {
+		t.CachedInputTokens = d.CachedTokens
+		t.InputTokens = max(u.InputTokens-d.CachedTokens, 0)
+	}
+	if d := u.OutputTokensDetails; d != nil {
+		t.ReasoningTokens = d.ReasoningTokens
+	}
+	return t
+}
+
+// Assembler keys: output_index × respKeyStride + content (or 0).
+const respKeyStride = 256
+
+func respKey(output, sub int) int {
+	return output*respKeyStride + min(max(sub, 0), respKeyStride-1)
+}
+
+// tracker mirrors the Assembler's allocation of canonical block indexes
+// (at most one block is open at a time; writing to another key or kind
+// opens the next index), so that ProviderRaw can name blocks by index.
+type tracker struct {
+	n        int
+	open     bool
+	openKey  int
+	openKind canonical.BlockType
+}
+
+// touch returns the index of the block a write of kind to key lands in
+// and whether that write opens it.
+func (t *tracker) touch(key int, kind canonical.BlockType) (int, bool) {
+	if t.open && t.openKey == key && t.openKind == kind {
+		return t.n - 1, false
+	}
+	t.n++
+	t.open, t.openKey, t.openKind = true, key, kind
+	return t.n - 1, true
+}
+
+func (t *tracker) end(key int) {
+	if t.open && t.openKey == key {
+		t.open = false
+	}
+}
+
+// itemState is what the decoder knows of one output item.
+type itemState struct {
+	typ, id  string
+	started  bool // function_call: tool block opened
+	argsSeen bool // function_call: argument deltas arrived
+	done     bool
+	streamed []int // message: content indexes that had deltas
+	parts    []int // reasoning: summary part lengths
+	curPart  int   // reasoning: summary index of the current part
+	sig      string
+	block    int // reasoning: canonical block index, -1 before it opens
+}
+
+func (st *itemState) partStreamed(ci int) bool {
+	for _, c := range st.streamed {
+		if c == ci {
+			return true
+		}
+	}
+	return false
+}
+
+// respState is the per-call decoding state.
+type respState struct {
+	provider string
+	a        *adapters.Assembler
+	t        tracker
+	raw      providerRaw
+	items    map[int]*itemState
+	sawTool  bool
+	refusal  bool
+}
+
+func newRespState(provider string, a *adapters.Assembler) *respState {
+	return &respState{provider: provider, a: a, items: map[int]*itemState{}}
+}
+
+func (s *respState) item(idx int) *itemState {
+	st, ok := s.items[idx]
+	if !ok {
+		st = &itemState{curPart: -1, block: -1}
+		s.items[idx] = st
+	}
+	return st
+}
+
+// opened records, for a block just opened for st, its item id.
+func (s *respState) opened(key int, kind canonical.BlockType, st *itemState) {
+	i, isNew := s.t.touch(key, kind)
+	if !isNew {
+		return
+	}
+	if kind == canonical.BlockThinking {
+		st.block = i
+	}
+	if st.id != "" {
+		if s.raw.Items == nil {
+			s.raw.Items = map[string]rawItem{}
+		}
+		s.raw.Items[itoa(i)] = rawItem{Type: st.typ, ID: st.id}
+	}
+}
+
+func (s *respState) text(idx, ci int, text string) error {
+	if text == "" {
+		return nil
+	}
+	st := s.item(idx)
+	if !st.partStreamed(ci) {
+		st.streamed = append(st.streamed, ci)
+	}
+	key := respKey(idx, ci)
+	s.opened(key, canonical.BlockText, st)
+	return keepGoing(s.a.TextDelta(key, text))
+}
+
+// summaryPart moves reasoning item idx to summary part si, separating it
+// from the previous part in the thinking text.
+func (s *respState) summaryPart(idx, si int) error {
+	st := s.item(idx)
+	if st.curPart == si {
+		return nil
+	}
+	if len(st.parts) > 0 {
+		if err := s.thinking(idx, summarySep); err != nil {
+			return err
+		}
+	}
+	st.curPart = si
+	st.parts = append(st.parts, 0)
+	return nil
+}
+
+func (s *respState) thinking(idx int, text string) error {
+	if text == "" {
+		return nil
+	}
+	st := s.item(idx)
+	key := respKey(idx, 0)
+	s.opened(key, canonical.BlockThinking, st)
+	return keepGoing(s.a.ThinkingDelta(key, text))
+}
+
+func (s *respState) summaryText(idx, si int, text string) error {
+	if err := s.summaryPart(idx, si); err != nil {
+		return err
+	}
+	st := s.item(idx)
+	st.parts[len(st.parts)-1] += len(text)
+	return s.thinking(idx, text)
+}
+
+func (s *respState) toolStart(idx int, it *respItem) error {
+	st := s.item(idx)
+	if st.started {
+		return nil
+	}
+	st.started = true
+	s.sawTool = true
+	key := respKey(idx, 0)
+	s.opened(key, canonical.BlockToolUse, st)
+	_, cont := s.a.ToolStart(key, it.CallID, it.Name)
+	return keepGoing(cont)
+}
+
+func (s *respState) toolArgs(idx int, delta string) error {
+	st := s.item(idx)
+	if !st.started {
+		return adapters.InvalidResponse(s.provider, nil, "function call arguments for output %d before its function_call item", idx)
+	}
+	st.argsSeen = true
+	cont, err := s.a.ToolInputDelta(respKey(idx, 0), delta)
+	if err != nil {
+		return adapters.InvalidResponse(s.provider, err, "function call arguments for output %d after another block began", idx)
+	}
+	return keepGoing(cont)
+}
+
+func (s *respState) end(key int) error {
+	s.t.end(key)
+	return keepGoing(s.a.EndBlock(key))
+}
+
+// added handles response.output_item.added.
+func (s *respState) added(idx int, it *respItem) error {
+	st := s.item(idx)
+	st.typ, st.id = it.Type, it.ID
+	switch it.Type {
+	case "function_call":
+		if err := s.toolStart(idx, it); err != nil {
+			return err
+		}
+		if it.Arguments != "" {
+			return s.toolArgs(idx, it.Arguments)
+		}
+	case "reasoning":
+		if it.EncryptedContent != "" {
+			st.sig = it.EncryptedContent
+		}
+	}
+	return nil
+}
+
+// itemDone handles response.output_item.done, and every item of a
+// non-streamed body: it emits whatever the stream did not deliver as
+// deltas, then closes the item's blocks.
+func (s *respState) itemDone(idx int, it *respItem) error {
+	st := s.item(idx)
+	if st.done {
+		return nil
+	}
+	if st.typ == "" {
+		st.typ, st.id = it.Type, it.ID
+	}
+	switch it.Type {
+	case "reasoning":
+		if len(st.parts) == 0 {
+			for si, p := range it.Summary {
+				if err := s.summaryText(idx, si, p.Text); err != nil {
+					return err
+				}
+			}
+		}
+		sig := it.EncryptedContent
+		if sig == "" {
+			sig = st.sig
+		}
+		key := respKey(idx, 0)
+		if sig != "" {
+			s.opened(key, canonical.BlockThinking, st)
+			if !s.a.ThinkingSignature(key, sig) {
+				return errStopped
+			}
+		}
+		if st.block >= 0 && len(st.parts) > 1 && st.id != "" {
+			ri := s.raw.Items[itoa(st.block)]
+			ri.Summary = st.parts
+			s.raw.Items[itoa(st.block)] = ri
+		}
+		if err := s.end(key); err != nil {
+			return err
+		}
+	case "message":
+		for ci, p := range it.Content {
+			if st.partStreamed(ci) {
+				continue
+			}
+			text := p.Text
+			if p.Type == "refusal" {
+				text = p.Refusal
+				s.refusal = s.refusal || text != ""
+			}
+			if err := s.text(idx, ci, text); err != nil {
+				return err
+			}
+		}
+		for _, ci := range st.streamed {
+			if err := s.end(respKey(idx, ci)); err != nil {
+				return err
+			}
+		}
+	case "function_call":
+		if err := s.toolStart(idx, it); err != nil {
+			return err
+		}
+		key := respKey(idx, 0)
+		if !st.argsSeen && it.Arguments != "" {
+			if err := s.toolArgs(idx, it.Arguments); err != nil {
+				return err
+			}
+		}
+		if it.Arguments != "" {
+			s.a.ToolInputFinal(key, json.RawMessage(it.Arguments))
+		}
+		if err := s.end(key); err != nil {
+			return err
+		}
+	}
+	st.done = true
+	return nil
+}
+
+// finish completes the message from a final response object (the
+// response of response.completed / response.incomplete, or a body).
+func (s *respState) finish(r *respResponse) error {
+	if r.ID != "" {
+		s.raw.ResponseID = r.ID
+	}
+	if r.Status == "failed" {
+		return s.failed(r)
+	}
+	for i := range r.Output {
+		if err := s.itemDone(i, &r.Output[i]); err != nil {
+			return err
+		}
+	}
+	var stop canonical.StopReason
+	providerStop := r.Status
+	switch r.Status {
+	case "completed":
+		switch {
+		case s.sawTool:
+			stop = canonical.StopToolUse
+		case s.refusal:
+			stop = canonical.StopContentFilter
+		default:
+			stop = canonical.StopEndTurn
+		}
+	case "incomplete":
+		reason := ""
+		if r.IncompleteDetails != nil {
+			reason = r.IncompleteDetails.Reason
+		}
+		providerStop = reason
+		switch reason {
+		case "max_output_tokens":
+			stop = canonical.StopMaxTokens
+		case "content_filter":
+			stop = canonical.StopContentFilter
+		default:
+			ae := adapters.InvalidResponse(s.provider, nil, "response incomplete for unknown reason %q", reason)
+			ae.Code = canonical.CodeUnknownFinishReason
+			return ae
+		}
+	default:
+		return adapters.InvalidResponse(s.provider, nil, "response has status %q, not a final state", r.Status)
+	}
+	if r.Usage != nil {
+		if err := keepGoing(s.a.UsageUpdate(r.Usage.canonical())); err != nil {
+			return err
+		}
+	}
+	if s.raw.ResponseID != "" || len(s.raw.Items) > 0 {
+		raw, err := json.Marshal(s.raw)
+		if err == nil {
+			s.a.SetProviderRaw(raw)
+		}
+	}
+	s.a.Finish(stop, providerStop)
+	return nil
+}
+
+func (s *respState) failed(r *respResponse) error {
+	e := apiError{Message: "response failed"}
+	if r.Error != nil {
+		e = *r.Error
+	}
+	return s.providerError(e)
+}
+
+func (s *respState) providerError(e apiError) *canonical.AdapterError {
+	ae := classifyAPIError(0, e)
+	ae.Provider = s.provider
+	ae.RetryAfter = retryHint(e.Message)
+	return ae
+}
+
+// handled reports whether the stream decoder uses events of type t.
+func handled(t []byte) bool {
+	switch string(t) {
+	case "response.created", "response.in_progress",
+		"response.output_item.added", "response.output_item.done",
+		"response.output_text.delta", "response.output_text.done",
+		"response.refusal.delta", "response.refusal.done",
+		"response.function_call_arguments.delta", "response.function_call_arguments.done",
+		"response.reasoning_summary_part.added",
+		"response.reasoning_summary_text.delta", "response.reasoning_summary_text.done",
+		"response.completed", "response.incomplete", "response.failed", "error":
+		return true
+	}
+	return false
+}
+
+// peekType returns the value of a leading "type" member without decoding
+// the event (OpenAI writes it first), or nil.
+func peekType(data []byte) []byte {
+	const prefix = `{"type":"`
+	if !bytes.HasPrefix(data, []byte(prefix)) {
+		return nil
+	}
+	rest := data[len(prefix):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return nil
+	}
+	return rest[:end]
+}
+
+// DecodeStream reads a Responses SSE stream into a. It returns nil once
+// it has finished the message, nil without finishing when the stream is
+// truncated, the classified *AdapterError for error events and
+// response.failed, an invalid_response error naming the event for
+// malformed JSON, and the read error when the body fails.
+func (d responsesDialect) DecodeStream(body io.Reader, a *adapters.Assembler) error {
+	s := newRespState(d.provider, a)
+	r := adapters.NewSSEReader(body)
+	var ev respEvent
+	var head struct {
+		Type string `json:"type"`
+	}
+	var js eventDecoder
+	for n := 1; ; n++ {
+		sse, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("responses stream event %d: %w", n, err)
+		}
+		data := bytes.TrimSpace(sse.Data)
+		if len(data) == 0 {
+			continue // an empty keep-alive event
+		}
+		typ := peekType(data)
+		if typ == nil {
+			head.Type = ""
+			if err := js.decode(data, &head); err != nil {
+				return malformed(d.provider, err, "responses stream event %d", n)
+			}
+			typ = []byte(head.Type)
+		}
+		if !handled(typ) {
+			continue
+		}
+		ev = respEvent{}
+		if err := js.decode(data, &ev); err != nil {
+			return malformed(d.provider, err, "responses stream event %d (%s)", n, typ)
+		}
+		done, err := s.event(typ, &ev, data)
+		if err == errStopped || done {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// event applies one stream event; done reports a finished message.
+func (s *respState) event(typ []byte, ev *respEvent, data []byte) (done bool, err error) {
+	if string(typ) != "error" {
+		if err := keepGoing(s.a.Start()); err != nil {
+			return false, err
+		}
+	}
+	switch string(typ) {
+	case "response.created", "response.in_progress":
+		if ev.Response != nil && ev.Response.ID != "" {
+			s.raw.ResponseID = ev.Response.ID
+		}
+	case "response.output_item.added":
+		if ev.Item != nil {
+			return false, s.added(ev.OutputIndex, ev.Item)
+		}
+	case "response.output_item.done":
+		if ev.Item != nil {
+			return false, s.itemDone(ev.OutputIndex, ev.Item)
+		}
+	case "response.output_text.delta":
+		return false, s.text(ev.OutputIndex, ev.ContentIndex, ev.Delta)
+	case "response.refusal.delta":
+		s.refusal = s.refusal || ev.Delta != ""
+		return false, s.text(ev.OutputIndex, ev.ContentIndex, ev.Delta)
+	case "response.output_text.done", "response.refusal.done":
+		text := ev.Text
+		if string(typ) == "response.refusal.done" {
+			text = ev.Refusal
+			s.refusal = s.refusal || text != ""
+		}
+		if !s.item(ev.OutputIndex).partStreamed(ev.ContentIndex) {
+			return false, s.text(ev.OutputIndex, ev.ContentIndex, text)
+		}
+	case "response.function_call_arguments.delta":
+		if ev.Delta != "" {
+			return false, s.toolArgs(ev.OutputIndex, ev.Delta)
+		}
+	case "response.function_call_arguments.done":
+		if ev.Arguments != "" {
+			s.a.ToolInputFinal(respKey(ev.OutputIndex, 0), json.RawMessage(ev.Arguments))
+		}
+	case "response.reasoning_summary_part.added":
+		return false, s.summaryPart(ev.OutputIndex, ev.SummaryIndex)
+	case "response.reasoning_summary_text.delta":
+		return false, s.summaryText(ev.OutputIndex, ev.SummaryIndex, ev.Delta)
+	case "response.reasoning_summary_text.done":
+		st := s.item(ev.OutputIndex)
+		if err := s.summaryPart(ev.OutputIndex, ev.SummaryIndex); err != nil {
+			return false, err
+		}
+		if st.parts[len(st.parts)-1] == 0 {
+			return false, s.summaryText(ev.OutputIndex, ev.SummaryIndex, ev.Text)
+		}
+	case "response.completed", "response.incomplete":
+		if ev.Response == nil {
+			return false, adapters.InvalidResponse(s.provider, nil, "%s event without a response", typ)
+		}
+		if err := s.finish(ev.Response); err != nil {
+			return false, err
+		}
+		return true, nil
+	case "response.failed":
+		if ev.Response == nil {
+			return false, s.providerError(apiError{Message: "response failed"})
+		}
+		return false, s.failed(ev.Response)
+	case "error":
+		return false, s.providerError(parseAPIError(data))
+	}
+	return false, nil
+}
+
+// DecodeBody reads a non-streamed Responses body (the response object)
+// into a through the same mapping, then finishes the message.
+func (d responsesDialect) DecodeBody(body []byte, a *adapters.Assembler) error {
+	s := newRespState(d.provider, a)
+	var r respResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return malformed(d.provider, err, "responses body")
+	}
+	if err := keepGoing(a.Start()); err != nil {
+		return nil
+	}
+	if err := s.finish(&r); err != nil && err != errStopped {
+		return err
+	}
+	return nil
+}

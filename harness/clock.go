@@ -1,0 +1,59 @@
+package harness
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// clockBase is the instant every run starts at, so that created_at and
+// Retry-After dates are the same on every run.
+var clockBase = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// fakeClock is the adapters' Clock in a run: Sleep returns at once,
+// advancing the time and recording the wait, so retry backoff never
+// waits. Tick gives the session's timestamps, one second apart.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	sleeps []time.Duration
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: clockBase} }
+
+// Now returns the clock's time.
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Tick advances the clock by a second and returns the new time.
+func (c *fakeClock) Tick() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(time.Second)
+	return c.now
+}
+
+// Sleep records d and advances the clock by it, failing only if ctx is
+// already done.
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sleeps = append(c.sleeps, d)
+	if d > 0 {
+		c.now = c.now.Add(d)
+	}
+	return nil
+}
+
+// Sleeps returns the recorded waits.
+func (c *fakeClock) Sleeps() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.sleeps...)
+}

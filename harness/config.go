@@ -1,0 +1,150 @@
+package harness
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/metis-llm/metis/adapters"
+)
+
+// Config configures Run and RunScenario. The zero value (with Factories
+// set) replays scenarios/ against cassettes/ and compares goldens/ from the
+// current directory. Every hook is a function field, so that recording,
+// fault injection and third-party adapters plug in without the harness
+// knowing about them.
+type Config struct {
+	// ScenarioDir is where Run loads scenarios from; default "scenarios".
+	// Scenarios, when set, is used instead.
+	ScenarioDir string
+	Scenarios   []*Scenario
+	// CassetteDir holds cassettes/<provider>/<scenario-id>.yaml for the
+	// default Transport; default "cassettes".
+	CassetteDir string
+	// GoldenDir holds goldens/<scenario-id>/<provider>/<model-name>/;
+	// default "goldens". NoGoldens skips golden comparison altogether (a
+	// third party certifying its adapter has none).
+	GoldenDir string
+	NoGoldens bool
+	// UpdateGoldens rewrites the golden files that differ (the CLI's
+	// --update); it is what the default Golden hook passes to
+	// CompareGolden.
+	UpdateGoldens bool
+
+	// Models keeps only matrix entries whose model is listed, by
+	// canonical id or by provider ("anthropic"). Tags keeps scenarios with
+	// at least one of the tags. IDs keeps scenarios whose id matches one of
+	// the path.Match globs ("tools/*"). Empty filters keep everything.
+	Models []string
+	Tags   []string
+	IDs    []string
+	// Shard and Shards split the selected runs: with Shards > 1, Run does
+	// only the runs whose position in the sorted selection is Shard modulo
+	// Shards (Shard counts from 0).
+	Shard, Shards int
+	// Parallel is how many runs go at once; 0 or 1 runs them in order.
+	Parallel int
+
+	// Registry resolves models to adapters; nil means
+	// adapters.DefaultRegistry().
+	Registry *adapters.Registry
+	// Factories builds adapters by registry type ("anthropic", "openai",
+	// "gemini", "openaicompat"). Required.
+	Factories map[string]adapters.Factory
+	// Getenv resolves the registry's api_key_env variables; nil gives
+	// every variable the fake key "sk-test-FAKE", which is all replay
+	// needs.
+	Getenv func(string) string
+	// Logger receives the adapters' and sessions' log entries; nil
+	// discards them.
+	Logger *slog.Logger
+
+	// Transport returns the HTTP transport under a run's adapter for
+	// provider (the registry adapter name, which is the model id's
+	// prefix). It is called lazily, at the first request to that
+	// provider, so a run that never reaches the wire needs no cassette.
+	// Nil means replay.Load of CassettePath(CassetteDir, sc, model,
+	// provider) with Pacing; the record tool plugs recording in here.
+	//
+	// After the run, a transport with an Unused() []*cassette.Interaction
+	// method has its unserved interactions reported as warnings, and one
+	// with a Finish(passed bool) error method is told how the run ended
+	// (a recorder saves its cassette then).
+	Transport func(provider string, sc *Scenario, model string) (http.RoundTripper, error)
+	// Pacing delays each replayed server-sent event (default Transport).
+	Pacing time.Duration
+	// SkipMissingCassettes turns a run whose cassette does not exist into
+	// a skip instead of a failure (go test does this until `record` has
+	// run).
+	SkipMissingCassettes bool
+
+	// Faults builds the transport for an inject step: it wraps next (the
+	// provider's transport) to apply spec, the step's mapping as written,
+	// to every HTTP attempt of the next call step. Nil makes inject steps
+	// fail with "fault injection not available".
+	Faults func(spec map[string]any, next http.RoundTripper) (http.RoundTripper, error)
+
+	// BeforeCall, when set, is called before each model call goes out
+	// (twice for a call with both: true, Stream telling which). The record
+	// tool scripts the emulator's reply from CallInfo.Step.Call.Reply
+	// here. An error fails the step.
+	BeforeCall func(ctx context.Context, c CallInfo) error
+
+	// Golden compares got with the golden file at path and returns a
+	// (-want +got) diff, "" when they match. Nil means
+	// CompareGolden(path, got, UpdateGoldens); go test plugs goldie in.
+	Golden func(path string, got []byte) (diff string, err error)
+
+	// RunTimeout bounds one scenario run in wall time, so that a broken
+	// transport cannot hang the suite; default 2 minutes.
+	RunTimeout time.Duration
+}
+
+// CallInfo describes a model call about to be made.
+type CallInfo struct {
+	Scenario *Scenario
+	// Model is the run's matrix model; CallModel the model this call goes
+	// to (after swaps and per-call overrides) and Provider its provider.
+	Model     string
+	CallModel string
+	Provider  string
+	Step      *Step
+	// Stream says whether this request streams.
+	Stream bool
+}
+
+func (c *Config) cassetteDir() string { return or(c.CassetteDir, "cassettes") }
+func (c *Config) goldenDir() string   { return or(c.GoldenDir, "goldens") }
+func (c *Config) scenarioDir() string { return or(c.ScenarioDir, "scenarios") }
+
+func (c *Config) runTimeout() time.Duration {
+	if c.RunTimeout > 0 {
+		return c.RunTimeout
+	}
+	return 2 * time.Minute
+}
+
+func (c *Config) getenv(name string) string {
+	if c.Getenv != nil {
+		return c.Getenv(name)
+	}
+	return FakeKey
+}
+
+// FakeKey is the API key replay runs use.
+const FakeKey = "sk-test-FAKE"
+
+func (c *Config) logger() *slog.Logger {
+	if c.Logger != nil {
+		return c.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

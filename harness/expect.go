@@ -1,0 +1,200 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/metis-llm/metis/canonical"
+)
+
+// outcome is what one call step produced.
+type outcome struct {
+	stream    bool
+	cancelled bool
+	events    []canonical.StreamEvent
+	resp      *canonical.Response
+	err       error
+	attempts  int
+}
+
+// Check names of call expectations.
+const (
+	CheckError      = "error"
+	CheckStopReason = "stop_reason"
+	CheckBlocks     = "blocks"
+	CheckAttempts   = "attempts"
+	CheckEvents     = "events"
+	CheckText       = "text_contains"
+	CheckTextMatch  = "text_matches"
+	CheckStream     = "stream_invariants"
+	CheckBoth       = "stream_vs_complete"
+	CheckRefused    = "refused"
+)
+
+// expectCall checks a call's outcome against e (which may be nil: the call
+// must then succeed).
+func expectCall(e *Expect, o *outcome) []Check {
+	if e == nil {
+		e = &Expect{}
+	}
+	checks := []Check{expectError(e.Error, o.err)}
+	if e.StopReason != "" {
+		c := Check{Name: CheckStopReason, OK: o.resp != nil && o.resp.StopReason == e.StopReason}
+		if !c.OK {
+			c.Message = fmt.Sprintf("stop_reason %s, want %s", stopOf(o.resp), e.StopReason)
+		}
+		checks = append(checks, c)
+	}
+	if e.Blocks != nil {
+		checks = append(checks, expectBlocks(e.Blocks, o.resp))
+	}
+	if e.Attempts != nil {
+		c := Check{Name: CheckAttempts, OK: o.attempts == *e.Attempts}
+		if !c.OK {
+			c.Message = fmt.Sprintf("%d HTTP attempt(s), want %d", o.attempts, *e.Attempts)
+		}
+		checks = append(checks, c)
+	}
+	if e.Events != nil {
+		checks = append(checks, expectEvents(e.Events, o.events))
+	}
+	text := ""
+	if o.resp != nil {
+		text = o.resp.Content.Text()
+	}
+	for _, want := range e.TextContains {
+		c := Check{Name: CheckText, OK: strings.Contains(text, want)}
+		if !c.OK {
+			c.Message = fmt.Sprintf("response text %q does not contain %q", clip(text), want)
+		}
+		checks = append(checks, c)
+	}
+	if e.TextMatches != nil {
+		c := Check{Name: CheckTextMatch, OK: e.TextMatches.MatchString(text)}
+		if !c.OK {
+			c.Message = fmt.Sprintf("response text %q does not match %s", clip(text), e.TextMatches)
+		}
+		checks = append(checks, c)
+	}
+	return checks
+}
+
+// expectError checks err against want; nil want means no error.
+func expectError(want *ExpectError, err error) Check {
+	c := Check{Name: CheckError, OK: true}
+	switch {
+	case want == nil && err != nil:
+		c.OK, c.Message = false, "unexpected error: "+err.Error()
+	case want != nil && err == nil:
+		c.OK, c.Message = false, fmt.Sprintf("succeeded, want an error of class %s", want.Class)
+	case want != nil:
+		class, code := canonical.ClassOf(err), canonical.CodeOf(err)
+		if class != want.Class || (want.Code != "" && code != want.Code) {
+			c.OK = false
+			c.Message = fmt.Sprintf("error %s/%s, want %s/%s: %v", class, orDash(code), want.Class, orDash(want.Code), err)
+		}
+	}
+	return c
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func stopOf(r *canonical.Response) string {
+	if r == nil {
+		return "(no response)"
+	}
+	return string(r.StopReason)
+}
+
+func expectBlocks(want []ExpectBlock, resp *canonical.Response) Check {
+	c := Check{Name: CheckBlocks, OK: true}
+	var got canonical.Blocks
+	if resp != nil {
+		got = resp.Content
+	}
+	var problems []string
+	if len(got) != len(want) {
+		problems = append(problems, fmt.Sprintf("%d block(s), want %d", len(got), len(want)))
+	}
+	for i := 0; i < min(len(got), len(want)); i++ {
+		w, g := want[i], got[i]
+		if g.Type() != w.Type {
+			problems = append(problems, fmt.Sprintf("block %d is %s, want %s", i, g.Type(), w.Type))
+			continue
+		}
+		tu, ok := g.(canonical.ToolUseBlock)
+		if !ok {
+			continue
+		}
+		if w.Name != "" && tu.Name != w.Name {
+			problems = append(problems, fmt.Sprintf("block %d calls %s, want %s", i, tu.Name, w.Name))
+		}
+		if w.Input != nil && !jsonEqual(tu.Input, w.Input) {
+			problems = append(problems, fmt.Sprintf("block %d input %s, want %s", i, compactJSON(tu.Input), compactJSON(w.Input)))
+		}
+	}
+	if len(problems) > 0 {
+		c.OK = false
+		c.Message = strings.Join(problems, "; ") + " (got " + describeBlocks(got) + ")"
+	}
+	return c
+}
+
+func describeBlocks(bs canonical.Blocks) string {
+	parts := make([]string, len(bs))
+	for i, b := range bs {
+		parts[i] = string(b.Type())
+		if tu, ok := b.(canonical.ToolUseBlock); ok {
+			parts[i] += "(" + tu.Name + ")"
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func expectEvents(want map[canonical.EventType]int, events []canonical.StreamEvent) Check {
+	c := Check{Name: CheckEvents, OK: true}
+	got := map[canonical.EventType]int{}
+	for _, ev := range events {
+		got[ev.Type]++
+	}
+	types := make([]string, 0, len(want))
+	for t := range want {
+		types = append(types, string(t))
+	}
+	slices.Sort(types)
+	var problems []string
+	for _, t := range types {
+		et := canonical.EventType(t)
+		if got[et] != want[et] {
+			problems = append(problems, fmt.Sprintf("%d %s, want %d", got[et], t, want[et]))
+		}
+	}
+	if len(problems) > 0 {
+		c.OK, c.Message = false, strings.Join(problems, "; ")
+	}
+	return c
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return string(a) == string(b)
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+func clip(s string) string {
+	const n = 120
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,246 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/internal/textdiff"
+)
+
+// Golden file names in a run's golden directory.
+const (
+	GoldenTranscript = "transcript.json"
+	GoldenRequests   = "requests.json"
+	GoldenEvents     = "events.json"
+)
+
+// ErrNoGolden is wrapped by CompareGolden's error when the golden file
+// does not exist and update is false.
+var ErrNoGolden = errors.New("no golden file")
+
+// GoldenDiff is the one comparison behind every golden check, in go test
+// (through goldie) and in the CLI: a (-want +got) line diff, "" when want
+// and got are byte-equal.
+func GoldenDiff(want, got []byte) string {
+	if bytes.Equal(want, got) {
+		return ""
+	}
+	return textdiff.Diff(string(want), string(got))
+}
+
+// CompareGolden compares got with the golden file at path. It returns the
+// (-want +got) diff, "" when they match. With update, a file that differs
+// or is missing is rewritten (atomically, creating directories) and the
+// diff is "": update never fails a comparison. Without update, a missing
+// file gives the whole of got as the diff and an error wrapping
+// ErrNoGolden.
+func CompareGolden(path string, got []byte, update bool) (diff string, err error) {
+	want, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if !update {
+			return GoldenDiff(nil, got), fmt.Errorf("%w %s", ErrNoGolden, path)
+		}
+	case err != nil:
+		return "", fmt.Errorf("reading golden: %w", err)
+	default:
+		diff = GoldenDiff(want, got)
+		if diff == "" || !update {
+			return diff, nil
+		}
+	}
+	return "", writeAtomic(path, got)
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory, so a failure never leaves half a file.
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("writing golden: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("writing golden: %w", err)
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing golden %s: %w", path, err)
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing golden %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing golden %s: %w", path, err)
+	}
+	return nil
+}
+
+// normalizer renumbers the ids that differ between runs, in order of
+// first appearance across every file of a run: canonical tool ids
+// (tu_<ULID> → tu_1), request ids (req_<ULID> → req_1) and bare ULIDs
+// such as message ids (→ msg_1).
+type normalizer struct {
+	seen  map[string]string
+	count map[string]int
+}
+
+var ulidPattern = regexp.MustCompile(`\b(?:(tu|req)_)?[0-9A-HJKMNP-TV-Z]{26}\b`)
+
+func newNormalizer() *normalizer {
+	return &normalizer{seen: map[string]string{}, count: map[string]int{}}
+}
+
+func (n *normalizer) apply(b []byte) []byte {
+	return ulidPattern.ReplaceAllFunc(b, func(id []byte) []byte {
+		if r, ok := n.seen[string(id)]; ok {
+			return []byte(r)
+		}
+		prefix, _, found := strings.Cut(string(id), "_")
+		if !found {
+			prefix = "msg"
+		}
+		n.count[prefix]++
+		r := prefix + "_" + strconv.Itoa(n.count[prefix])
+		n.seen[string(id)] = r
+		return []byte(r)
+	})
+}
+
+// encodeIndented is json.MarshalIndent without HTML escaping, ending in a
+// newline.
+func encodeIndented(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// transcriptJSON renders the session's messages with latency zeroed:
+// created_at is already fixed by the run's clock.
+func transcriptJSON(msgs []canonical.Message) ([]byte, error) {
+	out := make([]canonical.Message, len(msgs))
+	for i, m := range msgs {
+		if m.Metadata.Usage != nil {
+			u := *m.Metadata.Usage
+			u.LatencyMS = 0
+			m.Metadata.Usage = &u
+		}
+		out[i] = m
+	}
+	return encodeIndented(out)
+}
+
+// wireRequest is one HTTP request as requests.json records it.
+type wireRequest struct {
+	Provider string          `json:"provider"`
+	Method   string          `json:"method"`
+	Path     string          `json:"path"`
+	Body     json.RawMessage `json:"body,omitempty"`
+}
+
+func requestsJSON(reqs []wireRequest) ([]byte, error) {
+	if reqs == nil {
+		reqs = []wireRequest{}
+	}
+	return encodeIndented(reqs)
+}
+
+// traceLine is one line of events.json: a stream event, a non-streamed
+// response, an HTTP attempt or a call's error.
+type traceLine struct {
+	Step       int                   `json:"step"`
+	Type       string                `json:"type"`
+	Index      *int                  `json:"index,omitempty"`
+	Model      string                `json:"model,omitempty"`
+	Text       string                `json:"text,omitempty"`
+	Signature  string                `json:"signature,omitempty"`
+	ToolUseID  string                `json:"tool_use_id,omitempty"`
+	ToolName   string                `json:"tool_name,omitempty"`
+	Partial    string                `json:"partial_json,omitempty"`
+	Input      json.RawMessage       `json:"final_input,omitempty"`
+	StopReason canonical.StopReason  `json:"stop_reason,omitempty"`
+	Usage      *canonical.TokenUsage `json:"usage,omitempty"`
+	Attempt    int                   `json:"attempt,omitempty"`
+	Status     int                   `json:"status,omitempty"`
+	WaitMS     int64                 `json:"wait_ms,omitempty"`
+	Backoff    bool                  `json:"backoff,omitempty"`
+	Class      canonical.ErrorClass  `json:"class,omitempty"`
+	Code       string                `json:"code,omitempty"`
+}
+
+func eventLine(step int, ev canonical.StreamEvent) traceLine {
+	l := traceLine{Step: step, Type: string(ev.Type)}
+	switch ev.Type {
+	case canonical.EventMessageStart:
+		l.Model = ev.Model
+	case canonical.EventTextDelta, canonical.EventThinkingDelta:
+		l.Index, l.Text, l.Signature = intp(ev.Index), ev.Text, ev.Signature
+	case canonical.EventToolUseStart:
+		l.Index, l.ToolUseID, l.ToolName = intp(ev.Index), ev.ToolUseID, ev.ToolName
+	case canonical.EventToolUseInput:
+		l.Index, l.ToolUseID, l.Partial = intp(ev.Index), ev.ToolUseID, ev.PartialJSON
+	case canonical.EventToolUseEnd:
+		l.Index, l.ToolUseID = intp(ev.Index), ev.ToolUseID
+		l.Input = compactJSON(ev.FinalInput)
+	case canonical.EventUsageUpdate:
+		l.Usage = ev.Usage
+	case canonical.EventMessageComplete:
+		if ev.Response != nil {
+			l.StopReason = ev.Response.StopReason
+			u := ev.Response.Usage
+			l.Usage = &u
+		}
+	}
+	return l
+}
+
+func intp(i int) *int { return &i }
+
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	c, err := canonical.CanonicalJSON(raw)
+	if err != nil {
+		return json.RawMessage(strconv.Quote(string(raw)))
+	}
+	return c
+}
+
+// eventsJSON renders the trace as a JSON array with one line per entry.
+func eventsJSON(lines []traceLine) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString("[")
+	for i, l := range lines {
+		var one bytes.Buffer
+		enc := json.NewEncoder(&one)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(l); err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString("\n  ")
+		buf.Write(bytes.TrimRight(one.Bytes(), "\n"))
+	}
+	buf.WriteString("\n]\n")
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,35 @@
+package harness_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/scenarios"
+)
+
+// TestGoldensAreByteStable writes goldens from one emulated run of the
+// suite and compares a second, independent run against them: ids, times
+// and latencies must all be normalized away.
+func TestGoldensAreByteStable(t *testing.T) {
+	scs, err := harness.LoadFS(scenarios.FS)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	for _, update := range []bool{true, false} {
+		for _, p := range harness.Select(scs, harness.Config{}) {
+			cfg := emulated(t)
+			cfg.NoGoldens, cfg.GoldenDir, cfg.UpdateGoldens = false, dir, update
+			res := harness.RunScenario(context.Background(), cfg, p.Scenario, p.Model)
+			for _, f := range res.Findings {
+				t.Log(f)
+			}
+			assert.Contains(t, []harness.Status{harness.StatusPass, harness.StatusSkip}, res.Status, "%s (update=%v): %s", res.Name(), update, res.Reason)
+		}
+	}
+	if testing.Verbose() {
+		t.Log(dir)
+	}
+}

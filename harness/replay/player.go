@@ -1,0 +1,251 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+)
+
+// ErrNoCassette is wrapped by Load's error when the cassette file does not
+// exist.
+var ErrNoCassette = errors.New("no cassette")
+
+// Player replays one cassette as an http.RoundTripper. It is safe for
+// concurrent use; concurrent identical requests are served in recorded
+// order, each once.
+type Player struct {
+	file    string
+	pace    time.Duration
+	headers []string
+
+	mu           sync.Mutex
+	interactions []*cassette.Interaction
+	texts        []string         // canonical request text per interaction
+	queues       map[string][]int // canonical text → unserved interaction indexes, in order
+	served       []bool
+}
+
+// Load reads the cassette at path (with or without its ".yaml" suffix)
+// and returns a Player for it. A missing file is an error wrapping
+// ErrNoCassette that names the file.
+func Load(path string, opts ...Option) (*Player, error) {
+	name := strings.TrimSuffix(path, ".yaml")
+	c, err := cassette.Load(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w %s", ErrNoCassette, name+".yaml")
+		}
+		return nil, fmt.Errorf("loading cassette %s: %w", name+".yaml", err)
+	}
+	return New(c, opts...)
+}
+
+// New returns a Player for a cassette already in memory. Interactions
+// whose recorded URL does not parse are an error.
+func New(c *cassette.Cassette, opts ...Option) (*Player, error) {
+	p := &Player{file: c.File, headers: DefaultHeaders, queues: map[string][]int{}}
+	for _, o := range opts {
+		o.apply(p)
+	}
+	p.interactions = c.Interactions
+	p.texts = make([]string, len(c.Interactions))
+	p.served = make([]bool, len(c.Interactions))
+	for i, in := range c.Interactions {
+		u, err := url.Parse(in.Request.URL)
+		if err != nil {
+			return nil, fmt.Errorf("cassette %s: interaction %d: bad URL %q: %w", c.File, in.ID, in.Request.URL, err)
+		}
+		text := Canonical(in.Request.Method, u, in.Request.Headers, []byte(in.Request.Body), p.headers)
+		p.texts[i] = text
+		p.queues[text] = append(p.queues[text], i)
+	}
+	return p, nil
+}
+
+// File is the cassette's file name.
+func (p *Player) File() string { return p.file }
+
+// RoundTrip serves the first unserved interaction matching req. It reads
+// and closes req's body. The response's body honours req's context: once
+// the context is done, reads fail with its error.
+func (p *Player) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		var err error
+		body, err = io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("replay: reading request body: %w", err)
+		}
+	}
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+	text := Canonical(req.Method, req.URL, req.Header, body, p.headers)
+	p.mu.Lock()
+	q := p.queues[text]
+	if len(q) == 0 {
+		err := p.mismatch(req, text)
+		p.mu.Unlock()
+		return nil, err
+	}
+	i := q[0]
+	p.queues[text] = q[1:]
+	p.served[i] = true
+	in := p.interactions[i]
+	p.mu.Unlock()
+	return p.response(req, in), nil
+}
+
+func (p *Player) response(req *http.Request, in *cassette.Interaction) *http.Response {
+	r := in.Response
+	h := r.Headers.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	data := []byte(r.Body)
+	chunks := [][]byte{data}
+	length := int64(len(data))
+	if isEventStream(h.Get("Content-Type")) {
+		chunks = SplitEvents(data)
+		length = -1
+		h.Del("Content-Length")
+	} else {
+		h.Set("Content-Length", strconv.Itoa(len(data)))
+	}
+	status := r.Status
+	if status == "" {
+		status = fmt.Sprintf("%d %s", r.Code, http.StatusText(r.Code))
+	}
+	proto, major, minor := r.Proto, r.ProtoMajor, r.ProtoMinor
+	if proto == "" {
+		proto, major, minor = "HTTP/1.1", 1, 1
+	}
+	return &http.Response{
+		Status:        status,
+		StatusCode:    r.Code,
+		Proto:         proto,
+		ProtoMajor:    major,
+		ProtoMinor:    minor,
+		Header:        h,
+		Body:          newEventBody(req.Context(), chunks, p.pace),
+		ContentLength: length,
+		Request:       req,
+	}
+}
+
+func isEventStream(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "text/event-stream"
+}
+
+// Unused returns the interactions never served, in recorded order.
+func (p *Player) Unused() []*cassette.Interaction {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []*cassette.Interaction
+	for i, in := range p.interactions {
+		if !p.served[i] {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// MismatchError reports a request no unserved interaction matches.
+type MismatchError struct {
+	// Cassette is the cassette's file name.
+	Cassette string
+	// Method and URL identify the request.
+	Method, URL string
+	// Nearest is the ID of the most similar unserved interaction, -1
+	// when there is none.
+	Nearest int
+	// Exhausted counts interactions that matched but were already served.
+	Exhausted int
+	// Diff is a (-want +got) line diff of the nearest interaction's
+	// canonical request against this one's.
+	Diff string
+}
+
+// Error explains the mismatch and includes the diff.
+func (e *MismatchError) Error() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "replay: %s: no unserved interaction matches %s %s", e.Cassette, e.Method, e.URL)
+	if e.Exhausted > 0 {
+		fmt.Fprintf(&sb, " (%d identical recorded request(s) were already served; each is served once)", e.Exhausted)
+	}
+	if e.Nearest < 0 {
+		sb.WriteString("; every interaction has been served")
+		return sb.String()
+	}
+	fmt.Fprintf(&sb, "; nearest is interaction %d (-want +got):\n%s", e.Nearest, e.Diff)
+	return sb.String()
+}
+
+// mismatch builds the error for text; p.mu is held.
+func (p *Player) mismatch(req *http.Request, text string) error {
+	e := &MismatchError{Cassette: p.file, Method: req.Method, URL: redactURL(req.URL), Nearest: -1}
+	for i, t := range p.texts {
+		if t == text && p.served[i] {
+			e.Exhausted++
+		}
+	}
+	head := firstLine(text)
+	best, bestScore := -1, 0
+	for i, t := range p.texts {
+		if p.served[i] {
+			continue
+		}
+		score := changedLines(diffOf(t, text))
+		if firstLine(t) != head {
+			score += 1 << 20 // prefer the same method and path
+		}
+		if best < 0 || score < bestScore {
+			best, bestScore = i, score
+		}
+	}
+	if best >= 0 {
+		e.Nearest = p.interactions[best].ID
+		e.Diff = diffOf(p.texts[best], text)
+	}
+	return e
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func changedLines(diff string) int {
+	n := 0
+	for _, line := range strings.Split(diff, "\n") {
+		if strings.HasPrefix(line, "+") || strings.HasPrefix(line, "-") {
+			n++
+		}
+	}
+	return n
+}
+
+// redactURL drops the query's key parameter from error messages.
+func redactURL(u *url.URL) string {
+	c := *u
+	q := c.Query()
+	if q.Has("key") {
+		q.Set("key", "REDACTED")
+		c.RawQuery = q.Encode()
+	}
+	return c.String()
+}
+
+var _ http.RoundTripper = (*Player)(nil)

@@ -1,0 +1,137 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Status is the outcome of a run or a step.
+type Status string
+
+// Outcomes.
+const (
+	StatusPass Status = "pass"
+	StatusFail Status = "fail"
+	StatusSkip Status = "skip"
+)
+
+// Result is the outcome of Run: one ScenarioResult per scenario × model,
+// sorted by scenario id and then matrix order.
+type Result struct {
+	Runs     []ScenarioResult `json:"runs"`
+	Duration time.Duration    `json:"duration_ns"`
+}
+
+// Counts returns how many runs passed, failed and were skipped.
+func (r *Result) Counts() (passed, failed, skipped int) {
+	for _, run := range r.Runs {
+		switch run.Status {
+		case StatusPass:
+			passed++
+		case StatusFail:
+			failed++
+		case StatusSkip:
+			skipped++
+		}
+	}
+	return
+}
+
+// Failed reports whether any run failed.
+func (r *Result) Failed() bool {
+	_, failed, _ := r.Counts()
+	return failed > 0
+}
+
+// Summary lists each failed or skipped run with its reason and ends with
+// the line "N passed, N failed, N skipped".
+func (r *Result) Summary() string {
+	var sb strings.Builder
+	for _, run := range r.Runs {
+		switch run.Status {
+		case StatusFail:
+			fmt.Fprintf(&sb, "FAIL %s [%s]: %s\n", run.ID, run.Model, firstLine(run.Reason))
+		case StatusSkip:
+			fmt.Fprintf(&sb, "SKIP %s [%s]: %s\n", run.ID, run.Model, firstLine(run.Reason))
+		}
+	}
+	p, f, s := r.Counts()
+	fmt.Fprintf(&sb, "%d passed, %d failed, %d skipped", p, f, s)
+	return sb.String()
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// ScenarioResult is the outcome of one scenario run on one matrix model.
+type ScenarioResult struct {
+	ID    string   `json:"id"`
+	Title string   `json:"title"`
+	File  string   `json:"file"`
+	Model string   `json:"model"`
+	Tags  []string `json:"tags,omitempty"`
+	// Status is fail when a step failed or a finding has level error.
+	Status Status `json:"status"`
+	// Reason says why the run failed or was skipped.
+	Reason   string        `json:"reason,omitempty"`
+	Steps    []StepResult  `json:"steps"`
+	Findings []Finding     `json:"findings,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+	// Sleeps are the backoff waits the adapters asked the clock for, in
+	// order; the fake clock returns at once.
+	Sleeps []time.Duration `json:"sleeps_ns,omitempty"`
+}
+
+// Name is "id [model]".
+func (r *ScenarioResult) Name() string { return r.ID + " [" + r.Model + "]" }
+
+// StepResult is the outcome of one step.
+type StepResult struct {
+	Index  int      `json:"index"`
+	Kind   StepKind `json:"kind"`
+	Pos    Pos      `json:"pos"`
+	Status Status   `json:"status"`
+	// Error is the failure that stopped the step, if any.
+	Error  string  `json:"error,omitempty"`
+	Checks []Check `json:"checks,omitempty"`
+}
+
+// Check is one verified property of a step: an expectation, the stream
+// invariants, the stream-versus-complete comparison.
+type Check struct {
+	Name    string `json:"name"`
+	OK      bool   `json:"ok"`
+	Message string `json:"message,omitempty"`
+}
+
+// Finding levels.
+const (
+	LevelError = "error"
+	LevelWarn  = "warn"
+)
+
+// Finding is a problem found in a run: a stream invariant violation
+// (ID "stream/<rule>"), a golden difference ("golden/<file>", Diff set),
+// an unused cassette interaction ("cassette/unused"), ...
+type Finding struct {
+	ID    string `json:"id"`
+	Level string `json:"level"`
+	// Step is the step's index, -1 for the run as a whole.
+	Step    int    `json:"step"`
+	Message string `json:"message"`
+	Diff    string `json:"diff,omitempty"`
+}
+
+func (f Finding) String() string {
+	s := fmt.Sprintf("%s %s: %s", f.Level, f.ID, f.Message)
+	if f.Step >= 0 {
+		s = fmt.Sprintf("step %d: %s", f.Step+1, s)
+	}
+	if f.Diff != "" {
+		s += "\n" + f.Diff
+	}
+	return s
+}

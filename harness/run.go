@@ -1,0 +1,252 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/session"
+)
+
+// Run loads (or takes) the scenarios, lints them, selects the scenario ×
+// model runs cfg's filters and shard keep, and runs them. The error is
+// non-nil only when the suite could not run (scenarios that fail to load
+// or lint, a registry that fails); failed runs are in the Result.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	start := time.Now()
+	reg, err := cfg.registry()
+	if err != nil {
+		return nil, err
+	}
+	cfg.Registry = reg
+	scs := cfg.Scenarios
+	if scs == nil {
+		if scs, err = LoadDir(cfg.scenarioDir()); err != nil {
+			return nil, err
+		}
+	}
+	if errs := Lint(scs, reg); errs != nil {
+		return nil, errs
+	}
+	pairs := Select(scs, cfg)
+	res := &Result{Runs: make([]ScenarioResult, len(pairs))}
+	par := max(cfg.Parallel, 1)
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for i, p := range pairs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res.Runs[i] = RunScenario(ctx, cfg, p.Scenario, p.Model)
+		}()
+	}
+	wg.Wait()
+	res.Duration = time.Since(start)
+	return res, nil
+}
+
+// Pair is one run: a scenario and a model of its matrix.
+type Pair struct {
+	Scenario *Scenario
+	Model    string
+}
+
+// Select returns the runs cfg's Tags, IDs, Models, Shard and Shards keep,
+// sorted by scenario id and then matrix order.
+func Select(scs []*Scenario, cfg Config) []Pair {
+	sorted := slices.Clone(scs)
+	slices.SortStableFunc(sorted, func(a, b *Scenario) int { return strings.Compare(a.ID, b.ID) })
+	var out []Pair
+	for _, sc := range sorted {
+		if !matchTags(sc, cfg.Tags) || !matchIDs(sc, cfg.IDs) {
+			continue
+		}
+		for _, m := range sc.Models {
+			if matchModel(m, cfg.Models) {
+				out = append(out, Pair{Scenario: sc, Model: m})
+			}
+		}
+	}
+	if cfg.Shards > 1 {
+		var shard []Pair
+		for i, p := range out {
+			if i%cfg.Shards == cfg.Shard {
+				shard = append(shard, p)
+			}
+		}
+		out = shard
+	}
+	return out
+}
+
+func matchTags(sc *Scenario, tags []string) bool {
+	if len(tags) == 0 {
+		return true
+	}
+	for _, t := range tags {
+		if slices.Contains(sc.Tags, t) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchIDs(sc *Scenario, globs []string) bool {
+	if len(globs) == 0 {
+		return true
+	}
+	for _, g := range globs {
+		if ok, _ := path.Match(g, sc.ID); ok || g == sc.ID || strings.HasPrefix(sc.ID, strings.TrimSuffix(g, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func matchModel(m string, models []string) bool {
+	if len(models) == 0 {
+		return true
+	}
+	for _, want := range models {
+		if want == m || want == canonical.ProviderOf(m) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Config) registry() (*adapters.Registry, error) {
+	if c.Registry != nil {
+		return c.Registry, nil
+	}
+	reg, err := adapters.DefaultRegistry()
+	if err != nil {
+		return nil, fmt.Errorf("harness: default registry: %w", err)
+	}
+	return reg, nil
+}
+
+// RunScenario runs sc on matrix model: a session starting on model, whose
+// adapters come from cfg's registry and factories over the scenario's
+// transports, with deterministic ids and a fake clock. A model lacking a
+// capability the scenario requires is skipped. It never panics on what
+// the transports or adapters return; problems are in the result.
+func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) ScenarioResult {
+	start := time.Now()
+	res := ScenarioResult{ID: sc.ID, Title: sc.Title, File: sc.File, Model: model, Tags: sc.Tags, Status: StatusPass}
+	defer func() { res.Duration = time.Since(start) }()
+	fail := func(format string, args ...any) ScenarioResult {
+		res.Status, res.Reason = StatusFail, fmt.Sprintf(format, args...)
+		return res
+	}
+	if len(cfg.Factories) == 0 {
+		return fail("harness: Config.Factories is empty: no adapter can be built")
+	}
+	reg, err := cfg.registry()
+	if err != nil {
+		return fail("%v", err)
+	}
+	r := newRun(&cfg, sc, model, reg)
+	ad, err := r.adapterFor(model)
+	if err != nil {
+		return fail("opening the adapter for %s: %v", model, err)
+	}
+	caps := ad.Capabilities(model)
+	for _, name := range sc.Requires {
+		has, known := Has(caps, name)
+		switch {
+		case !known:
+			return fail("requires names unknown capability %q", name)
+		case !has:
+			res.Status, res.Reason = StatusSkip, fmt.Sprintf("%s does not declare %s", model, name)
+			return res
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.runTimeout())
+	defer cancel()
+	r.sess = session.New(r.sessOpts)
+	complete := r.execSafely(ctx, &res)
+	if complete && !cfg.NoGoldens {
+		r.goldens(&res)
+	}
+	for _, f := range res.Findings {
+		if f.Level == LevelError && res.Status == StatusPass {
+			res.Status, res.Reason = StatusFail, f.ID+": "+f.Message
+		}
+	}
+	r.finish(&res)
+	if res.Status == StatusPass {
+		for _, f := range res.Findings {
+			if f.Level == LevelError {
+				res.Status, res.Reason = StatusFail, f.ID+": "+f.Message
+				break
+			}
+		}
+	}
+	res.Sleeps = r.clock.Sleeps()
+	return res
+}
+
+// execSafely runs the steps, turning a panic in an adapter or hook into a
+// failure of the run.
+func (r *run) execSafely(ctx context.Context, res *ScenarioResult) (complete bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			res.Status, res.Reason = StatusFail, fmt.Sprintf("panic: %v", p)
+			complete = false
+		}
+	}()
+	return r.exec(ctx, res)
+}
+
+// goldens compares the run's transcript, wire requests and event trace
+// with the golden files, normalized so that they are byte-stable.
+func (r *run) goldens(res *ScenarioResult) {
+	dir := GoldenDir(r.cfg.goldenDir(), r.sc, r.model)
+	r.mu.Lock()
+	reqs, trace := slices.Clone(r.requests), slices.Clone(r.trace)
+	r.mu.Unlock()
+	files := []struct {
+		name   string
+		render func() ([]byte, error)
+	}{
+		{GoldenTranscript, func() ([]byte, error) { return transcriptJSON(r.sess.Messages()) }},
+		{GoldenRequests, func() ([]byte, error) { return requestsJSON(reqs) }},
+		{GoldenEvents, func() ([]byte, error) { return eventsJSON(trace) }},
+	}
+	norm := newNormalizer()
+	golden := r.cfg.Golden
+	if golden == nil {
+		golden = func(path string, got []byte) (string, error) { return CompareGolden(path, got, r.cfg.UpdateGoldens) }
+	}
+	for _, f := range files {
+		id := "golden/" + f.name
+		data, err := f.render()
+		if err != nil {
+			res.Findings = append(res.Findings, Finding{ID: id, Level: LevelError, Step: -1, Message: "rendering: " + err.Error()})
+			continue
+		}
+		p := filepath.Join(dir, f.name)
+		diff, err := golden(p, norm.apply(data))
+		switch {
+		case errors.Is(err, ErrNoGolden):
+			res.Findings = append(res.Findings, Finding{ID: id, Level: LevelError, Step: -1,
+				Message: fmt.Sprintf("%s does not exist: run with --update (GOLDIE_UPDATE=1 under go test) to create it", p)})
+		case err != nil:
+			res.Findings = append(res.Findings, Finding{ID: id, Level: LevelError, Step: -1, Message: err.Error()})
+		case diff != "":
+			res.Findings = append(res.Findings, Finding{ID: id, Level: LevelError, Step: -1,
+				Message: fmt.Sprintf("differs from %s (-want +got)", p), Diff: diff})
+		}
+	}
+}

@@ -1,0 +1,433 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/session"
+)
+
+// sessionID is the id of every run's session; ids are deterministic so
+// that goldens are byte-stable.
+const sessionID = "session_1"
+
+// run is the state of one scenario × model run.
+type run struct {
+	cfg   *Config
+	sc    *Scenario
+	model string
+	reg   *adapters.Registry
+	clock *fakeClock
+
+	sess     *session.Session
+	sessOpts session.Options
+	stores   []*session.Store
+
+	mu       sync.Mutex
+	adapters map[string]*observed // by adapter name
+	wires    map[string]*wire     // by adapter name
+	requests []wireRequest
+	trace    []traceLine
+	attempts *int // the current call's attempt counter
+	step     int  // the current step's index, for trace lines
+
+	msgN, reqN    int
+	pendingCancel *CancelStep
+	pendingInject map[string]any
+}
+
+func newRun(cfg *Config, sc *Scenario, model string, reg *adapters.Registry) *run {
+	r := &run{
+		cfg: cfg, sc: sc, model: model, reg: reg, clock: newFakeClock(),
+		adapters: map[string]*observed{}, wires: map[string]*wire{},
+	}
+	r.sessOpts = session.Options{
+		ID:       sessionID,
+		Model:    model,
+		Tools:    sc.Tools,
+		System:   sc.System,
+		Adapters: r.adapterFor,
+		Logger:   cfg.logger(),
+		Now:      r.clock.Tick,
+		IDs:      r.newMessageID,
+	}
+	return r
+}
+
+func (r *run) newMessageID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgN++
+	return fmt.Sprintf("msg_%d", r.msgN)
+}
+
+func (r *run) newRequestID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reqN++
+	return fmt.Sprintf("req_%d", r.reqN)
+}
+
+// adapterFor is the session's Resolver: it opens each adapter once, from
+// the registry, over the run's wire for its provider, with the fake clock
+// and attempt counting.
+func (r *run) adapterFor(model string) (adapters.Adapter, error) {
+	mc, err := r.reg.Resolve(model)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if a, ok := r.adapters[mc.Adapter]; ok {
+		return a, nil
+	}
+	w := newWire(r, mc.Adapter)
+	a, err := r.reg.Open(mc.Adapter, r.cfg.Factories, r.cfg.getenv, func(c *adapters.Config) {
+		c.HTTPClient = &http.Client{Transport: w}
+		c.Transport = nil
+		c.Clock = r.clock
+		c.OnAttempt = r.onAttempt
+		c.Logger = r.cfg.logger()
+		if r.sc.MaxRetries != nil {
+			c.MaxRetries = *r.sc.MaxRetries
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	o := &observed{Adapter: a}
+	r.adapters[mc.Adapter] = o
+	r.wires[mc.Adapter] = w
+	return o, nil
+}
+
+// newTransport creates provider's transport through Config.Transport.
+func (r *run) newTransport(provider string) (http.RoundTripper, error) {
+	if r.cfg.Transport != nil {
+		return r.cfg.Transport(provider, r.sc, r.model)
+	}
+	return r.cfg.replayTransport(provider, r.sc, r.model)
+}
+
+func (r *run) onAttempt(a adapters.Attempt) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.attempts != nil {
+		*r.attempts++
+	}
+	l := traceLine{Step: r.step, Type: "attempt", Attempt: a.N, Status: a.Status}
+	if a.Err != nil {
+		l.Class, l.Code = a.Err.Class, a.Err.Code
+		// A wait the provider asked for is deterministic; exponential
+		// backoff has random jitter, so the trace only says it happened.
+		if a.Wait > 0 && a.Wait == a.Err.RetryAfter {
+			l.WaitMS = a.Wait.Milliseconds()
+		} else if a.Wait > 0 {
+			l.Backoff = true
+		}
+	}
+	r.trace = append(r.trace, l)
+}
+
+func (r *run) countAttempts(n *int) {
+	r.mu.Lock()
+	r.attempts = n
+	r.mu.Unlock()
+}
+
+func (r *run) addTrace(l traceLine) {
+	r.mu.Lock()
+	r.trace = append(r.trace, l)
+	r.mu.Unlock()
+}
+
+// recordRequest keeps a request for requests.json: its path, the query
+// without the API key, and the canonical JSON body.
+func (r *run) recordRequest(provider string, req *http.Request, body []byte) {
+	p := req.URL.EscapedPath()
+	q := req.URL.Query()
+	q.Del("key")
+	if enc := q.Encode(); enc != "" {
+		p += "?" + enc
+	}
+	wr := wireRequest{Provider: provider, Method: req.Method, Path: p}
+	if len(body) > 0 {
+		if c, err := canonical.CanonicalJSON(json.RawMessage(body)); err == nil {
+			wr.Body = c
+		} else {
+			s, _ := json.Marshal(string(body))
+			wr.Body = s
+		}
+	}
+	r.mu.Lock()
+	r.requests = append(r.requests, wr)
+	r.mu.Unlock()
+}
+
+// transportFailure returns the first failure to create a provider's
+// transport (such as a missing cassette), or nil.
+func (r *run) transportFailure() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, w := range r.wires {
+		if w.baseErr != nil {
+			return w.baseErr
+		}
+	}
+	return nil
+}
+
+// exec runs the steps in order and stops at the first failing one. It
+// reports whether every step ran.
+func (r *run) exec(ctx context.Context, res *ScenarioResult) bool {
+	for i := range r.sc.Steps {
+		st := &r.sc.Steps[i]
+		r.mu.Lock()
+		r.step = st.Index
+		r.mu.Unlock()
+		sr := r.execStep(ctx, st, res)
+		res.Steps = append(res.Steps, sr)
+		if err := r.transportFailure(); err != nil {
+			res.Status, res.Reason = StatusFail, err.Error()
+			if r.cfg.SkipMissingCassettes && errors.Is(err, replay.ErrNoCassette) {
+				res.Status = StatusSkip
+			}
+			return false
+		}
+		if sr.Status == StatusFail {
+			res.Status, res.Reason = StatusFail, st.Name()+": "+stepFailure(sr)
+			return false
+		}
+	}
+	return true
+}
+
+func stepFailure(sr StepResult) string {
+	if sr.Error != "" {
+		return sr.Error
+	}
+	var msgs []string
+	for _, c := range sr.Checks {
+		if !c.OK {
+			msgs = append(msgs, c.Name+": "+c.Message)
+		}
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (r *run) execStep(ctx context.Context, st *Step, res *ScenarioResult) StepResult {
+	sr := StepResult{Index: st.Index, Kind: st.Kind, Pos: st.Pos, Status: StatusPass}
+	var err error
+	switch st.Kind {
+	case StepUser:
+		var blocks []canonical.Block
+		if st.User.Text != "" {
+			blocks = append(blocks, canonical.TextBlock{Text: st.User.Text})
+		}
+		for _, im := range st.User.Images {
+			blocks = append(blocks, im.Block())
+		}
+		r.sess.AddUser(blocks...)
+	case StepToolResult:
+		err = r.toolResult(st.ToolResult)
+	case StepSwap:
+		sr.Checks, err = r.swap(st)
+	case StepCancel:
+		r.pendingCancel = st.Cancel
+	case StepInject:
+		r.pendingInject = st.Inject
+	case StepHistory:
+		err = r.history(ctx, st.History)
+	case StepCall:
+		var findings []Finding
+		sr.Checks, findings, err = r.call(ctx, st)
+		res.Findings = append(res.Findings, findings...)
+		for _, f := range findings {
+			if f.Level == LevelError {
+				sr.Status = StatusFail
+			}
+		}
+	}
+	if err != nil {
+		sr.Status, sr.Error = StatusFail, err.Error()
+	}
+	for _, c := range sr.Checks {
+		if !c.OK {
+			sr.Status = StatusFail
+		}
+	}
+	return sr
+}
+
+// toolResult answers the first unanswered tool call of the last assistant
+// message (named ts.Tool, if set).
+func (r *run) toolResult(ts *ToolResultStep) error {
+	msgs := r.sess.Messages()
+	answered := map[string]bool{}
+	last := -1
+	for i, m := range msgs {
+		switch m.Role {
+		case canonical.RoleAssistant:
+			last = i
+		case canonical.RoleTool:
+			for _, b := range m.Content {
+				if tr, ok := b.(canonical.ToolResultBlock); ok {
+					answered[tr.ToolUseID] = true
+				}
+			}
+		}
+	}
+	if last < 0 {
+		return errors.New("tool_result: the session has no assistant message")
+	}
+	for _, tu := range msgs[last].Content.ToolUses() {
+		if answered[tu.ID] || (ts.Tool != "" && tu.Name != ts.Tool) {
+			continue
+		}
+		_, err := r.sess.AddToolResultText(tu.ID, ts.Content, ts.IsError)
+		return err
+	}
+	if ts.Tool != "" {
+		return fmt.Errorf("tool_result: the last assistant message (%s) has no unanswered call of %s", msgs[last].ID, ts.Tool)
+	}
+	return fmt.Errorf("tool_result: the last assistant message (%s) has no unanswered tool call", msgs[last].ID)
+}
+
+// swap runs a swap step and checks a refusal when one is expected.
+func (r *run) swap(st *Step) ([]Check, error) {
+	err := r.sess.Swap(st.Swap.Model)
+	e := st.Expect
+	if e == nil || (!e.Refused && e.Error == nil) {
+		return nil, err
+	}
+	var checks []Check
+	if e.Refused {
+		var se *session.SwapError
+		c := Check{Name: CheckRefused, OK: errors.As(err, &se)}
+		switch {
+		case err == nil:
+			c.Message = "the swap to " + st.Swap.Model + " was accepted, want it refused"
+		case !c.OK:
+			c.Message = "the swap failed, but not as a capability refusal: " + err.Error()
+		}
+		checks = append(checks, c)
+	}
+	if e.Error != nil {
+		checks = append(checks, expectError(e.Error, err))
+	}
+	return checks, nil
+}
+
+// history appends raw messages without validation: the session is saved
+// to an in-memory store, the messages appended there, and the session
+// reloaded from it.
+func (r *run) history(ctx context.Context, msgs []canonical.Message) error {
+	st, err := session.OpenStore(":memory:")
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	r.stores = append(r.stores, st)
+	if err := st.SaveSession(ctx, r.sess); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	pairs := r.sess.ToolIDs().Pairs()
+	for _, m := range r.sess.Messages() {
+		if err := st.AppendMessage(ctx, sessionID, m, toolCalls(m, pairs)); err != nil {
+			return fmt.Errorf("history: %w", err)
+		}
+	}
+	for _, m := range msgs {
+		if m.ID == "" {
+			m.ID = r.newMessageID()
+		}
+		m.SessionID = sessionID
+		if m.CreatedAt.IsZero() {
+			m.CreatedAt = r.clock.Tick()
+		}
+		if m.SchemaVersion == 0 {
+			m.SchemaVersion = canonical.SchemaVersion
+		}
+		if m.Content == nil {
+			m.Content = canonical.Blocks{}
+		}
+		if err := st.AppendMessage(ctx, sessionID, m, nil); err != nil {
+			return fmt.Errorf("history: %w", err)
+		}
+	}
+	opts := r.sessOpts
+	opts.Model = r.sess.Model()
+	s, err := st.LoadSession(ctx, sessionID, opts)
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	r.sess = s
+	return nil
+}
+
+// toolCalls returns the tool_calls rows of an assistant message, so that
+// a reloaded session keeps its tool-id map.
+func toolCalls(m canonical.Message, pairs []adapters.ToolIDPair) []session.ToolCall {
+	var out []session.ToolCall
+	for _, tu := range m.Content.ToolUses() {
+		tc := session.ToolCall{ID: tu.ID, Name: tu.Name, Status: session.ToolCallPending, Provider: m.Metadata.Provider}
+		for _, p := range pairs {
+			if p.Canonical == tu.ID && p.Provider == tc.Provider {
+				tc.ProviderID = p.ProviderID
+			}
+		}
+		out = append(out, tc)
+	}
+	return out
+}
+
+// finish reports unused cassette interactions, tells transports how the
+// run ended, and closes stores.
+func (r *run) finish(res *ScenarioResult) {
+	r.mu.Lock()
+	wires := make([]*wire, 0, len(r.wires))
+	for _, w := range r.wires {
+		wires = append(wires, w)
+	}
+	r.mu.Unlock()
+	sortWires(wires)
+	for _, w := range wires {
+		base := w.created()
+		if base == nil {
+			continue
+		}
+		if u, ok := base.(interface{ Unused() []*cassette.Interaction }); ok && res.Status == StatusPass {
+			if n := len(u.Unused()); n > 0 {
+				file := ""
+				if p, ok := base.(*replay.Player); ok {
+					file = p.File()
+				}
+				res.Findings = append(res.Findings, Finding{ID: "cassette/unused", Level: LevelWarn, Step: -1,
+					Message: fmt.Sprintf("%s: %d recorded interaction(s) were never requested; re-record the cassette", or(file, w.provider), n)})
+			}
+		}
+		if f, ok := base.(interface{ Finish(passed bool) error }); ok {
+			if err := f.Finish(res.Status == StatusPass); err != nil {
+				res.Findings = append(res.Findings, Finding{ID: "transport/finish", Level: LevelError, Step: -1,
+					Message: fmt.Sprintf("%s: %v", w.provider, err)})
+			}
+		}
+	}
+	for _, st := range r.stores {
+		st.Close()
+	}
+}
+
+func sortWires(ws []*wire) {
+	slices.SortFunc(ws, func(a, b *wire) int { return strings.Compare(a.provider, b.provider) })
+}

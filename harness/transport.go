@@ -1,0 +1,123 @@
+package harness
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/metis-llm/metis/harness/replay"
+)
+
+// wire is the HTTP transport under one provider's adapter in a run. It
+// records every request (for requests.json), can cancel a call before its
+// first byte, routes each request through the current call's fault
+// transport if an inject step armed one, and creates the provider's real
+// transport (Config.Transport) on first use.
+type wire struct {
+	r        *run
+	provider string
+
+	once    sync.Once
+	base    http.RoundTripper
+	baseErr error
+
+	mu     sync.Mutex
+	fault  http.RoundTripper
+	onSend func()
+}
+
+func newWire(r *run, provider string) *wire { return &wire{r: r, provider: provider} }
+
+// RoundTrip records req and sends it on.
+func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("harness: reading request body: %w", err)
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		w.r.recordRequest(w.provider, req, body)
+	} else {
+		w.r.recordRequest(w.provider, req, nil)
+	}
+	w.mu.Lock()
+	next, onSend := w.fault, w.onSend
+	w.mu.Unlock()
+	if onSend != nil {
+		onSend()
+	}
+	if next == nil {
+		next = roundTripFunc(w.send)
+	}
+	return next.RoundTrip(req)
+}
+
+// send forwards to the provider's transport, creating it first.
+func (w *wire) send(req *http.Request) (*http.Response, error) {
+	base, err := w.transport()
+	if err != nil {
+		return nil, err
+	}
+	return base.RoundTrip(req)
+}
+
+func (w *wire) transport() (http.RoundTripper, error) {
+	w.once.Do(func() {
+		w.base, w.baseErr = w.r.newTransport(w.provider)
+		if w.baseErr != nil {
+			w.baseErr = &transportError{provider: w.provider, err: w.baseErr}
+		}
+	})
+	return w.base, w.baseErr
+}
+
+// created returns the provider's transport if it was ever created, and
+// makes sure it no longer will be.
+func (w *wire) created() http.RoundTripper {
+	w.once.Do(func() {})
+	return w.base
+}
+
+// arm sets the fault transport and the before-first-byte hook for the next
+// call; disarm clears them.
+func (w *wire) arm(fault http.RoundTripper, onSend func()) {
+	w.mu.Lock()
+	w.fault, w.onSend = fault, onSend
+	w.mu.Unlock()
+}
+
+func (w *wire) disarm() { w.arm(nil, nil) }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// transportError is the failure to create a provider's transport, such as
+// a missing cassette; the run reports it instead of the adapter's network
+// error it becomes.
+type transportError struct {
+	provider string
+	err      error
+}
+
+func (e *transportError) Error() string { return e.err.Error() }
+func (e *transportError) Unwrap() error { return e.err }
+
+// replayTransport is the default Config.Transport.
+func (c *Config) replayTransport(provider string, sc *Scenario, model string) (http.RoundTripper, error) {
+	path := CassettePath(c.cassetteDir(), sc, model, provider)
+	var opts []replay.Option
+	if c.Pacing > 0 {
+		opts = append(opts, replay.WithPacing(c.Pacing))
+	}
+	p, err := replay.Load(path, opts...)
+	if errors.Is(err, replay.ErrNoCassette) {
+		return nil, fmt.Errorf("%w: run `record` to create it", err)
+	}
+	return p, err
+}

@@ -1,0 +1,43 @@
+// Package session owns a conversation: it keeps the canonical history,
+// builds each canonical.Request from it, turns an adapter's Response into
+// the ASSISTANT Message (message id, routing record, exact cost,
+// status), validates model swaps against the target's declared
+// capabilities, and persists everything to an embedded SQLite store with
+// the schema of seed 001 §9.1.
+//
+// # A turn
+//
+//	s := session.New(session.Options{Model: "anthropic:claude-sonnet-4-6", Adapters: registry.Adapter})
+//	s.AddUser(canonical.TextBlock{Text: "Read README.md"})
+//	msg, err := s.Call(ctx, session.CallOptions{})            // or range over s.Stream(ctx, ...)
+//	for _, tu := range msg.Content.ToolUses() {
+//		s.AddToolResultText(tu.ID, runTool(tu), false)
+//	}
+//
+// # Swaps
+//
+// Swap changes the active model only after checking the whole history
+// against the target's Capabilities: images, tool use, system prompts and
+// the estimated context size must fit, or Swap returns a *SwapError and
+// the active model is unchanged. Thinking never blocks a swap: it is
+// droppable, and the cross-provider policy drops (or converts) what the
+// target cannot use.
+//
+// # The cross-provider policy
+//
+// Every request is built from PrepareHistory's view of the history, never
+// from the stored messages themselves: signatures and thinking produced by
+// another provider are dropped (or kept as plain text), cancelled and
+// failed assistant turns are skipped unless replay is asked for, and a
+// tool call left without a result gets a synthetic error result. Tool ids
+// stay canonical; the adapters translate them through the session's
+// ToolIDMap.
+//
+// # Persistence
+//
+// A Session with a Store writes each message, with its tool_calls rows,
+// in one transaction as it is appended. A write failure is sticky: Err
+// reports it and later calls refuse to run, so the store never silently
+// diverges from memory. LoadSession restores the messages byte for byte
+// and rebuilds the ToolIDMap from tool_calls.
+package session

@@ -1,0 +1,353 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/canonical/pricing"
+)
+
+// Resolver returns the adapter that serves a canonical model id. The
+// adapter registry supplies one; tests supply fakes.
+type Resolver func(model string) (adapters.Adapter, error)
+
+// Options configures a new Session. Only Model and Adapters are needed to
+// make calls; every other field has a default.
+type Options struct {
+	// ID is the session id; empty means a new ULID.
+	ID string
+	// WorkspacePath is recorded with the session (001 §9.1).
+	WorkspacePath string
+	// Model is the canonical "provider:name" id of the active model.
+	Model string
+	// Tools are exposed on every request.
+	Tools []canonical.ToolDefinition
+	// System is the composed system prompt sent as Request.SystemPrompt.
+	System string
+	// Adapters resolves a model id to its adapter.
+	Adapters Resolver
+	// Prices computes cost; nil means pricing.Default().
+	Prices *pricing.Table
+	// Store, when set, receives every appended message.
+	Store *Store
+	// Logger receives WARN entries for dropped content and unpriced
+	// models; nil means slog.Default().
+	Logger *slog.Logger
+	// Now stamps created_at; nil means time.Now. Timestamps are kept in
+	// UTC at microsecond precision and never go backwards in a session.
+	Now func() time.Time
+	// IDs allocates message ids; nil means canonical.NewMessageID.
+	IDs func() string
+	// KeepForeignThinkingAsText keeps thinking another provider produced
+	// as plain text instead of dropping it (see Policy).
+	KeepForeignThinkingAsText bool
+	// ReplayFailedTurns sends cancelled and failed assistant turns instead
+	// of skipping them (see Policy).
+	ReplayFailedTurns bool
+}
+
+// Routing reasons recorded on assistant messages.
+const (
+	ReasonDefault  = "workspace default"
+	ReasonSwap     = "manual swap"
+	ReasonOverride = "per-call model override"
+)
+
+// routingState is the sticky part of the routing decision: how the active
+// model was chosen. It persists as sessions.routing_policy_json.
+type routingState struct {
+	Mode   canonical.RoutingMode `json:"mode"`
+	Reason string                `json:"reason"`
+}
+
+// Session is one conversation. Its methods are safe for concurrent use,
+// but it runs one model call at a time.
+type Session struct {
+	id        string
+	workspace string
+	tools     []canonical.ToolDefinition
+	system    string
+	resolve   Resolver
+	prices    *pricing.Table
+	store     *Store
+	log       *slog.Logger
+	now       func() time.Time
+	newID     func() string
+	keepText  bool
+	replay    bool
+	createdAt time.Time
+
+	mu       sync.Mutex
+	model    string
+	routing  routingState
+	messages []canonical.Message
+	toolIDs  *adapters.ToolIDMap
+	inflight *inflight
+	err      error // first persistence failure; sticky
+}
+
+// inflight is the call currently running.
+type inflight struct {
+	requestID string
+	adapter   adapters.Adapter
+}
+
+// ErrBusy is returned by Call and Stream while another call of the same
+// session is still running.
+var ErrBusy = errors.New("session: a call is already in progress")
+
+// New returns a session configured by opts. When opts.Store is set the
+// session row is written at once; a failure is reported by Err.
+func New(opts Options) *Session {
+	s := newSession(opts)
+	s.createdAt = s.stamp()
+	if s.store != nil {
+		s.mu.Lock()
+		s.persist(func(ctx context.Context) error { return s.store.saveSession(ctx, s.rowLocked()) })
+		s.mu.Unlock()
+	}
+	return s
+}
+
+// newSession applies the defaults of opts without touching the store.
+func newSession(opts Options) *Session {
+	s := &Session{
+		id:        opts.ID,
+		workspace: opts.WorkspacePath,
+		tools:     slices.Clone(opts.Tools),
+		system:    opts.System,
+		resolve:   opts.Adapters,
+		prices:    opts.Prices,
+		store:     opts.Store,
+		log:       opts.Logger,
+		now:       opts.Now,
+		newID:     opts.IDs,
+		keepText:  opts.KeepForeignThinkingAsText,
+		replay:    opts.ReplayFailedTurns,
+		model:     opts.Model,
+		routing:   routingState{Mode: canonical.RoutingDefault, Reason: ReasonDefault},
+		toolIDs:   adapters.NewToolIDMap(),
+	}
+	if s.newID == nil {
+		s.newID = canonical.NewMessageID
+	}
+	if s.id == "" {
+		s.id = canonical.NewMessageID()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.prices == nil {
+		s.prices = pricing.Default()
+	}
+	if s.resolve == nil {
+		s.resolve = func(model string) (adapters.Adapter, error) {
+			return nil, fmt.Errorf("session: no adapter resolver configured for %q", model)
+		}
+	}
+	return s
+}
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.id }
+
+// WorkspacePath returns the workspace the session belongs to.
+func (s *Session) WorkspacePath() string { return s.workspace }
+
+// CreatedAt returns when the session was created.
+func (s *Session) CreatedAt() time.Time { return s.createdAt }
+
+// Model returns the active model's canonical id.
+func (s *Session) Model() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.model
+}
+
+// ToolIDs returns the session's map between canonical and provider tool
+// ids. Every request carries it as Request.ToolIDs.
+func (s *Session) ToolIDs() *adapters.ToolIDMap { return s.toolIDs }
+
+// Err returns the first persistence failure, or nil. Once set, Call and
+// Stream refuse to run.
+func (s *Session) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Messages returns a copy of the history in order. Content slices are
+// copied too; the blocks themselves are values.
+func (s *Session) Messages() []canonical.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]canonical.Message, len(s.messages))
+	for i, m := range s.messages {
+		m.Content = slices.Clone(m.Content)
+		out[i] = m
+	}
+	return out
+}
+
+// Cost returns the summed cost of every assistant message so far.
+func (s *Session) Cost() decimal.Decimal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	total := decimal.Zero
+	for _, m := range s.messages {
+		if m.Metadata.Usage != nil {
+			total = total.Add(m.Metadata.Usage.CostUSD)
+		}
+	}
+	return total
+}
+
+// AddUser appends a USER message with blocks and returns it. The content
+// is not validated here: adapters reject invalid histories before the
+// wire, with an error naming the message.
+func (s *Session) AddUser(blocks ...canonical.Block) canonical.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.appendLocked(s.message(canonical.RoleUser, blocks, canonical.MessageMetadata{}), nil)
+}
+
+// AddSystem appends a SYSTEM message holding text (an empty placeholder
+// when text is empty) and returns it.
+func (s *Session) AddSystem(text string) canonical.Message {
+	var blocks canonical.Blocks
+	if text != "" {
+		blocks = canonical.Blocks{canonical.TextBlock{Text: text}}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.appendLocked(s.message(canonical.RoleSystem, blocks, canonical.MessageMetadata{}), nil)
+}
+
+// AddToolResult appends the TOOL message answering the tool call
+// toolUseID. It fails with an invalid_request error (code
+// tool_call_state) when the session has no such tool call or the call
+// already has a result (001 §5.2).
+func (s *Session) AddToolResult(toolUseID string, content canonical.Blocks, isError bool) (canonical.Message, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkToolResultLocked(toolUseID); err != nil {
+		return canonical.Message{}, err
+	}
+	if content == nil {
+		content = canonical.Blocks{}
+	}
+	block := canonical.ToolResultBlock{ToolUseID: toolUseID, Content: slices.Clone(content), IsError: isError}
+	m := s.message(canonical.RoleTool, canonical.Blocks{block}, canonical.MessageMetadata{ParentToolUseID: toolUseID})
+	return s.appendLocked(m, nil), nil
+}
+
+// AddToolResultText is AddToolResult with a single text block.
+func (s *Session) AddToolResultText(toolUseID, text string, isError bool) (canonical.Message, error) {
+	return s.AddToolResult(toolUseID, canonical.Blocks{canonical.TextBlock{Text: text}}, isError)
+}
+
+func (s *Session) checkToolResultLocked(toolUseID string) error {
+	found := false
+	for _, m := range s.messages {
+		switch m.Role {
+		case canonical.RoleAssistant:
+			for _, tu := range m.Content.ToolUses() {
+				if tu.ID == toolUseID {
+					found = true
+				}
+			}
+		case canonical.RoleTool:
+			for _, b := range m.Content {
+				if r, ok := b.(canonical.ToolResultBlock); ok && r.ToolUseID == toolUseID {
+					return canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeToolCallState,
+						"tool call %s already has a result (message %s)", toolUseID, m.ID)
+				}
+			}
+		}
+	}
+	if !found {
+		return canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeToolCallState,
+			"session %s has no tool call %s", s.id, toolUseID)
+	}
+	return nil
+}
+
+// message builds a message of this session with a fresh id.
+func (s *Session) message(role canonical.Role, content canonical.Blocks, md canonical.MessageMetadata) canonical.Message {
+	if content == nil {
+		content = canonical.Blocks{}
+	}
+	return canonical.Message{
+		ID:            s.newID(),
+		SessionID:     s.id,
+		Role:          role,
+		Content:       content,
+		Metadata:      md,
+		SchemaVersion: canonical.SchemaVersion,
+	}
+}
+
+// stamp returns the clock's time in UTC at microsecond precision, never
+// earlier than the last message's, so that created_at orders the history.
+func (s *Session) stamp() time.Time {
+	t := s.now().UTC().Truncate(time.Microsecond)
+	if n := len(s.messages); n > 0 && t.Before(s.messages[n-1].CreatedAt) {
+		t = s.messages[n-1].CreatedAt
+	}
+	return t
+}
+
+// appendLocked stamps m, appends it and persists it with calls.
+func (s *Session) appendLocked(m canonical.Message, calls []ToolCall) canonical.Message {
+	m.CreatedAt = s.stamp()
+	for i := range calls {
+		calls[i].SessionID, calls[i].MessageID, calls[i].CreatedAt = s.id, m.ID, m.CreatedAt
+	}
+	s.messages = append(s.messages, m)
+	if s.store != nil {
+		s.persist(func(ctx context.Context) error { return s.store.AppendMessage(ctx, s.id, m, calls) })
+	}
+	out := m
+	out.Content = slices.Clone(m.Content)
+	return out
+}
+
+// persist runs write against the store unless an earlier write failed,
+// recording the first failure.
+func (s *Session) persist(write func(context.Context) error) {
+	if s.err != nil {
+		return
+	}
+	if err := write(context.Background()); err != nil {
+		s.err = fmt.Errorf("session %s: store: %w", s.id, err)
+		s.log.Error("session: store write failed; further calls are refused", "session_id", s.id, "error", err)
+	}
+}
+
+// rowLocked snapshots the sessions row.
+func (s *Session) rowLocked() sessionRow {
+	updated := s.createdAt
+	if n := len(s.messages); n > 0 {
+		updated = s.messages[n-1].CreatedAt
+	}
+	return sessionRow{
+		ID:            s.id,
+		WorkspacePath: s.workspace,
+		ActiveModel:   s.model,
+		Routing:       s.routing,
+		CreatedAt:     s.createdAt,
+		UpdatedAt:     updated,
+	}
+}
