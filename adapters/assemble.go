@@ -440,3 +440,10 @@ func StreamError(ctx context.Context, provider string, err error) *canonical.Ada
 	ae.Err = err
 	return ae
 }
+
+// BlockIndex returns the canonical content index of the block opened under
+// key, and whether there is one.
+func (a *Assembler) BlockIndex(key int) (int, bool) {
+	i, ok := a.byKey[key]
+	return i, ok
+}

@@ -24,6 +24,8 @@ type tree struct {
 	pos   map[string]Pos // pointer → value position
 	keys  map[string]Pos // pointer of a member → its key's position
 	nodes int
+	// expanding holds the aliased nodes being converted, to catch cycles.
+	expanding map[*yaml.Node]bool
 }
 
 // newTree parses data, which must hold one YAML document whose root is a
@@ -56,6 +58,11 @@ func (t *tree) syntaxError(err error) error {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
+		if strings.HasPrefix(m[2], "did not find expected") {
+			// The parser reports these at its context mark, counting
+			// lines from 0; its scanner errors count from 1.
+			line++
+		}
 		return &Error{Pos: Pos{File: t.file, Line: line}, Msg: "invalid YAML: " + m[2]}
 	}
 	return &Error{Pos: Pos{File: t.file, Line: 1}, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
@@ -106,6 +113,14 @@ func (t *tree) value(n *yaml.Node, ptr string) (any, error) {
 		if n.Alias == nil {
 			return nil, &Error{Pos: t.at(n), Msg: "unresolved alias"}
 		}
+		if t.expanding[n.Alias] {
+			return nil, &Error{Pos: t.at(n), Msg: fmt.Sprintf("alias *%s refers to itself", n.Value)}
+		}
+		if t.expanding == nil {
+			t.expanding = map[*yaml.Node]bool{}
+		}
+		t.expanding[n.Alias] = true
+		defer delete(t.expanding, n.Alias)
 		return t.value(n.Alias, ptr)
 	case yaml.MappingNode:
 		obj := make(map[string]any, len(n.Content)/2)

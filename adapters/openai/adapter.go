@@ -11,8 +11,8 @@
 //     (seed 000 §4.3). Its mapping is the exported ChatDialect, which
 //     adapters/openaicompat reuses for OpenAI-compatible servers.
 //
-// Both dialects share the error classification (ClassifyChat, the table
-// in errors.go), the strict-schema transform (StrictSchema) and the
+// Both dialects share the error classification (ClassifyChat, whose doc
+// has the table), the strict-schema transform (StrictSchema) and the
 // capability table (capabilities.go). See the BuildRequest, DecodeStream
 // and DecodeBody docs of each dialect for the exact mapping.
 //

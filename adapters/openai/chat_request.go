@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -16,14 +15,15 @@ import (
 // {base}/v1/chat/completions): the request mapping, the stream and body
 // decoders, and the knobs in which OpenAI-compatible servers differ from
 // OpenAI. The openai adapter uses it for models whose "dialect" option is
-// "chat"; adapters/openaicompat builds on it by setting fields. The zero
-// value speaks OpenAI's own dialect except that it requests no streamed
-// usage. A ChatDialect is a value: copy it freely, it holds no state.
+// "chat"; adapters/openaicompat builds on it by setting fields. With only
+// Provider set it speaks OpenAI's own dialect, except that it requests no
+// streamed usage (set StreamOptions). A ChatDialect is a value: copy it
+// freely, it holds no state.
 type ChatDialect struct {
-	// Provider is the adapter name (Config.Name): the key under which tool
-	// ids are mapped (it must equal the Assembler's provider), the
-	// Provider of returned errors and the adapter of lossy-projection
-	// WARN entries.
+	// Provider is the adapter name and must equal Config.Name: it is the
+	// key under which tool ids are mapped (the runtime's Assembler maps
+	// the ids it decodes under Config.Name), the Provider of returned
+	// errors and the adapter of lossy-projection WARN entries.
 	Provider string
 	// DeveloperRole sends the system text as role "developer" instead of
 	// "system" (OpenAI's o-series and gpt-5). The model option
@@ -58,9 +58,6 @@ type ChatDialect struct {
 	FinishReasons map[string]canonical.StopReason
 }
 
-// DefaultBaseURL is the OpenAI endpoint used when Config.BaseURL is empty.
-const DefaultBaseURL = "https://api.openai.com"
-
 // URL returns the Chat Completions endpoint under base (a server root
 // such as "https://api.openai.com"; a trailing "/v1" is tolerated).
 func (d ChatDialect) URL(base string) string { return endpoint(base, "/chat/completions") }
@@ -72,39 +69,6 @@ func (d ChatDialect) URL(base string) string { return endpoint(base, "/chat/comp
 // cfg.ExtraHeaders. Call it once per attempt: the body reader is fresh.
 func (d ChatDialect) HTTPRequest(ctx context.Context, cfg *adapters.Config, body []byte, stream bool) (*http.Request, error) {
 	return newHTTPRequest(ctx, cfg, d.URL(baseURL(cfg)), body, stream)
-}
-
-func baseURL(cfg *adapters.Config) string {
-	if cfg.BaseURL != "" {
-		return cfg.BaseURL
-	}
-	return DefaultBaseURL
-}
-
-func endpoint(base, path string) string {
-	base = strings.TrimRight(base, "/")
-	base = strings.TrimSuffix(base, "/v1")
-	return base + "/v1" + path
-}
-
-func newHTTPRequest(ctx context.Context, cfg *adapters.Config, url string, body []byte, stream bool) (*http.Request, error) {
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	r.Header.Set("Content-Type", "application/json")
-	if stream {
-		r.Header.Set("Accept", "text/event-stream")
-	} else {
-		r.Header.Set("Accept", "application/json")
-	}
-	if cfg.APIKey != "" {
-		r.Header.Set("Authorization", "Bearer "+cfg.APIKey)
-	}
-	for k, v := range cfg.ExtraHeaders {
-		r.Header.Set(k, v)
-	}
-	return r, nil
 }
 
 // Chat Completions request body.

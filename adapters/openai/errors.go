@@ -13,28 +13,30 @@ import (
 	"github.com/metis-llm/metis/canonical"
 )
 
-// Error classification, for both dialects (HTTP error bodies and errors
-// reported inside a 200 stream). The HTTP status gives the default class
-// (adapters.ClassifyStatus, 000 §6.2); the body's error code, type and
-// message refine it:
+// ClassifyChat maps a non-2xx response of an OpenAI-style API (Chat
+// Completions or Responses) to an AdapterError; the stream decoders use
+// the same mapping for errors reported inside a 200 stream (status 0,
+// where a numeric "code" such as OpenRouter's 429 stands for the status).
+// The status gives the default class (adapters.ClassifyStatus, 000 §6.2)
+// and the body's error code, type and message refine it:
 //
-//	signal (code, type or message)                    class             Code                   retryable
-//	insufficient_quota                                rate_limit        insufficient_quota     no
-//	429, rate_limit_exceeded, rate_limit_error        rate_limit        -                      yes
-//	401, invalid_api_key, authentication_error        auth              -                      no
-//	403                                               auth              -                      no
-//	404 / model_not_found / "model ... does not exist" invalid_request  model_not_found        no
-//	413, context_length_exceeded,
-//	  "maximum context length", "context window"      context_overflow  -                      no
-//	"No tool call found", "No tool output found",
-//	  tool messages without a preceding tool_calls    invalid_request   tool_call_state        no
-//	"without its required following item",
-//	  "provided without its required 'reasoning'"     invalid_request   invalid_history        no
-//	invalid_json_schema, invalid_function_parameters,
-//	  "Invalid schema for"                            invalid_request   strict_schema_rejected no
-//	other 4xx                                         invalid_request   -                      no
-//	5xx, server_error                                 server_error      -                      yes
-//	stream error with no known code                   server_error      -                      yes
+//	signal (code, type or message)                       class             Code                    retry
+//	insufficient_quota                                   rate_limit        insufficient_quota      no
+//	429, rate_limit_exceeded, rate_limit_error           rate_limit        -                       yes
+//	401, 403, invalid_api_key, authentication_error      auth              -                       no
+//	404 + "does not exist"/"not found", model_not_found  invalid_request   model_not_found         no
+//	408                                                  network           -                       yes
+//	413, context_length_exceeded, "maximum context       context_overflow  -                       no
+//	  length", "context window"
+//	"No tool call found", "No tool output found",        invalid_request   tool_call_state         no
+//	  tool messages without a preceding tool_calls
+//	"without its required following item",               invalid_request   invalid_history         no
+//	  "without its required 'reasoning' item"
+//	invalid_json_schema, invalid_function_parameters,    invalid_request   strict_schema_rejected  no
+//	  "Invalid schema for"
+//	other 4xx                                            invalid_request   -                       no
+//	5xx (529 too), server_error                          server_error      -                       yes
+//	stream error with no known code                      server_error      -                       yes
 //
 // Quota exhaustion comes as a 429 (or a mid-stream error event) but is not
 // transient: retrying cannot succeed until billing changes, so it keeps
@@ -43,9 +45,7 @@ import (
 // retry it. A body hint such as "Please try again in 1.5s." becomes
 // RetryAfter only when the response has no Retry-After or retry-after-ms
 // header (the Caller reads those itself).
-
-// ClassifyChat maps a non-2xx response of an OpenAI-style API (Chat
-// Completions or Responses) to an AdapterError, following the table above.
+//
 // It understands the OpenAI body {"error":{"message","type","param","code"}}
 // and the variants OpenAI-compatible servers send: {"error":"message"},
 // a top-level {"message","type","code"} (vLLM), and a one-element array of

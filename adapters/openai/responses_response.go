@@ -174,7 +174,7 @@ type itemState struct {
 	done     bool
 	streamed []int // message: content indexes that had deltas
 	parts    []int // reasoning: summary part lengths
-	curPart  int   // reasoning: summary index of the current part
+	curPart  int   // reasoning: summary index of the current part, if any
 	sig      string
 	block    int // reasoning: canonical block index, -1 before it opens
 }
@@ -222,11 +222,16 @@ func (s *respState) opened(key int, kind canonical.BlockType, st *itemState) {
 		st.block = i
 	}
 	if st.id != "" {
-		if s.raw.Items == nil {
-			s.raw.Items = map[string]rawItem{}
-		}
-		s.raw.Items[itoa(i)] = rawItem{Type: st.typ, ID: st.id}
+		s.setRaw(i, rawItem{Type: st.typ, ID: st.id})
 	}
+}
+
+// setRaw records the output item of canonical block i.
+func (s *respState) setRaw(i int, it rawItem) {
+	if s.raw.Items == nil {
+		s.raw.Items = map[string]rawItem{}
+	}
+	s.raw.Items[itoa(i)] = it
 }
 
 func (s *respState) text(idx, ci int, text string) error {
@@ -246,7 +251,7 @@ func (s *respState) text(idx, ci int, text string) error {
 // from the previous part in the thinking text.
 func (s *respState) summaryPart(idx, si int) error {
 	st := s.item(idx)
-	if st.curPart == si {
+	if st.curPart == si && len(st.parts) > 0 {
 		return nil
 	}
 	if len(st.parts) > 0 {
@@ -360,10 +365,12 @@ func (s *respState) itemDone(idx int, it *respItem) error {
 				return errStopped
 			}
 		}
-		if st.block >= 0 && len(st.parts) > 1 && st.id != "" {
-			ri := s.raw.Items[itoa(st.block)]
-			ri.Summary = st.parts
-			s.raw.Items[itoa(st.block)] = ri
+		if st.block >= 0 && st.id != "" {
+			ri := rawItem{Type: "reasoning", ID: st.id}
+			if len(st.parts) > 1 {
+				ri.Summary = st.parts
+			}
+			s.setRaw(st.block, ri)
 		}
 		if err := s.end(key); err != nil {
 			return err

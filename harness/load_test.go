@@ -1,0 +1,169 @@
+package harness_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/scenarios"
+)
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		file string
+		want string
+	}{
+		{"malformed.yaml", "testdata/load/malformed.yaml:3: invalid YAML: did not find expected ',' or ']'"},
+		{"unknown-key.yaml", `testdata/load/unknown-key.yaml:8:7: steps[1].call: unknown key "max_tokens" (want both, max_output_tokens, model, reply, stream, thinking, tool_choice)`},
+		{"wrong-type.yaml", "testdata/load/wrong-type.yaml:7:15: steps[1].call.stream: got string, want boolean"},
+		{"two-actions.yaml", "testdata/load/two-actions.yaml:5:5: steps[0]: a step has exactly one of the keys user, call, tool_result, swap, cancel, inject, history"},
+		{"no-action.yaml", "testdata/load/no-action.yaml:5:5: steps[0]: want one of the keys user, call, tool_result, swap, cancel, inject, history"},
+		{"missing-models.yaml", "testdata/load/missing-models.yaml:1:1: missing property 'models'"},
+		{"bad-enum.yaml", "testdata/load/bad-enum.yaml:8:20: steps[1].expect.stop_reason: value must be one of 'end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'cancelled', 'error', 'content_filter'"},
+		{"expect-on-user.yaml", "testdata/load/expect-on-user.yaml:6:5: steps[0]: expect belongs to a call or swap step, not a user step"},
+		{"bad-regexp.yaml", "testdata/load/bad-regexp.yaml:8:21: invalid regular expression: error parsing regexp: missing closing ): `(unclosed`"},
+		{"duplicate-key.yaml", `testdata/load/duplicate-key.yaml:3:1: duplicate key "title" (first at line 2)`},
+		{"not-a-mapping.yaml", "testdata/load/not-a-mapping.yaml:1:1: a scenario is a mapping of id, title, models, steps, ...; got a list"},
+		{"empty.yaml", "testdata/load/empty.yaml:1:1: empty scenario file"},
+		{"bad-image.yaml", "testdata/load/bad-image.yaml:8:11: steps[0].user.images[0]: want one of the keys data, url"},
+		{"unknown-capability.yaml", "testdata/load/unknown-capability.yaml:3:12: requires[0]: value must be one of 'images', 'thinking', 'tools', 'system_prompt', 'structured_output', 'streaming', 'streaming_tool_calls', 'parallel_tool_calls', 'prompt_caching', 'system_messages_in_list'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			path := "testdata/load/" + tt.file
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			_, err = harness.Parse(path, data)
+			require.Error(t, err)
+			assert.Equal(t, tt.want, err.Error())
+			var e *harness.Error
+			assert.True(t, errors.As(err, &e), "errors are *harness.Error")
+		})
+	}
+}
+
+func TestLoadDirCollectsEveryError(t *testing.T) {
+	scs, err := harness.LoadDir("testdata/load")
+	assert.Empty(t, scs)
+	var errs harness.Errors
+	require.ErrorAs(t, err, &errs)
+	assert.Len(t, errs, 14)
+	assert.Equal(t, filepath.Join("testdata", "load", "bad-enum.yaml"), errs[0].Pos.File, "files are loaded in lexical order")
+}
+
+func TestParseScenario(t *testing.T) {
+	sc, err := harness.Parse("x.yaml", []byte(`
+id: tools/x
+title: T
+tags: [tools]
+models: [anthropic:claude-sonnet-4-6, openai:gpt-5]
+max_retries: 0
+tools:
+  - name: read_file
+    description: Read a file.
+    input_schema: {type: object, properties: {path: {type: string}}}
+steps:
+  - user: {text: look, images: [{media_type: image/png, data: iVBORw0KGgo=}]}
+  - call:
+      stream: true
+      tool_choice: {tool: read_file}
+      thinking: {effort: low}
+      reply: {tool_calls: [{name: read_file, input: {path: a}}], usage: {input_tokens: 3}}
+    expect:
+      blocks: [thinking, {tool_use: {name: read_file, input: {path: a}}}]
+      text_contains: x
+      attempts: 1
+      events: {tool.use_end: 1}
+  - tool_result: done
+  - cancel: {after_events: 2}
+  - call: {stream: true, model: "openai:gpt-5"}
+  - swap: {model: openai:gpt-5, expect_refusal: true}
+  - inject: {status: 429, headers: {retry-after: "2"}, body: {error: x}}
+  - call:
+`))
+	require.NoError(t, err)
+	assert.Equal(t, "tools/x", sc.ID)
+	require.Len(t, sc.Tools, 1)
+	assert.True(t, sc.Tools[0].RequiresWorkspace, "requires_workspace defaults to true")
+	assert.Equal(t, canonical.SideEffectsNone, sc.Tools[0].SideEffects)
+	assert.Equal(t, 0, *sc.MaxRetries)
+	require.Len(t, sc.Steps, 8)
+
+	u := sc.Steps[0]
+	assert.Equal(t, harness.StepUser, u.Kind)
+	assert.Equal(t, harness.Pos{File: "x.yaml", Line: 12, Col: 5}, u.Pos)
+	assert.Equal(t, "look", u.User.Text)
+	assert.Equal(t, canonical.ImageBlock{MediaType: "image/png", Source: canonical.ImageSource{Kind: "base64", Data: "iVBORw0KGgo="}}, u.User.Images[0].Block())
+
+	c := sc.Steps[1]
+	assert.Equal(t, harness.StepCall, c.Kind)
+	assert.True(t, c.Call.Stream)
+	assert.Equal(t, &canonical.ToolChoice{Mode: canonical.ToolChoiceTool, Name: "read_file"}, c.Call.ToolChoice)
+	assert.Equal(t, &canonical.ThinkingConfig{Effort: "low"}, c.Call.Thinking)
+	assert.Equal(t, "read_file", c.Call.Reply.ToolCalls[0].Name)
+	assert.JSONEq(t, `{"path":"a"}`, string(c.Call.Reply.ToolCalls[0].Input))
+	assert.Equal(t, 3, c.Call.Reply.Usage.InputTokens)
+	assert.Equal(t, []harness.ExpectBlock{{Type: "thinking"}, {Type: "tool_use", Name: "read_file", Input: []byte(`{"path":"a"}`)}}, c.Expect.Blocks)
+	assert.Equal(t, []string{"x"}, c.Expect.TextContains)
+	assert.Equal(t, 1, *c.Expect.Attempts)
+	assert.Equal(t, map[canonical.EventType]int{"tool.use_end": 1}, c.Expect.Events)
+
+	assert.Equal(t, &harness.ToolResultStep{Content: "done"}, sc.Steps[2].ToolResult)
+	assert.Equal(t, &harness.CancelStep{AfterEvents: 2}, sc.Steps[3].Cancel)
+	assert.Equal(t, "openai:gpt-5", sc.Steps[4].Call.Model)
+	assert.True(t, sc.Steps[5].Expect.Refused, "expect_refusal implies expect.refused")
+	assert.Equal(t, map[string]any{"status": float64(429), "headers": map[string]any{"retry-after": "2"}, "body": map[string]any{"error": "x"}}, sc.Steps[6].Inject)
+	assert.Equal(t, &harness.CallStep{}, sc.Steps[7].Call, "a bare call: is a non-streaming call")
+	assert.Equal(t, harness.Pos{File: "x.yaml", Line: 12, Col: 18}, sc.Position("/steps/0/user/text"))
+}
+
+func TestBuiltInSuiteLoads(t *testing.T) {
+	scs, err := harness.LoadFS(scenarios.FS)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, len(scs), 12)
+	for _, sc := range scs {
+		assert.Equal(t, sc.Rel, sc.ID+".yaml", "id matches path")
+	}
+}
+
+func TestLoadDirMatchesEmbeddedSuite(t *testing.T) {
+	a, err := harness.LoadDir("../scenarios")
+	require.NoError(t, err)
+	b, err := harness.LoadFS(scenarios.FS)
+	require.NoError(t, err)
+	require.Equal(t, len(b), len(a))
+	for i := range a {
+		assert.Equal(t, b[i].ID, a[i].ID)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("../scenarios/*/*.yaml")
+	bad, _ := filepath.Glob("testdata/load/*.yaml")
+	for _, p := range append(files, bad...) {
+		data, err := os.ReadFile(p)
+		if err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("a: &x [*x]"))
+	f.Add([]byte("steps: [{call: {stream: 1e400}}]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := harness.Parse("fuzz.yaml", data)
+		if err == nil && sc == nil {
+			t.Fatal("nil scenario without error")
+		}
+		if err != nil {
+			var e *harness.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error is not a *harness.Error: %v", err)
+			}
+		}
+	})
+}
