@@ -101,7 +101,7 @@
 //	unknown                    other             (none)
 //
 // Codes raised by metis itself rather than a provider: not_configured
-// (class invalid_request: no adapter or key for the model) and the
+// (class auth: no adapter configured or no API key for the model) and the
 // validation codes above. Cancellation is class cancelled with no code.
 // AdapterError.Retryable starts from ErrorClass.Retryable (rate_limit,
 // server_error and network) and adapters clear it where the table says a

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
@@ -170,5 +169,3 @@ func testFaults(spec map[string]any, next http.RoundTripper) (http.RoundTripper,
 type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
-
-var _ = strings.Cut

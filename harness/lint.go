@@ -139,7 +139,7 @@ func (l *linter) steps(tools map[string]bool) {
 			c := st.Call
 			l.model(ptr+"/call/model", c.Model)
 			if c.ToolChoice != nil {
-				l.tool(ptr+"/call/tool_choice", tools, c.ToolChoice.Name)
+				l.tool(ptr+"/call/tool_choice/tool", tools, c.ToolChoice.Name)
 			}
 			if c.Reply != nil {
 				for j, tc := range c.Reply.ToolCalls {

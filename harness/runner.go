@@ -406,7 +406,9 @@ func (r *run) finish(res *ScenarioResult) {
 		if base == nil {
 			continue
 		}
-		if u, ok := base.(interface{ Unused() []*cassette.Interaction }); ok && res.Status == StatusPass {
+		if u, ok := base.(interface {
+			Unused() []*cassette.Interaction
+		}); ok && res.Status == StatusPass {
 			if n := len(u.Unused()); n > 0 {
 				file := ""
 				if p, ok := base.(*replay.Player); ok {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 
 	"github.com/metis-llm/metis/harness/replay"
 )
@@ -247,3 +248,20 @@ func TestResplit(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+func TestMatcher(t *testing.T) {
+	m := replay.Matcher()
+	rec := cassette.Request{
+		Method:  "POST",
+		URL:     "https://api.anthropic.com/v1/messages",
+		Body:    `{"a":1,"b":[1,2]}`,
+		Headers: http.Header{"Anthropic-Version": {"2023-06-01"}},
+	}
+	req := newRequest(t, context.Background(), "http://127.0.0.1:1/v1/messages", `{"b":[1,2], "a":1}`, map[string]string{"anthropic-version": "2023-06-01", "x-api-key": "sk-test-FAKE"})
+	assert.True(t, m(req, rec))
+	body, err := io.ReadAll(req.Body)
+	require.NoError(t, err)
+	assert.Equal(t, `{"b":[1,2], "a":1}`, string(body), "the body is restored")
+	req = newRequest(t, context.Background(), "http://127.0.0.1:1/v1/messages", `{"a":2,"b":[1,2]}`, map[string]string{"anthropic-version": "2023-06-01"})
+	assert.False(t, m(req, rec))
+}

@@ -1,0 +1,85 @@
+// Package faults injects provider failures into HTTP traffic at replay
+// time. Cassettes hold only real, successful exchanges (a recorder cannot
+// capture a broken one); everything else — error statuses, Retry-After,
+// resets, mid-stream error events, truncation, stalls, garbage — is made
+// here, by an http.RoundTripper in front of the replay.
+//
+// # Use
+//
+//	f, err := faults.Parse(map[string]any{"status": 429, "retry_after": 2})
+//	...
+//	client := &http.Client{Transport: faults.Transport(player, f)}
+//
+// FromSpec has the signature of harness.Config.Faults and is what the
+// harness plugs in for a scenario's inject step.
+//
+// A Fault applies to Times consecutive attempts (default 1) and then lets
+// requests through to the next transport, so that a retry scenario can
+// count attempts. Transport takes several faults: each attempt gets the
+// first fault with attempts left, so a sequence such as "429, then a
+// truncated stream, then success" is three faults in a row.
+//
+// # Spec
+//
+// A spec is the mapping of an inject step, as written in the scenario:
+//
+//	kind            status (default when status or error is given), reset,
+//	                error_event, truncate, stall, malformed, drip
+//	times           attempts the fault applies to; an integer ≥ 1, default 1
+//
+// kind status answers without calling the next transport:
+//
+//	status          HTTP status, 100..599; default: the provider's status for error
+//	error           which error body to send: invalid_request, auth, rate_limit,
+//	                overloaded, server_error, context_overflow; default: inferred
+//	                from status (401/403 auth, 413 context_overflow, 429 rate_limit,
+//	                503/529 overloaded, other 5xx server_error, else invalid_request)
+//	message         replaces the body's message
+//	body            the body verbatim (a string, or a mapping sent as JSON)
+//	headers         extra response headers (string values)
+//	retry_after     Retry-After: seconds (a number) or an HTTP date (a string)
+//	retry_after_ms  retry-after-ms, as OpenAI sends it
+//
+// Without body, the error body is the one the request's provider sends for
+// that error, detected from the request path: /v1/messages Anthropic,
+// /v1/responses OpenAI Responses, /v1/chat/completions OpenAI Chat
+// Completions (and OpenAI-compatible servers), :generateContent and
+// :streamGenerateContent Gemini. Unknown paths get the OpenAI shape.
+//
+// The stream kinds call the next transport and alter the body of its
+// successful (2xx) response; other responses pass through untouched. A
+// text/event-stream body is handled event by event; any other body counts
+// as one event.
+//
+//	after_events    how many events pass before the fault strikes (default 0)
+//
+//	error_event     then the provider's own error event, and the body ends:
+//	                Anthropic "event: error" (overloaded_error by default),
+//	                Chat Completions data: {"error":{...}}, Responses an "error"
+//	                event and "response.failed" (continuing the stream's
+//	                sequence_number and response object), Gemini a google.rpc
+//	                status chunk. error and message choose the error as above;
+//	                body replaces the event's data verbatim.
+//	truncate        then the body ends cleanly, without the terminal event.
+//	malformed       then "data: {not json" is inserted, and the rest follows.
+//	stall           then no byte arrives until the request's context is done,
+//	                so the caller's timeout fires. Without after_events the
+//	                stall comes before the response headers.
+//	reset           then the connection is reset: a *net.OpError wrapping
+//	                syscall.ECONNRESET. Without after_events the reset comes
+//	                before the response headers.
+//
+// A stream with fewer events than after_events ends as it would have.
+// kind drip delivers the whole body in pieces:
+//
+//	chunk_bytes     bytes per read, default 1
+//	delay_ms        pause between pieces, through Injector.Sleep (no pause
+//	                when Sleep is nil, the default: tests never sleep)
+//
+// Several faults in a row go in one spec as
+//
+//	sequence: [{status: 429, retry_after: 1}, {kind: truncate, after_events: 3}]
+//
+// Every body honours the request's context: once it is done, reads fail
+// with its error. Parse reports a bad spec with an error naming the field.
+package faults

@@ -1,0 +1,83 @@
+package harness_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness"
+)
+
+// The conformance suite under go test: one ginkgo table entry per
+// scenario × model, labelled with the scenario's tags and the model's
+// provider (ginkgo --label-filter=tools selects by tag). It replays
+// ../cassettes and compares ../goldens through goldie, so
+// GOLDIE_UPDATE=1 go test ./harness rewrites goldens. Until `record` has
+// made a run's cassette the run is skipped.
+func TestConformance(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "metis conformance")
+}
+
+var _ = Describe("conformance", func() {
+	scs, err := harness.LoadDir("../scenarios")
+	if err != nil {
+		panic(err) // a broken scenario file is a programmer error here
+	}
+	var entries []TableEntry
+	for _, p := range harness.Select(scs, harness.Config{}) {
+		labels := append([]string{canonical.ProviderOf(p.Model)}, p.Scenario.Tags...)
+		entries = append(entries, Entry(p.Scenario.ID+" ["+p.Model+"]", p, Label(labels...)))
+	}
+	DescribeTable("scenario", func(p harness.Pair) {
+		if hasInject(p.Scenario) {
+			Skip("needs fault injection, which this suite does not wire in yet (Config.Faults)")
+		}
+		cfg := harness.Config{
+			CassetteDir:          "../cassettes",
+			GoldenDir:            "../goldens",
+			Factories:            factories(),
+			SkipMissingCassettes: true,
+			Golden:               goldieCompare,
+		}
+		res := harness.RunScenario(context.Background(), cfg, p.Scenario, p.Model)
+		if res.Status == harness.StatusSkip {
+			Skip(res.Reason)
+		}
+		var details []string
+		for _, f := range res.Findings {
+			details = append(details, f.String())
+		}
+		Expect(res.Status).To(Equal(harness.StatusPass), res.Reason+"\n"+strings.Join(details, "\n"))
+	}, entries)
+})
+
+func hasInject(sc *harness.Scenario) bool {
+	for _, st := range sc.Steps {
+		if st.Kind == harness.StepInject {
+			return true
+		}
+	}
+	return false
+}
+
+// goldieCompare is the Config.Golden hook under go test: goldie reads,
+// updates (GOLDIE_UPDATE=1 or -update) and reports, with the harness's own
+// (-want +got) diff.
+func goldieCompare(path string, got []byte) (string, error) {
+	g := goldie.New(GinkgoTB(),
+		goldie.WithFixtureDir(filepath.Dir(path)),
+		goldie.WithNameSuffix(""),
+		goldie.WithDiffFn(func(actual, expected string) string {
+			return "(-want +got)\n" + harness.GoldenDiff([]byte(expected), []byte(actual))
+		}),
+	)
+	g.Assert(GinkgoTB(), filepath.Base(path), got)
+	return "", nil
+}
