@@ -1,0 +1,156 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+)
+
+// errClosed is returned by Read after Close, as net/http does.
+var errClosed = errors.New("http: read on closed response body")
+
+// streamBody passes on the events of a response body and applies a
+// stream fault after f.AfterEvents of them. Every Read checks the request
+// context first, and a stall waits for it (or for Close).
+type streamBody struct {
+	ctx  context.Context
+	src  io.ReadCloser
+	f    *Fault
+	api  API
+	next func() ([]byte, error) // the body's next event
+
+	st       streamState
+	out      []byte // bytes to hand out before anything else
+	passed   int    // events passed on
+	injected bool
+	err      error // returned once out is drained
+
+	closeOnce sync.Once
+	done      chan struct{}
+}
+
+func newStreamBody(ctx context.Context, src io.ReadCloser, f *Fault, api API, eventStream bool) *streamBody {
+	b := &streamBody{ctx: ctx, src: src, f: f, api: api, done: make(chan struct{})}
+	if eventStream {
+		b.next = newSplitter(src).next
+	} else {
+		read := false
+		b.next = func() ([]byte, error) {
+			if read {
+				return nil, io.EOF
+			}
+			read = true
+			data, err := io.ReadAll(src)
+			if err != nil {
+				return nil, err
+			}
+			if len(data) == 0 {
+				return nil, io.EOF
+			}
+			return data, nil
+		}
+	}
+	return b
+}
+
+// Read hands out the pending bytes, then the next event or the fault.
+func (b *streamBody) Read(p []byte) (int, error) {
+	for {
+		select {
+		case <-b.done:
+			return 0, errClosed
+		default:
+		}
+		if err := b.ctx.Err(); err != nil {
+			return 0, err
+		}
+		if len(b.out) > 0 {
+			n := copy(p, b.out)
+			b.out = b.out[n:]
+			return n, nil
+		}
+		if b.err != nil {
+			return 0, b.err
+		}
+		b.advance()
+	}
+}
+
+// advance fills out with the next event, or strikes.
+func (b *streamBody) advance() {
+	if b.injected || b.passed < b.f.AfterEvents {
+		ev, err := b.next()
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.st.observe(b.api, ev)
+		b.passed++
+		b.out = ev
+		return
+	}
+	b.injected = true
+	switch b.f.Kind {
+	case KindTruncate:
+		b.err = io.EOF
+	case KindErrorEvent:
+		b.out = errorEvent(b.api, b.f, &b.st)
+		b.err = io.EOF
+	case KindMalformed:
+		eol := b.st.eol
+		if eol == "" {
+			eol = "\n"
+		}
+		b.out = []byte("data: {not json" + eol + eol)
+	case KindReset:
+		b.err = resetError()
+	case KindStall:
+		select {
+		case <-b.ctx.Done():
+			b.err = b.ctx.Err()
+		case <-b.done:
+			b.err = errClosed
+		}
+	}
+}
+
+// Close closes the underlying body and wakes a stalled Read.
+func (b *streamBody) Close() error {
+	var err error
+	b.closeOnce.Do(func() {
+		close(b.done)
+		err = b.src.Close()
+	})
+	return err
+}
+
+// dripBody hands out a body at most chunk bytes per Read, pausing between
+// pieces through sleep.
+type dripBody struct {
+	ctx     context.Context
+	src     io.ReadCloser
+	chunk   int
+	delay   time.Duration
+	sleep   func(context.Context, time.Duration) error
+	started bool
+}
+
+func (b *dripBody) Read(p []byte) (int, error) {
+	if err := b.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if b.started && b.sleep != nil && b.delay > 0 {
+		if err := b.sleep(b.ctx, b.delay); err != nil {
+			return 0, err
+		}
+	}
+	b.started = true
+	if len(p) > b.chunk {
+		p = p[:b.chunk]
+	}
+	return b.src.Read(p)
+}
+
+func (b *dripBody) Close() error { return b.src.Close() }
