@@ -12,6 +12,7 @@ import (
 
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/faults"
 )
 
 // The conformance suite under go test: one ginkgo table entry per
@@ -36,15 +37,13 @@ var _ = Describe("conformance", func() {
 		entries = append(entries, Entry(p.Scenario.ID+" ["+p.Model+"]", p, Label(labels...)))
 	}
 	DescribeTable("scenario", func(p harness.Pair) {
-		if hasInject(p.Scenario) {
-			Skip("needs fault injection, which this suite does not wire in yet (Config.Faults)")
-		}
 		cfg := harness.Config{
 			CassetteDir:          "../cassettes",
 			GoldenDir:            "../goldens",
 			Factories:            factories(),
 			SkipMissingCassettes: true,
 			Golden:               goldieCompare,
+			Faults:               faults.FromSpec,
 		}
 		res := harness.RunScenario(context.Background(), cfg, p.Scenario, p.Model)
 		if res.Status == harness.StatusSkip {
@@ -57,15 +56,6 @@ var _ = Describe("conformance", func() {
 		Expect(res.Status).To(Equal(harness.StatusPass), res.Reason+"\n"+strings.Join(details, "\n"))
 	}, entries)
 })
-
-func hasInject(sc *harness.Scenario) bool {
-	for _, st := range sc.Steps {
-		if st.Kind == harness.StepInject {
-			return true
-		}
-	}
-	return false
-}
 
 // goldieCompare is the Config.Golden hook under go test: goldie reads,
 // updates (GOLDIE_UPDATE=1 or -update) and reports, with the harness's own

@@ -13,14 +13,28 @@ import (
 	"github.com/metis-llm/metis/adapters/anthropic"
 	"github.com/metis-llm/metis/adapters/gemini"
 	"github.com/metis-llm/metis/adapters/openai"
+	"github.com/metis-llm/metis/adapters/openaicompat"
 )
 
 // Factories returns a fresh map from adapter type (the "type" field of a
 // models.yaml adapter entry) to its constructor.
 func Factories() map[string]adapters.Factory {
 	return map[string]adapters.Factory{
-		"anthropic": func(c adapters.Config) (adapters.Adapter, error) { return anthropic.New(c) },
-		"openai":    func(c adapters.Config) (adapters.Adapter, error) { return openai.New(c) },
-		"gemini":    func(c adapters.Config) (adapters.Adapter, error) { return gemini.New(c) },
+		"anthropic":    factory(anthropic.New),
+		"openai":       factory(openai.New),
+		"gemini":       factory(gemini.New),
+		"openaicompat": factory(openaicompat.New),
+	}
+}
+
+// factory adapts a provider constructor to adapters.Factory, returning a
+// nil interface (not a typed nil) on error.
+func factory[A adapters.Adapter](newAdapter func(adapters.Config) (A, error)) adapters.Factory {
+	return func(c adapters.Config) (adapters.Adapter, error) {
+		a, err := newAdapter(c)
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
 	}
 }

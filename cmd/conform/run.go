@@ -80,7 +80,7 @@ func printResult(w io.Writer, res *harness.Result, verbose bool) {
 			continue
 		}
 		fmt.Fprintf(w, "\n--- %s %s (%s)\n", mark(r.Status), r.Name(), r.File)
-		if r.Reason != "" {
+		if r.Reason != "" && len(r.Findings) == 0 {
 			fmt.Fprintln(w, r.Reason)
 		}
 		for _, st := range r.Steps {

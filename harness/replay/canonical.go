@@ -18,8 +18,10 @@ import (
 // SDK telemetry, keys, content length) is ignored.
 var DefaultHeaders = []string{"anthropic-version", "anthropic-beta"}
 
-// ignoredQuery are query parameters left out of matching: Gemini's API key.
-var ignoredQuery = map[string]bool{"key": true}
+// ignoredQuery are query parameters left out of matching, compared
+// without case: the ones that carry credentials, which the recorder
+// scrubs (harness/record.secretParams lists the same names).
+var ignoredQuery = map[string]bool{"key": true, "api_key": true, "apikey": true, "api-key": true, "access_token": true, "token": true}
 
 // idPattern matches the canonical ids whose ULIDs differ between runs.
 var idPattern = regexp.MustCompile(`\b(tu|req)_[0-9A-HJKMNP-TV-Z]{26}\b`)
@@ -96,7 +98,7 @@ func Canonical(method string, u *url.URL, h http.Header, body []byte, headers []
 
 func filterQuery(q url.Values) string {
 	for k := range q {
-		if ignoredQuery[k] {
+		if ignoredQuery[strings.ToLower(k)] {
 			delete(q, k)
 		}
 	}

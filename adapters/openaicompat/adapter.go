@@ -1,0 +1,234 @@
+// Package openaicompat is the metis adapter for OpenAI-compatible
+// servers: vLLM, Ollama, LM Studio, llama.cpp's llama-server, OpenRouter,
+// and any other server of the Chat Completions API (POST
+// {base_url}/v1/chat/completions), such as Gemini's compatibility
+// endpoint. It is the one adapter built on another: the wire mapping is
+// openai.ChatDialect, configured per server kind and per model, and this
+// package adds what compatible servers need beyond OpenAI — a readiness
+// probe, conservative capability declarations, the validation semantics
+// of seed 004, and the servers' quirks.
+//
+// # Configuration
+//
+// A models.yaml entry of type openaicompat:
+//
+//	ollama:
+//	  type: openaicompat
+//	  base_url: http://localhost:11434   # the server root; /v1 is added
+//	  options: {kind: ollama}
+//	openrouter:
+//	  type: openaicompat
+//	  api_key_env: OPENROUTER_API_KEY    # optional for local servers
+//	  base_url: https://openrouter.ai/api
+//	  extra_headers: {HTTP-Referer: https://example.org, X-Title: metis}
+//	  options: {kind: openrouter}
+//
+// The kind (vllm, ollama, lmstudio, llamacpp, openrouter, generic) picks
+// the reasoning field, the capability base and the readiness probe. The
+// other options may be set for the adapter or per model (the model's
+// value wins); unknown options are errors:
+//
+//	tool_results_as_user  bool      send tool results as user text, for
+//	                                servers that reject the "tool" role
+//	no_stream_options     bool      do not send stream_options (servers
+//	                                that reject it); usage is then
+//	                                estimated when the stream has none
+//	reasoning_fields      [string]  delta/message fields read as thinking:
+//	                                reasoning_content (vllm, lmstudio,
+//	                                llamacpp, generic) or reasoning
+//	                                (ollama, openrouter)
+//	max_tokens_field      string    max_tokens (default; every server takes
+//	                                it) or max_completion_tokens
+//	no_strict             bool      never send "strict" nor transform
+//	                                schemas (default true on local kinds)
+//	reasoning_effort      bool      send reasoning_effort from
+//	                                Request.Thinking
+//	developer_role,       bool      as in adapters/openai
+//	parallel_tool_calls
+//
+// # Capabilities
+//
+// A server cannot be trusted to say whether a model calls tools reliably
+// (000 §11.7), so local and generic kinds declare tools, images, thinking
+// and structured output false until models.yaml declares them for the
+// model; see Capabilities. Requests needing an undeclared capability
+// fail with invalid_request before any HTTP call.
+//
+// # Calls
+//
+// Complete and Stream validate the history first (canonical.ValidateHistory;
+// 004 fixture 003: an invalid history is invalid_request with no HTTP
+// call), then send the dialect's body. Tool ids go out through the
+// request's ToolIDMap, so a server's own id comes back verbatim on the
+// next call (004 fixture 002). The responses, streamed or not, are the
+// same and follow seed 004:
+//
+//   - reasoning_content / reasoning text becomes thinking blocks;
+//   - a response that calls tools is tool_use even when the server says
+//     finish_reason "stop";
+//   - finish_reason "error" (and vLLM's "abort") is stop reason error,
+//     returned, not raised, with whatever tool calls the server sent:
+//     arguments that parse are the input, arguments that do not are input
+//     {} with the bytes kept in ProviderRaw (004 fixture 008; see
+//     providerRaw); any other unknown finish_reason is also stop reason
+//     error, kept verbatim in ProviderStopReason, with a WARN;
+//   - a response that claims to be whole (end_turn, tool_use) is
+//     validated: a tool call must name a requested tool and carry a JSON
+//     object its schema accepts, and the message must not be empty;
+//     otherwise the call fails with invalid_response (Code
+//     malformed_tool_call). A stream then completes with stop reason error
+//     and the error follows;
+//   - usage the server does not report is estimated and marked
+//     Estimated, with a WARN (000 §7.2);
+//   - Response.RawBody is the server's body, verbatim (004 fixture 005);
+//   - extra_content on the message or a tool call (Gemini's thought
+//     signatures) is kept in ProviderRaw and sent back on the same message
+//     and tool call when the history returns to this provider
+//     (non-streamed calls only: the dialect does not surface it from a
+//     stream).
+//
+// Errors are classified by openai.ClassifyChat plus the model-loading
+// signals of local servers (503 "Loading model" and the like →
+// server_error, Code model_not_loaded, retried); classify has the table.
+//
+// # Readiness
+//
+// Adapter implements adapters.Readier: Ready probes the server with GETs,
+// never a completion, and tells a loaded model from one that is listed but
+// not loaded (model_not_loaded) or unknown (model_not_found).
+package openaicompat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/url"
+	"strings"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
+)
+
+// Adapter is the adapter for one OpenAI-compatible server. It is safe for
+// concurrent use; concurrent calls go to the wire concurrently (004 §8.4).
+type Adapter struct {
+	rt   *adapters.Runtime
+	kind Kind
+	// root is the server root and prefix the path of the OpenAI API under
+	// it ("/v1" unless the api_prefix option says otherwise); chatURL is
+	// root+prefix+"/chat/completions".
+	root, prefix string
+	chatURL      *url.URL
+	// probe sends Ready's GETs: one attempt, no retries (a probe that
+	// fails says so at once; pollers decide when to ask again).
+	probe *adapters.Caller
+}
+
+var (
+	_ adapters.Adapter = (*Adapter)(nil)
+	_ adapters.Readier = (*Adapter)(nil)
+)
+
+// New returns an adapter for cfg. Options["kind"] names the server
+// (vllm, ollama, lmstudio, llamacpp, openrouter or generic; default: the
+// adapter's name when it is one of those, else generic); Name defaults to
+// the kind. BaseURL is required: the server root, such as
+// http://localhost:8000 (a trailing /v1 is accepted). APIKey is optional.
+// Unknown options and options of the wrong type are errors naming the
+// field. Errors are *canonical.AdapterError of class invalid_request with
+// Code not_configured.
+func New(cfg adapters.Config) (*Adapter, error) {
+	kind, err := parseKind(cfg.Name, cfg.Options[optKind])
+	if cfg.Name == "" {
+		cfg.Name = string(kind)
+	}
+	if err != nil {
+		return nil, configError(cfg.Name, err)
+	}
+	if cfg.BaseURL == "" {
+		return nil, configError(cfg.Name, errors.New("base_url is required: the server root, e.g. http://localhost:8000"))
+	}
+	if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, configError(cfg.Name, fmt.Errorf("base_url: want an http(s) URL, got %q", cfg.BaseURL))
+	}
+	if err := checkOptions(&cfg); err != nil {
+		return nil, configError(cfg.Name, err)
+	}
+	root, prefix := strings.TrimRight(cfg.BaseURL, "/"), "/v1"
+	if p, ok := cfg.Options[optAPIPrefix].(string); ok {
+		prefix = strings.TrimRight(p, "/")
+	} else {
+		root = strings.TrimSuffix(root, "/v1")
+	}
+	chatURL, err := url.Parse(root + prefix + "/chat/completions")
+	if err != nil {
+		return nil, configError(cfg.Name, fmt.Errorf("base_url: %w", err))
+	}
+	rt := adapters.NewRuntime(cfg, classify)
+	probe := &adapters.Caller{Provider: cfg.Name, Client: rt.Caller.Client, Classify: classify}
+	return &Adapter{rt: rt, kind: kind, root: root, prefix: prefix, chatURL: chatURL, probe: probe}, nil
+}
+
+func configError(name string, err error) *canonical.AdapterError {
+	ae := canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeNotConfigured, "openaicompat adapter %q: %v", name, err)
+	ae.Provider, ae.Err = name, err
+	return ae
+}
+
+// Name returns the provider key (Config.Name).
+func (a *Adapter) Name() string { return a.rt.Config.Name }
+
+// Kind returns the kind of server the adapter talks to.
+func (a *Adapter) Kind() Kind { return a.kind }
+
+// Complete makes a non-streaming call. An invalid history or a request the
+// model's capabilities exclude fails with invalid_request before any HTTP
+// call. Response.RawBody is the server's body, verbatim.
+func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
+	c, err := a.prepare(req, false)
+	if err != nil {
+		return nil, a.tag(err, req)
+	}
+	return a.rt.Complete(ctx, &c.req, c.newRequest(false), c.decodeBody)
+}
+
+// Stream makes a streaming call; see adapters.Adapter for the event
+// sequence.
+func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
+	c, err := a.prepare(req, true)
+	if err != nil {
+		err = a.tag(err, req)
+		return func(yield func(canonical.StreamEvent, error) bool) { yield(canonical.StreamEvent{}, err) }
+	}
+	return c.finishStream(a.rt.Stream(ctx, &c.req, c.newRequest(true), c.decodeStream))
+}
+
+// tag fills the provider and request id of a pre-flight error.
+func (a *Adapter) tag(err error, req *canonical.Request) error {
+	var ae *canonical.AdapterError
+	if errors.As(err, &ae) {
+		ae.RequestID = req.RequestID
+		if ae.Provider == "" {
+			ae.Provider = a.Name()
+		}
+	}
+	return err
+}
+
+// EstimateInputTokens estimates the request's input tokens without the
+// network, with the estimator for OpenAI-compatible servers (OpenAI's
+// constants: the servers speak its format, with tokenizers of similar
+// density).
+func (a *Adapter) EstimateInputTokens(req *canonical.Request) int {
+	return adapters.EstimatorFor("openaicompat").Estimate(req)
+}
+
+// Cancel aborts the in-flight call with this request id.
+func (a *Adapter) Cancel(requestID string) bool { return a.rt.Cancel(requestID) }
+
+// Close releases idle connections.
+func (a *Adapter) Close() error {
+	a.rt.Caller.Client.CloseIdleConnections()
+	return nil
+}

@@ -1,0 +1,71 @@
+// Package record records provider HTTP traffic into go-vcr v4 cassettes
+// for the conformance harness, and drives whole recording sessions for
+// the `record` command.
+//
+// # A Recorder
+//
+// NewRecorder returns an http.RoundTripper that sends each request to the
+// real server (the live API, an emulator, any base URL) and keeps the
+// exchange. Nothing touches the disk until Save, which:
+//
+//  1. scrubs every interaction (Scrub): request headers not on
+//     RequestHeaders are dropped — Authorization, x-api-key,
+//     x-goog-api-key, api-key, OpenAI-Organization, OpenAI-Project,
+//     Cookie, User-Agent and SDK telemetry among them — as are response
+//     headers not on ResponseHeaders (Set-Cookie, Date, rate-limit
+//     counters); request ids are masked (req_masked_1, …); API-key query
+//     parameters (key, api_key, …) leave the URL and the form; durations
+//     become zero. Bodies are kept byte for byte: they are the wire
+//     format under test, and tool ids in them must round-trip.
+//  2. writes the cassette to a temporary file in the cassette's directory,
+//     behind a provenance header (see below);
+//  3. scans the written bytes for the configured API keys and for key
+//     shapes (sk-…, sk-ant-…, AIza…, Bearer …), and fails loudly, deleting
+//     the file, if any remains;
+//  4. renames the file over the cassette — unless the cassette already
+//     holds the same recording (recorded_at and the per-run canonical ids
+//     tu_<ULID>, req_<ULID> aside), which is then left as it is, so that
+//     re-recording an unchanged scenario changes no file.
+//
+// Discard (or Save failing, or the recording's context ending first)
+// leaves no file behind, and an existing cassette byte-identical: a
+// cassette is never half written.
+//
+// The scrubbing matches what harness/replay ignores when it matches a
+// request (the host, keys, SDK headers; it compares the method, path,
+// query without "key", canonical JSON body and anthropic-version and
+// anthropic-beta), so a scrubbed cassette replays.
+//
+// # Provenance
+//
+// go-vcr's cassette has no free-form field, and a sidecar file could be
+// lost or go stale apart from its cassette, so provenance is a block of
+// YAML comments at the top of the cassette itself, written in the same
+// atomic rename. go-vcr and YAML readers ignore it; ReadProvenance parses
+// it:
+//
+//	# metis cassette provenance
+//	# scenario: tools/single-round-trip
+//	# provider: anthropic
+//	# model: anthropic:claude-sonnet-4-6
+//	# source: emulator
+//	# recorded_at: 2026-05-01T12:00:00Z
+//	# metis_version: v0.1.0-dev
+//	---
+//	version: 2
+//	interactions: ...
+//
+// model is the run's matrix model (a swap scenario's other providers'
+// cassettes name it too); source is live or emulator; an endpoint line
+// names a base URL the traffic was sent to instead of the provider's.
+//
+// # Sessions
+//
+// Run records a selection of scenarios through the real adapters and the
+// harness runner, whose Transport hook gets a Recorder per provider, and
+// then replays what it wrote through the harness's checks and reports
+// drift from the goldens. With Config.Emulator it starts an in-process
+// emulator per run, answering each call with its step's reply script;
+// otherwise keys come from the registry's api_key_env variables. Requests
+// keep their provider URLs in the cassette whatever server answered them.
+package record

@@ -1,0 +1,36 @@
+package record
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// redirect sends every request to base's scheme and host, with base's
+// path prefixed to the request's path. The request itself (and so the
+// recorded URL) is not changed.
+type redirect struct {
+	base *url.URL
+	next http.RoundTripper
+}
+
+func (rd redirect) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.URL.Scheme, r.URL.Host, r.Host = rd.base.Scheme, rd.base.Host, ""
+	r.URL.User = rd.base.User
+	if p := strings.TrimSuffix(rd.base.Path, "/"); p != "" {
+		r.URL.Path = p + req.URL.Path
+		if req.URL.RawPath != "" {
+			r.URL.RawPath = strings.TrimSuffix(rd.base.EscapedPath(), "/") + req.URL.RawPath
+		}
+	}
+	return rd.next.RoundTrip(r)
+}
+
+// endpoint is a base URL as provenance shows it: without credentials.
+func endpoint(u *url.URL) string {
+	c := *u
+	c.User = nil
+	c.RawQuery = ""
+	return c.String()
+}
