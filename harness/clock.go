@@ -12,10 +12,13 @@ var clockBase = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // fakeClock is the adapters' Clock in a run: Sleep returns at once,
 // advancing the time and recording the wait, so retry backoff never
-// waits. Tick gives the session's timestamps, one second apart.
+// waits. Tick gives the session's timestamps, one second apart and
+// independent of the sleeps, whose backoff jitter is random: goldens stay
+// byte-stable even when a run retries.
 type fakeClock struct {
 	mu     sync.Mutex
 	now    time.Time
+	ticks  int
 	sleeps []time.Duration
 }
 
@@ -28,12 +31,14 @@ func (c *fakeClock) Now() time.Time {
 	return c.now
 }
 
-// Tick advances the clock by a second and returns the new time.
+// Tick advances the clock by a second and returns the next session
+// timestamp: clockBase plus one second per tick so far.
 func (c *fakeClock) Tick() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(time.Second)
-	return c.now
+	c.ticks++
+	return clockBase.Add(time.Duration(c.ticks) * time.Second)
 }
 
 // Sleep records d and advances the clock by it, failing only if ctx is
