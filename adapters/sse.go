@@ -40,6 +40,7 @@ type SSEReader struct {
 	end      int
 	err      error // sticky read error (io.EOF at end)
 	line     []byte
+	owned    bool // the last line returned is s.line, not a slice of buf
 	skipLF   bool
 	data     []byte
 	hasData  bool
@@ -121,7 +122,13 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 			if len(s.data)+len(value) > s.maxEvent {
 				return SSEEvent{}, fmt.Errorf("%w: more than %d bytes", ErrSSEEventTooLarge, s.maxEvent)
 			}
-			s.data = append(s.data, value...)
+			if !s.hasData && s.owned && len(value) > cap(s.data) {
+				// A long first data line already sits in s.line: take its
+				// array instead of copying it, and give s.line ours.
+				s.data, s.line = value, s.data[:0]
+			} else {
+				s.data = append(s.data, value...)
+			}
 			s.hasData = true
 		case "event":
 			s.event = append(s.event[:0], value...)
@@ -150,6 +157,7 @@ func (s *SSEReader) dispatch() SSEEvent {
 func (s *SSEReader) readLine() ([]byte, error) {
 	s.line = s.line[:0]
 	spanning := false
+	s.owned = false
 	empty := 0
 	for {
 		if s.start < s.end {
@@ -175,6 +183,7 @@ func (s *SSEReader) readLine() ([]byte, error) {
 				}
 				s.lastLineTerminated = true
 				if spanning {
+					s.owned = true
 					s.line = append(s.line, line...)
 					return s.line, nil
 				}

@@ -24,23 +24,29 @@
 //	  options: {kind: openrouter}
 //
 // The kind (vllm, ollama, lmstudio, llamacpp, openrouter, generic) picks
-// the reasoning field, the capability base and the readiness probe. The
-// other options may be set for the adapter or per model (the model's
-// value wins); unknown options are errors:
+// the reasoning field, the capability base and the readiness probe;
+// without it, an adapter named after a kind is that kind, and any other
+// is generic. api_prefix (adapter only, default "/v1") is the path of the
+// API under base_url: "" for a base_url that already ends in it, as
+// Gemini's https://generativelanguage.googleapis.com/v1beta/openai does.
+// The other options may be set for the adapter or per model (the model's
+// value wins); unknown options and values of the wrong type are errors
+// from New naming the field:
 //
 //	tool_results_as_user  bool      send tool results as user text, for
 //	                                servers that reject the "tool" role
 //	no_stream_options     bool      do not send stream_options (servers
 //	                                that reject it); usage is then
 //	                                estimated when the stream has none
-//	reasoning_fields      [string]  delta/message fields read as thinking:
-//	                                reasoning_content (vllm, lmstudio,
-//	                                llamacpp, generic) or reasoning
-//	                                (ollama, openrouter)
-//	max_tokens_field      string    max_tokens (default; every server takes
-//	                                it) or max_completion_tokens
+//	reasoning_fields      [string]  the delta/message field read as
+//	                                thinking: reasoning_content (vllm,
+//	                                lmstudio, llamacpp, generic) or
+//	                                reasoning (ollama, openrouter)
+//	max_tokens_field      string    max_tokens (the default: every server
+//	                                takes it) or max_completion_tokens
 //	no_strict             bool      never send "strict" nor transform
-//	                                schemas (default true on local kinds)
+//	                                schemas (default true for vllm,
+//	                                ollama, lmstudio and llamacpp)
 //	reasoning_effort      bool      send reasoning_effort from
 //	                                Request.Thinking
 //	developer_role,       bool      as in adapters/openai
@@ -49,53 +55,96 @@
 // # Capabilities
 //
 // A server cannot be trusted to say whether a model calls tools reliably
-// (000 §11.7), so local and generic kinds declare tools, images, thinking
-// and structured output false until models.yaml declares them for the
-// model; see Capabilities. Requests needing an undeclared capability
-// fail with invalid_request before any HTTP call.
+// (000 §11.7), so the local and generic kinds declare tools, images,
+// thinking and structured output false until models.yaml declares them
+// for the model; see Capabilities. A request needing an undeclared
+// capability fails with invalid_request (Code unsupported_content) before
+// any HTTP call.
 //
 // # Calls
 //
-// Complete and Stream validate the history first (canonical.ValidateHistory;
-// 004 fixture 003: an invalid history is invalid_request with no HTTP
-// call), then send the dialect's body. Tool ids go out through the
-// request's ToolIDMap, so a server's own id comes back verbatim on the
-// next call (004 fixture 002). The responses, streamed or not, are the
-// same and follow seed 004:
+// Complete and Stream validate the history first (004 fixture 003: an
+// invalid history is invalid_request and no HTTP call is made), then send
+// the dialect's body to {base_url}{api_prefix}/chat/completions. Tool ids
+// go out through the request's ToolIDMap, so the id a server gave comes
+// back verbatim on the next call (004 fixture 002). Streamed and
+// non-streamed responses are the same, and follow seed 004:
 //
-//   - reasoning_content / reasoning text becomes thinking blocks;
+//   - reasoning text becomes a thinking block;
 //   - a response that calls tools is tool_use even when the server says
-//     finish_reason "stop";
-//   - finish_reason "error" (and vLLM's "abort") is stop reason error,
-//     returned, not raised, with whatever tool calls the server sent:
-//     arguments that parse are the input, arguments that do not are input
-//     {} with the bytes kept in ProviderRaw (004 fixture 008; see
-//     providerRaw); any other unknown finish_reason is also stop reason
-//     error, kept verbatim in ProviderStopReason, with a WARN;
-//   - a response that claims to be whole (end_turn, tool_use) is
-//     validated: a tool call must name a requested tool and carry a JSON
-//     object its schema accepts, and the message must not be empty;
-//     otherwise the call fails with invalid_response (Code
-//     malformed_tool_call). A stream then completes with stop reason error
-//     and the error follows;
-//   - usage the server does not report is estimated and marked
-//     Estimated, with a WARN (000 §7.2);
-//   - Response.RawBody is the server's body, verbatim (004 fixture 005);
-//   - extra_content on the message or a tool call (Gemini's thought
-//     signatures) is kept in ProviderRaw and sent back on the same message
-//     and tool call when the history returns to this provider
-//     (non-streamed calls only: the dialect does not surface it from a
-//     stream).
+//     finish_reason "stop" (Ollama does);
+//   - finish_reason "error" (and vLLM's "abort") is stop reason error and
+//     is returned, not raised, with the tool calls the server sent:
+//     arguments that parse are the input, schema or no schema; arguments
+//     that do not parse give input {} and are kept verbatim in
+//     ProviderRaw (004 fixture 008). Any other finish_reason the adapter
+//     does not know is stop reason error too (004 §8.2), kept in
+//     ProviderStopReason, with a WARN;
+//   - a response that claims to be whole (end_turn, tool_use) is validated
+//     before it is returned (004 §3): each tool call must name a tool of
+//     the request and carry a JSON object its schema accepts, and the
+//     message must have content. Otherwise the call fails with
+//     invalid_response (Code malformed_tool_call for tool calls); a stream
+//     completes with stop reason error and the error follows it. Degraded
+//     responses (error, max_tokens, content_filter, cancelled) are never
+//     rejected;
+//   - usage the server does not report is estimated (input by
+//     EstimateInputTokens, output a token per four bytes of the reply) and
+//     marked Estimated, with a WARN (000 §7.2);
+//   - Response.RawBody is the server's body, verbatim (004 fixture 005).
 //
-// Errors are classified by openai.ClassifyChat plus the model-loading
-// signals of local servers (503 "Loading model" and the like →
-// server_error, Code model_not_loaded, retried); classify has the table.
+// Response.ProviderRaw (stored as MessageMetadata.ProviderRaw[Name()]) is
+//
+//	{"extra_content": {...},
+//	 "tool_calls": {"tu_…": {"extra_content": {...}, "raw_arguments": "{\"ci"}}}
+//
+// with every part optional: extra_content is a server's non-standard
+// extension of the message or of one tool call (Gemini's compatibility
+// endpoint carries its thought signatures there), and raw_arguments the
+// argument bytes of a tool call that did not parse. extra_content is
+// sent back on the same message and tool call when the history returns
+// to this provider (MessageMetadata.Provider == Name()); it is read from
+// non-streamed responses only, as the dialect does not surface it from a
+// stream.
+//
+// # Errors
+//
+// Every error is a *canonical.AdapterError. HTTP failures are classified
+// by openai.ClassifyChat, which reads the error bodies compatible servers
+// send, plus the one condition OpenAI never reports — a model known but
+// not loaded. With the categories of 004 §7:
+//
+//	condition                                        class             Code              retried
+//	401, 403 (provider_authentication)               auth              -                 no
+//	404 naming the model, model_not_found            invalid_request   model_not_found   no
+//	  (provider_invalid_model)
+//	503 saying "loading" (llama.cpp "Loading         server_error      model_not_loaded  yes
+//	  model"); any status with model_not_loaded,
+//	  "no models loaded" (LM Studio), "model is not
+//	  loaded" (llama.cpp router)
+//	  (provider_model_not_loaded)
+//	429 (provider_rate_limit)                        rate_limit        -                 yes
+//	408; no response: refused, DNS, TLS              network           -                 yes
+//	  (provider_unavailable)
+//	other 5xx, 529 (provider_unavailable)            server_error      -                 yes
+//	413, "maximum context length"                    context_overflow  -                 no
+//	other 4xx (provider_invalid_request)             invalid_request   -                 no
+//	invalid history or undeclared capability,        invalid_request   invalid_history,  no
+//	  before any call (provider_invalid_request)                       unsupported_content, ...
+//	2xx body that does not parse, malformed or       server_error      invalid_response, no
+//	  unknown tool calls in a whole response                           malformed_tool_call
+//	  (provider_invalid_response)
+//	finish_reason "error"                            not an error: stop reason error
+//
+// openai.ClassifyChat's finer OpenAI rows (insufficient_quota,
+// strict-schema rejections, tool-call state) apply unchanged.
 //
 // # Readiness
 //
 // Adapter implements adapters.Readier: Ready probes the server with GETs,
 // never a completion, and tells a loaded model from one that is listed but
-// not loaded (model_not_loaded) or unknown (model_not_found).
+// not loaded (model_not_loaded) or unknown (model_not_found); its doc has
+// the probes of each kind.
 package openaicompat
 
 import (

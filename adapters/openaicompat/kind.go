@@ -21,8 +21,8 @@ const (
 	KindGeneric    Kind = "generic"
 )
 
-// Kinds lists every kind, in the order the documentation gives them.
-var Kinds = []Kind{KindVLLM, KindOllama, KindLMStudio, KindLlamaCpp, KindOpenRouter, KindGeneric}
+// kinds lists every kind, in the order the documentation gives them.
+var kinds = []Kind{KindVLLM, KindOllama, KindLMStudio, KindLlamaCpp, KindOpenRouter, KindGeneric}
 
 // profile is what the adapter assumes of a kind until the registry says
 // more about a model.
@@ -55,7 +55,7 @@ var profiles = map[Kind]profile{
 // is used if it names a kind ("ollama"), else generic.
 func parseKind(name string, opt any) (Kind, error) {
 	if opt == nil {
-		if k := Kind(name); slices.Contains(Kinds, k) {
+		if k := Kind(name); slices.Contains(kinds, k) {
 			return k, nil
 		}
 		return KindGeneric, nil
@@ -65,9 +65,9 @@ func parseKind(name string, opt any) (Kind, error) {
 		return "", fmt.Errorf("options.kind: want a string, got %T", opt)
 	}
 	k := Kind(strings.ToLower(strings.TrimSpace(s)))
-	if !slices.Contains(Kinds, k) {
-		names := make([]string, len(Kinds))
-		for i, k := range Kinds {
+	if !slices.Contains(kinds, k) {
+		names := make([]string, len(kinds))
+		for i, k := range kinds {
 			names[i] = string(k)
 		}
 		return "", fmt.Errorf("options.kind: unknown kind %q (want %s)", s, strings.Join(names, ", "))

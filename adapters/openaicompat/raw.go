@@ -10,20 +10,10 @@ import (
 )
 
 // providerRaw is this adapter's opaque round-trip data, the JSON of
-// Response.ProviderRaw and so of MessageMetadata.ProviderRaw[Name()]:
-//
-//	{"extra_content": {...},
-//	 "tool_calls": {"tu_…": {"extra_content": {...}, "raw_arguments": "{\"pa"}}}
-//
-// extra_content is a server's non-standard extension of the assistant
-// message or of one tool call, kept verbatim and sent back on the same
-// message and tool call when the history returns to this provider (the
-// Gemini OpenAI-compatible endpoint carries its thought signatures there
-// and rejects replayed tool calls without them). raw_arguments are a tool
-// call's argument bytes when they did not parse as a JSON object: the
-// tool_use block's input is then {} (a canonical input is always an
-// object), and this is where an application repairs from (004 §3,
-// fixture 008). Tool calls are keyed by canonical tool_use id.
+// Response.ProviderRaw described in the package doc. Tool calls are keyed
+// by canonical tool_use id. A tool_use whose arguments did not parse has
+// input {} (a canonical input is always an object) and its bytes here,
+// where an application repairs from (004 §3, fixture 008).
 type providerRaw struct {
 	ExtraContent json.RawMessage         `json:"extra_content,omitempty"`
 	ToolCalls    map[string]*toolCallRaw `json:"tool_calls,omitempty"`

@@ -151,7 +151,7 @@ func TestReady(t *testing.T) {
 }
 
 func TestReadyNetworkFailure(t *testing.T) {
-	for _, k := range Kinds {
+	for _, k := range kinds {
 		t.Run(string(k), func(t *testing.T) {
 			srv := newStub(t)
 			srv.Close()

@@ -52,22 +52,17 @@ func (b *bodyInfo) calls() (json.RawMessage, []wireCall) {
 			continue
 		}
 		var out []wireCall
-		var order []int
+		pos := map[int]int{} // tool call index → position in out
 		for i, tc := range ch.Message.ToolCalls {
 			idx := i
 			if tc.Index != nil {
 				idx = *tc.Index
 			}
-			k := -1
-			for j, o := range order {
-				if o == idx {
-					k = j
-				}
-			}
-			if k < 0 {
-				order = append(order, idx)
+			k, seen := pos[idx]
+			if !seen {
+				k = len(out)
+				pos[idx] = k
 				out = append(out, wireCall{})
-				k = len(out) - 1
 			}
 			out[k].args = append(out[k].args, argumentText(tc.Function.Arguments)...)
 			if present(tc.ExtraContent) {
