@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// `conform emulate` serves the emulator until its context ends, answering
+// with the scripted replies in order.
+func TestEmulateServesScriptedReplies(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "replies.json")
+	require.NoError(t, os.WriteFile(script, []byte(`[{"text":"Hello from the script."}]`), 0o600))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"emulate", "--replies", script}, pw, io.Discard)
+		pw.Close()
+	}()
+
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	require.NoError(t, err)
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(line)
+	require.NotEmpty(t, url, "no URL in %q", line)
+	go io.Copy(io.Discard, pr)
+
+	req, err := http.NewRequest(http.MethodPost, url+"/v1/chat/completions",
+		strings.NewReader(`{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"}]}`))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer test-key-not-secret")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	assert.Contains(t, string(body), "Hello from the script.")
+
+	cancel()
+	select {
+	case code := <-done:
+		assert.Equal(t, exitOK, code)
+	case <-time.After(10 * time.Second):
+		t.Fatal("emulate did not stop when its context ended")
+	}
+}
+
+func TestEmulateRejectsBadScript(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "replies.json")
+	require.NoError(t, os.WriteFile(script, []byte(`{not json`), 0o600))
+	code, _, errs := conform(t, "emulate", "--replies", script)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "replies.json")
+}
