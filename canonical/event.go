@@ -33,7 +33,10 @@ const (
 //	error                 Error (only in recorded traces: adapters return
 //	                      errors through the iterator's error value)
 //
-// Every event carries the MessageID of the message it belongs to.
+// Every event carries MessageID, which identifies the message being
+// streamed: adapters set it to the call's Request.RequestID, since the
+// final message id is allocated by the core (001 §6.1) only once the
+// message is complete.
 type StreamEvent struct {
 	Type        EventType       `json:"type"`
 	MessageID   string          `json:"message_id,omitempty"`
