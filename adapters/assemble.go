@@ -79,6 +79,10 @@ func (a *Assembler) SetClock(began time.Time, now func() time.Time) {
 	a.began, a.now = began, now
 }
 
+// RequestID returns the id of the call being assembled (the MessageID of
+// its events), for decoders' log entries.
+func (a *Assembler) RequestID() string { return a.messageID }
+
 // Stopped reports whether the consumer stopped iterating; decoders should
 // then stop reading.
 func (a *Assembler) Stopped() bool { return a.stopped }

@@ -184,6 +184,15 @@ func TestRegistryCapabilityOverride(t *testing.T) {
 	llama := cfg.Model("ollama:llama-3.3-70b").Apply(base)
 	assert.Equal(t, 131072, llama.MaxContextTokens)
 	assert.False(t, llama.SupportsTools, "not overridden")
+
+	// Qwen2.5 on vLLM is served with tool calling (--enable-auto-tool-choice).
+	vcfg, err := reg.Config("vllm", env())
+	require.NoError(t, err)
+	qwen := vcfg.Model("vllm:qwen2.5-7b-instruct").Apply(base)
+	assert.True(t, qwen.SupportsTools)
+	assert.False(t, qwen.SupportsImages)
+	assert.False(t, qwen.SupportsThinking)
+	assert.Equal(t, 32768, qwen.MaxContextTokens)
 }
 
 func TestLoadRegistryCustom(t *testing.T) {

@@ -65,7 +65,6 @@ package anthropic
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 	"net/http"
@@ -100,12 +99,7 @@ func New(cfg adapters.Config) (*Adapter, error) {
 		cfg.Name = DefaultName
 	}
 	if cfg.APIKey == "" {
-		ae := canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured, "anthropic: no API key configured")
-		if cfg.APIKeyEnv != "" {
-			ae.Message += " ($" + cfg.APIKeyEnv + " is empty)"
-		}
-		ae.Provider = cfg.Name
-		return nil, ae
+		return nil, adapters.NoAPIKey(&cfg, "anthropic")
 	}
 	base := strings.TrimRight(cfg.BaseURL, "/")
 	if base == "" {
@@ -122,7 +116,7 @@ func (a *Adapter) Name() string { return a.rt.Config.Name }
 
 // Complete makes a non-streaming Messages call.
 func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
-	req = a.prepare(req)
+	req = adapters.CallRequest(req)
 	body, structured, err := a.encode(req, false)
 	if err != nil {
 		return nil, err
@@ -134,45 +128,32 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 // Stream makes a streaming Messages call; see adapters.Adapter.Stream for
 // the shape of the sequence.
 func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
-	req = a.prepare(req)
+	req = adapters.CallRequest(req)
 	body, structured, err := a.encode(req, true)
 	if err != nil {
-		return func(yield func(canonical.StreamEvent, error) bool) {
-			yield(canonical.StreamEvent{}, err)
-		}
+		return adapters.FailedStream(err)
 	}
 	d := newDecoder(a.Name(), structured)
 	return a.rt.Stream(ctx, req, a.newHTTPRequest(req.Model, body), d.decodeStream)
 }
 
-// encode validates req and builds its wire body once for all attempts.
+// encode validates req, checks it against the model's capabilities and
+// builds its wire body once for all attempts. Images the model cannot
+// take are not refused: the request mapping drops them with the
+// lossy-projection WARN.
 func (a *Adapter) encode(req *canonical.Request, stream bool) ([]byte, bool, error) {
-	if err := canonical.ValidateHistory(req.Messages, req.Tools); err != nil {
-		var ae *canonical.AdapterError
-		if errors.As(err, &ae) {
-			ae.Provider, ae.RequestID = a.Name(), req.RequestID
-		}
-		return nil, false, err
+	err := canonical.ValidateHistory(req.Messages, req.Tools)
+	if err == nil {
+		err = adapters.CheckCapabilities(a.Name(), req, a.Capabilities(req.Model), stream, adapters.ImagesProjected())
 	}
-	body, structured, err := a.buildRequest(req, stream)
 	if err != nil {
-		err.RequestID = req.RequestID
-		return nil, false, err
+		return nil, false, adapters.PreflightError(err, a.Name(), req.RequestID)
+	}
+	body, structured, aerr := a.buildRequest(req, stream)
+	if aerr != nil {
+		return nil, false, adapters.PreflightError(aerr, a.Name(), req.RequestID)
 	}
 	return body, structured, nil
-}
-
-// prepare returns a shallow copy of req with a request id and a tool-id
-// map, so that the request builder and the Assembler share one map.
-func (a *Adapter) prepare(req *canonical.Request) *canonical.Request {
-	r := *req
-	if r.RequestID == "" {
-		r.RequestID = canonical.NewRequestID()
-	}
-	if r.ToolIDs == nil {
-		r.ToolIDs = adapters.NewToolIDMap()
-	}
-	return &r
 }
 
 // newHTTPRequest returns the per-attempt request builder for body.

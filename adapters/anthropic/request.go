@@ -149,7 +149,7 @@ func (a *Adapter) buildRequest(req *canonical.Request, stream bool) ([]byte, boo
 	}
 	w.Messages = p.messages()
 
-	if err := a.tools(&w, req, caps); err != nil {
+	if err := a.tools(&w, req); err != nil {
 		return nil, false, err
 	}
 	structured, aerr := a.outputTool(&w, req, caps)
@@ -175,11 +175,9 @@ func (a *Adapter) buildRequest(req *canonical.Request, stream bool) ([]byte, boo
 	return body, structured, nil
 }
 
-// tools sets the tool definitions and tool_choice.
-func (a *Adapter) tools(w *wireRequest, req *canonical.Request, caps canonical.Capabilities) *canonical.AdapterError {
-	if len(req.Tools) > 0 && !caps.SupportsTools {
-		return invalid(a.Name(), canonical.CodeUnsupportedContent, "model %s does not support tools", req.Model)
-	}
+// tools sets the tool definitions and tool_choice. Whether the model
+// takes tools at all was checked before (adapters.CheckCapabilities).
+func (a *Adapter) tools(w *wireRequest, req *canonical.Request) *canonical.AdapterError {
 	for _, t := range req.Tools {
 		if t.Name == structuredToolName && len(req.OutputSchema) > 0 {
 			return invalid(a.Name(), "", "tool name %q is reserved for output_schema", structuredToolName)
@@ -206,13 +204,12 @@ func (a *Adapter) tools(w *wireRequest, req *canonical.Request, caps canonical.C
 }
 
 // outputTool adds the forced synthetic tool that carries output_schema,
-// reporting whether it did.
+// reporting whether it did. Whether the model declares structured output
+// was checked before (adapters.CheckCapabilities); refusing output_schema
+// with thinking is this provider's own rule.
 func (a *Adapter) outputTool(w *wireRequest, req *canonical.Request, caps canonical.Capabilities) (bool, *canonical.AdapterError) {
 	if len(req.OutputSchema) == 0 {
 		return false, nil
-	}
-	if !caps.SupportsStructuredOutput {
-		return false, invalid(a.Name(), canonical.CodeUnsupportedContent, "model %s does not support structured output", req.Model)
 	}
 	if req.Thinking != nil && caps.SupportsThinking {
 		return false, invalid(a.Name(), canonical.CodeUnsupportedContent, "output_schema cannot be combined with thinking: the Messages API rejects forced tool use while thinking is enabled")

@@ -116,7 +116,6 @@ package gemini
 import (
 	"bytes"
 	"context"
-	"errors"
 	"iter"
 	"net/http"
 	"net/url"
@@ -149,12 +148,7 @@ func New(cfg adapters.Config) (*Adapter, error) {
 		cfg.Name = DefaultName
 	}
 	if cfg.APIKey == "" {
-		ae := canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured, "gemini: no API key configured")
-		if cfg.APIKeyEnv != "" {
-			ae.Message += " ($" + cfg.APIKeyEnv + " is empty)"
-		}
-		ae.Provider = cfg.Name
-		return nil, ae
+		return nil, adapters.NoAPIKey(&cfg, "gemini")
 	}
 	return &Adapter{rt: adapters.NewRuntime(cfg, classify), base: versionedBase(cfg.BaseURL)}, nil
 }
@@ -184,8 +178,8 @@ func (a *Adapter) Capabilities(model string) canonical.Capabilities {
 
 // Complete makes a non-streaming generateContent call.
 func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
-	req = prepare(req)
-	body, wire, err := a.encode(req)
+	req = adapters.CallRequest(req)
+	body, wire, err := a.encode(req, false)
 	if err != nil {
 		return nil, err
 	}
@@ -195,12 +189,10 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 // Stream makes a streamGenerateContent call; see adapters.Adapter.Stream
 // for the shape of the sequence.
 func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
-	req = prepare(req)
-	body, wire, err := a.encode(req)
+	req = adapters.CallRequest(req)
+	body, wire, err := a.encode(req, true)
 	if err != nil {
-		return func(yield func(canonical.StreamEvent, error) bool) {
-			yield(canonical.StreamEvent{}, err)
-		}
+		return adapters.FailedStream(err)
 	}
 	return a.rt.Stream(ctx, req, a.newHTTPRequest(a.endpoint(wire, true), body, true), decodeStream)
 }
@@ -219,31 +211,14 @@ func (a *Adapter) Close() error {
 	return nil
 }
 
-// prepare returns a shallow copy of req with a request id and a tool-id
-// map, so that the request builder and the Assembler share one map.
-func prepare(req *canonical.Request) *canonical.Request {
-	r := *req
-	if r.RequestID == "" {
-		r.RequestID = canonical.NewRequestID()
-	}
-	if r.ToolIDs == nil {
-		r.ToolIDs = adapters.NewToolIDMap()
-	}
-	return &r
-}
-
 // encode checks req against the model's capabilities and the history
 // invariants, then builds its wire body once for all attempts. It returns
 // the body and the wire model name.
-func (a *Adapter) encode(req *canonical.Request) ([]byte, string, error) {
+func (a *Adapter) encode(req *canonical.Request, stream bool) ([]byte, string, error) {
 	fail := func(err error) ([]byte, string, error) {
-		var ae *canonical.AdapterError
-		if errors.As(err, &ae) {
-			ae.Provider, ae.RequestID = a.Name(), req.RequestID
-		}
-		return nil, "", err
+		return nil, "", adapters.PreflightError(err, a.Name(), req.RequestID)
 	}
-	if err := checkCapabilities(a.Capabilities(req.Model), req); err != nil {
+	if err := adapters.CheckCapabilities(a.Name(), req, a.Capabilities(req.Model), stream); err != nil {
 		return fail(err)
 	}
 	if err := canonical.ValidateHistory(req.Messages, req.Tools); err != nil {

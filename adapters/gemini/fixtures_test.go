@@ -240,7 +240,7 @@ func fixtureRequest(t *testing.T, name string) map[string]any {
 // buildBody encodes req the way Complete and Stream do and decodes it.
 func buildBody(t *testing.T, a *Adapter, req *canonical.Request) map[string]any {
 	t.Helper()
-	body, _, err := a.encode(prepare(req))
+	body, _, err := a.encode(adapters.CallRequest(req), false)
 	require.NoError(t, err)
 	return wireBody(t, body)
 }

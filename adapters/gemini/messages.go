@@ -33,28 +33,12 @@ type callInfo struct {
 // system returns the systemInstruction: the system prompt and every
 // SYSTEM message's text, joined with "\n\n".
 func (b *builder) system(req *canonical.Request) *content {
-	var texts []string
-	if req.SystemPrompt != "" {
-		texts = append(texts, req.SystemPrompt)
-	}
-	for _, m := range req.Messages {
-		if m.Role != canonical.RoleSystem {
-			continue
-		}
-		for _, blk := range m.Content {
-			if t, ok := blk.(canonical.TextBlock); ok {
-				if t.Text != "" {
-					texts = append(texts, t.Text)
-				}
-				continue
-			}
-			b.drop(m, blk, "a system instruction carries text only")
-		}
-	}
-	if len(texts) == 0 {
+	s := adapters.SystemText(req, func(m canonical.Message, blk canonical.Block) {
+		b.drop(m, blk, "a system instruction carries text only")
+	})
+	if s == "" {
 		return nil
 	}
-	s := strings.Join(texts, "\n\n")
 	return &content{Parts: []part{{Text: &s}}}
 }
 

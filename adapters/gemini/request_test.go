@@ -90,7 +90,7 @@ func TestToolSerialization(t *testing.T) {
 		msgs := []canonical.Message{userMsg("go"),
 			{Role: canonical.RoleAssistant, Content: canonical.Blocks{call}, Metadata: canonical.MessageMetadata{Provider: "gemini"}},
 			toolResultMsg(call.ID, "ok", false)}
-		body, _, err := a.encode(prepare(&canonical.Request{Model: testModel, Messages: msgs}))
+		body, _, err := a.encode(adapters.CallRequest(&canonical.Request{Model: testModel, Messages: msgs}), false)
 		require.NoError(t, err)
 		var wire struct {
 			Contents []struct {
@@ -271,8 +271,8 @@ func TestOwnThinkingSentBack(t *testing.T) {
 func TestToolResultUnknownCall(t *testing.T) {
 	a, _ := testAdapter(t)
 	// Validation catches it before the builder; the error names the block.
-	_, _, err := a.encode(prepare(&canonical.Request{RequestID: "req_x", Model: testModel, Messages: []canonical.Message{
-		userMsg("q"), toolResultMsg(canonical.NewToolUseID(), "orphan", false)}}))
+	_, _, err := a.encode(adapters.CallRequest(&canonical.Request{RequestID: "req_x", Model: testModel, Messages: []canonical.Message{
+		userMsg("q"), toolResultMsg(canonical.NewToolUseID(), "orphan", false)}}), false)
 	var ae *canonical.AdapterError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, canonical.ErrInvalidRequest, ae.Class)
@@ -384,7 +384,7 @@ func TestRequestBytes(t *testing.T) {
 		ToolIDs:         ids,
 	}
 	a, logs := testAdapter(t)
-	body, wire, err := a.encode(prepare(req))
+	body, wire, err := a.encode(adapters.CallRequest(req), false)
 	require.NoError(t, err)
 	assert.Equal(t, "gemini-3-pro-preview", wire)
 	var want bytes.Buffer

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/metis-llm/metis/adapters"
 )
 
 // schema is Gemini's Schema object: a subset of the OpenAPI 3.0 schema.
@@ -106,19 +108,19 @@ const maxSchemaDepth = 64
 //     $comment, $defs, patternProperties, not, if/then/else, multipleOf,
 //     exclusiveMinimum/Maximum, uniqueItems, readOnly, and the rest.
 func convertSchema(raw json.RawMessage, ordering bool) (*schema, error) {
-	root, err := decodeOrdered(raw)
+	root, err := adapters.DecodeOrderedJSON(raw)
 	if err != nil {
 		return nil, err
 	}
 	c := &converter{ordering: ordering}
-	if obj, ok := root.(*object); ok {
+	if obj, ok := root.(*adapters.JSONObject); ok {
 		c.root = obj
 	}
 	return c.convert(root, 0)
 }
 
 type converter struct {
-	root     *object
+	root     *adapters.JSONObject
 	ordering bool
 	refs     []string // references being expanded, to stop recursion
 }
@@ -140,23 +142,22 @@ func (c *converter) convert(node any, depth int) (*schema, error) {
 	if depth > maxSchemaDepth {
 		return nil, fmt.Errorf("schema nested deeper than %d levels", maxSchemaDepth)
 	}
-	var obj *object
+	var obj *adapters.JSONObject
 	switch n := node.(type) {
 	case bool:
 		if !n {
 			return nil, errors.New("the false schema (nothing allowed) has no Gemini equivalent")
 		}
 		return &schema{}, nil
-	case *object:
+	case *adapters.JSONObject:
 		obj = n
 	default:
-		return nil, fmt.Errorf("a schema must be a JSON object, got %s", jsonKind(node))
+		return nil, fmt.Errorf("a schema must be a JSON object, got %s", adapters.JSONKind(node))
 	}
 
 	s := &schema{}
 	var format string
-	for i, key := range obj.keys {
-		v := obj.vals[i]
+	for key, v := range obj.All() {
 		var err error
 		switch key {
 		case "type":
@@ -221,7 +222,7 @@ func (c *converter) convert(node any, depth int) (*schema, error) {
 	if format != "" && slices.Contains(formats[s.Type], format) {
 		s.Format = format
 	}
-	if list, ok := obj.get("required").([]any); ok {
+	if list, ok := obj.Get("required").([]any); ok {
 		var own []string
 		for _, r := range list {
 			if name, ok := r.(string); ok {
@@ -252,7 +253,7 @@ func (c *converter) setType(s *schema, v any) error {
 			}
 		}
 	default:
-		return fmt.Errorf("must be a string or a list of strings, got %s", jsonKind(v))
+		return fmt.Errorf("must be a string or a list of strings, got %s", adapters.JSONKind(v))
 	}
 	var types []string
 	for _, n := range names {
@@ -296,16 +297,16 @@ func (c *converter) setEnum(s *schema, list []any) {
 }
 
 func (c *converter) setProperties(s *schema, v any, depth int) error {
-	obj, ok := v.(*object)
+	obj, ok := v.(*adapters.JSONObject)
 	if !ok {
-		return fmt.Errorf("must be an object, got %s", jsonKind(v))
+		return fmt.Errorf("must be an object, got %s", adapters.JSONKind(v))
 	}
 	props := s.Properties // may hold properties merged from allOf or $ref
 	if props == nil {
 		props = &properties{}
 	}
-	for i, name := range obj.keys {
-		p, err := c.convert(obj.vals[i], depth+1)
+	for name, prop := range obj.All() {
+		p, err := c.convert(prop, depth+1)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -336,7 +337,7 @@ func (c *converter) setItems(s *schema, v any, depth int) error {
 func (c *converter) setAnyOf(s *schema, v any, depth int) error {
 	list, ok := v.([]any)
 	if !ok {
-		return fmt.Errorf("must be a list, got %s", jsonKind(v))
+		return fmt.Errorf("must be a list, got %s", adapters.JSONKind(v))
 	}
 	var branches []*schema
 	for i, e := range list {
@@ -365,7 +366,7 @@ func (c *converter) setAnyOf(s *schema, v any, depth int) error {
 func (c *converter) mergeAll(s *schema, v any, depth int) error {
 	list, ok := v.([]any)
 	if !ok {
-		return fmt.Errorf("must be a list, got %s", jsonKind(v))
+		return fmt.Errorf("must be a list, got %s", adapters.JSONKind(v))
 	}
 	for i, e := range list {
 		b, err := c.convert(e, depth+1)
@@ -380,7 +381,7 @@ func (c *converter) mergeAll(s *schema, v any, depth int) error {
 func (c *converter) mergeRef(s *schema, v any, depth int) error {
 	ref, ok := v.(string)
 	if !ok {
-		return fmt.Errorf("must be a string, got %s", jsonKind(v))
+		return fmt.Errorf("must be a string, got %s", adapters.JSONKind(v))
 	}
 	if slices.Contains(c.refs, ref) {
 		merge(s, &schema{Type: "OBJECT"}) // recursive: Gemini has no references
@@ -410,11 +411,11 @@ func (c *converter) resolve(ref string) (any, error) {
 	var node any = c.root
 	for _, tok := range strings.Split(rest, "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		obj, ok := node.(*object)
-		if !ok || !obj.has(tok) {
+		obj, ok := node.(*adapters.JSONObject)
+		if !ok || !obj.Has(tok) {
 			return nil, fmt.Errorf("reference %q not found", ref)
 		}
-		node = obj.get(tok)
+		node = obj.Get(tok)
 	}
 	return node, nil
 }

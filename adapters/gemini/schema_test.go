@@ -99,7 +99,7 @@ func TestConvertSchemaErrors(t *testing.T) {
 		{`{"$ref":"https://example.com/s.json"}`, "only local references are supported"},
 		{`{"$ref":"#/$defs/Missing"}`, `reference "#/$defs/Missing" not found`},
 		{`{"type":"object"`, "unexpected EOF"},
-		{`{} {}`, "unexpected data after the schema"},
+		{`{} {}`, "unexpected data after the top-level value"},
 	} {
 		_, err := convertSchema(json.RawMessage(tc.in), false)
 		require.Error(t, err, tc.in)

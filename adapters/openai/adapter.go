@@ -134,7 +134,7 @@ func (a *Adapter) prepare(req *canonical.Request, stream bool) (*call, error) {
 	if err := canonical.ValidateHistory(req.Messages, req.Tools); err != nil {
 		return nil, err
 	}
-	if err := checkCapabilities(a.Name(), req, a.Capabilities(req.Model), stream); err != nil {
+	if err := adapters.CheckCapabilities(a.Name(), req, a.Capabilities(req.Model), stream); err != nil {
 		return nil, err
 	}
 	d := a.dialectFor(req.Model)
@@ -168,7 +168,7 @@ func (c *call) newRequest(stream bool) func(context.Context) (*http.Request, err
 func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
 	c, err := a.prepare(req, false)
 	if err != nil {
-		return nil, a.tag(err, req)
+		return nil, adapters.PreflightError(err, a.Name(), req.RequestID)
 	}
 	return a.rt.Complete(ctx, req, c.newRequest(false), c.d.DecodeBody)
 }
@@ -177,21 +177,9 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
 	c, err := a.prepare(req, true)
 	if err != nil {
-		err = a.tag(err, req)
-		return func(yield func(canonical.StreamEvent, error) bool) { yield(canonical.StreamEvent{}, err) }
+		return adapters.FailedStream(adapters.PreflightError(err, a.Name(), req.RequestID))
 	}
 	return a.rt.Stream(ctx, req, c.newRequest(true), c.d.DecodeStream)
-}
-
-// tag fills the request id of a pre-flight error.
-func (a *Adapter) tag(err error, req *canonical.Request) error {
-	if ae, ok := err.(*canonical.AdapterError); ok {
-		ae.RequestID = req.RequestID
-		if ae.Provider == "" {
-			ae.Provider = a.Name()
-		}
-	}
-	return err
 }
 
 // EstimateInputTokens estimates the request's input tokens without the

@@ -86,35 +86,3 @@ func (a *Adapter) isReasoning(model string) bool {
 	}
 	return profileFor(a.rt.Config.Model(model).WireName).reasoning
 }
-
-// checkCapabilities refuses, before any HTTP call, a request that needs
-// something caps does not declare: tools, images (or an image type the
-// model does not accept), structured output, or streaming. A thinking
-// request for a model that cannot reason is ignored, as
-// canonical.ThinkingConfig documents.
-func checkCapabilities(provider string, req *canonical.Request, caps canonical.Capabilities, stream bool) error {
-	if len(req.Tools) > 0 && !caps.SupportsTools {
-		return requestError(provider, canonical.CodeUnsupportedContent, "model %s does not support tools", req.Model)
-	}
-	if len(req.OutputSchema) > 0 && !caps.SupportsStructuredOutput {
-		return requestError(provider, canonical.CodeUnsupportedContent, "model %s does not support structured output", req.Model)
-	}
-	if stream && !caps.SupportsStreaming {
-		return requestError(provider, canonical.CodeUnsupportedContent, "model %s does not support streaming", req.Model)
-	}
-	for _, m := range req.Messages {
-		for _, b := range m.Content {
-			img, ok := b.(canonical.ImageBlock)
-			if !ok {
-				continue
-			}
-			if !caps.SupportsImages {
-				return requestError(provider, canonical.CodeUnsupportedContent, "model %s does not accept images (message %s)", req.Model, m.ID)
-			}
-			if img.MediaType != "" && !caps.AcceptsImageType(img.MediaType) {
-				return requestError(provider, canonical.CodeUnsupportedContent, "model %s does not accept %s images (message %s)", req.Model, img.MediaType, m.ID)
-			}
-		}
-	}
-	return nil
-}

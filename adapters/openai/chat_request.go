@@ -12,13 +12,13 @@ import (
 )
 
 // ChatDialect is the Chat Completions wire dialect (POST
-// {base}/v1/chat/completions): the request mapping, the stream and body
-// decoders, and the knobs in which OpenAI-compatible servers differ from
-// OpenAI. The openai adapter uses it for models whose "dialect" option is
-// "chat"; adapters/openaicompat builds on it by setting fields. With only
-// Provider set it speaks OpenAI's own dialect, except that it requests no
-// streamed usage (set StreamOptions). A ChatDialect is a value: copy it
-// freely, it holds no state.
+// {base}{APIPrefix}/chat/completions): the request mapping, the stream and
+// body decoders, and the knobs in which OpenAI-compatible servers differ
+// from OpenAI. The openai adapter uses it for models whose "dialect"
+// option is "chat"; adapters/openaicompat builds on it by setting fields.
+// With only Provider set it speaks OpenAI's own dialect, except that it
+// requests no streamed usage (set StreamOptions). A ChatDialect is a
+// value: copy it freely, it holds no state.
 type ChatDialect struct {
 	// Provider is the adapter name and must equal Config.Name: it is the
 	// key under which tool ids are mapped (the runtime's Assembler maps
@@ -49,18 +49,53 @@ type ChatDialect struct {
 	// ReasoningFields names the delta and message fields that carry
 	// reasoning text, decoded into thinking blocks: "reasoning_content"
 	// (vLLM, DeepSeek, LM Studio) and/or "reasoning" (Ollama, OpenRouter).
-	// Other names are ignored. Nil for OpenAI, which sends none.
+	// Of the fields one delta or message carries, only the first in this
+	// order that holds text is read: newer vLLM sends both with the same
+	// text. Other names are ignored. Nil for OpenAI, which sends none.
 	ReasoningFields []string
 	// FinishReasons maps additional finish_reason values to stop reasons
 	// (e.g. a server's "eos" to end_turn). Values neither here nor in the
 	// standard set (stop, length, tool_calls, function_call,
-	// content_filter) fail the call with Code unknown_finish_reason.
+	// content_filter) are unknown; see UnknownFinishReason.
 	FinishReasons map[string]canonical.StopReason
+	// UnknownFinishReason, when set, is the stop reason of an unknown
+	// finish_reason: the message finishes with it, the reason is kept
+	// verbatim in ProviderStopReason, a WARN goes to Logger, and the
+	// stream is read on, so a usage chunk after it still counts. Empty
+	// (OpenAI's dialect): an unknown finish_reason fails the call with
+	// Code unknown_finish_reason.
+	UnknownFinishReason canonical.StopReason
+	// ExtraContent carries "extra_content", a non-standard extension of
+	// the assistant message and of each tool call (Gemini's
+	// OpenAI-compatible endpoint puts its thought signatures in
+	// extra_content.google.thought_signature), round trip: the decoders
+	// keep it in Response.ProviderRaw as a ChatProviderRaw, and
+	// BuildRequest sends it back on the same message and tool call when
+	// the message's Metadata.Provider is Provider.
+	ExtraContent bool
+	// APIPrefix is the path of the API under the server root: "" means
+	// "/v1" (OpenAI's), "/" none, for a base URL that is itself the API
+	// root; Gemini's compatibility endpoint is "/v1beta/openai" under
+	// https://generativelanguage.googleapis.com. A base URL that already
+	// ends in the prefix is accepted as it is.
+	APIPrefix string
+	// Logger receives the decoders' WARN entries (an unknown finish_reason
+	// mapped by UnknownFinishReason); nil means slog.Default().
+	// BuildRequest writes to the logger it is given instead.
+	Logger *slog.Logger
 }
 
-// URL returns the Chat Completions endpoint under base (a server root
-// such as "https://api.openai.com"; a trailing "/v1" is tolerated).
-func (d ChatDialect) URL(base string) string { return endpoint(base, "/chat/completions") }
+// URL returns the Chat Completions endpoint under base, a server root
+// such as "https://api.openai.com" (see APIPrefix).
+func (d ChatDialect) URL(base string) string { return endpoint(base, d.APIPrefix, "/chat/completions") }
+
+// logger returns Logger or slog.Default().
+func (d ChatDialect) logger() *slog.Logger {
+	if d.Logger != nil {
+		return d.Logger
+	}
+	return slog.Default()
+}
 
 // HTTPRequest builds the POST of body to the Chat Completions endpoint of
 // cfg.BaseURL (DefaultBaseURL when empty) with the headers every
@@ -97,6 +132,8 @@ type chatMessage struct {
 	Content    any            `json:"content"`
 	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
+	// ExtraContent is replayed only with ChatDialect.ExtraContent.
+	ExtraContent json.RawMessage `json:"extra_content,omitempty"`
 }
 
 type chatPart struct {
@@ -110,9 +147,10 @@ type chatImageURL struct {
 }
 
 type chatToolCall struct {
-	ID       string       `json:"id"`
-	Type     string       `json:"type"`
-	Function chatFunction `json:"function"`
+	ID           string          `json:"id"`
+	Type         string          `json:"type"`
+	Function     chatFunction    `json:"function"`
+	ExtraContent json.RawMessage `json:"extra_content,omitempty"`
 }
 
 type chatFunction struct {
@@ -161,6 +199,10 @@ type chatStreamOpts struct {
 //   - each tool result becomes a role "tool" message, "Error: "-prefixed
 //     when is_error;
 //   - tool ids go out as req.ToolIDs.Wire(Provider, id);
+//   - with ExtraContent, the extra_content an assistant message and its
+//     tool calls came with (its ChatProviderRaw) goes back on them when
+//     the message's Metadata.Provider is Provider; an unreadable entry is
+//     ignored with a WARN;
 //   - tools whose Strict is set get "strict": true and the StrictSchema
 //     transform; output_schema becomes a strict json_schema
 //     response_format;
@@ -324,6 +366,11 @@ func (d ChatDialect) userMessages(out []chatMessage, req *canonical.Request, m c
 // nothing when every block was dropped.
 func (d ChatDialect) assistantMessage(out []chatMessage, req *canonical.Request, m canonical.Message, ids canonical.ToolIDMap, log *slog.Logger) ([]chatMessage, error) {
 	sid := sessionOf(req, m)
+	raw, err := d.replayedRaw(m)
+	if err != nil {
+		log.LogAttrs(context.Background(), slog.LevelWarn, "ignoring unreadable provider_raw",
+			slog.String("adapter", d.Provider), slog.String("session_id", sid), slog.String("message_id", m.ID), slog.String("error", err.Error()))
+	}
 	var text strings.Builder
 	hasText := false
 	var calls []chatToolCall
@@ -337,7 +384,8 @@ func (d ChatDialect) assistantMessage(out []chatMessage, req *canonical.Request,
 			if !ok {
 				return nil, requestError(d.Provider, canonical.CodeToolInputInvalid, "message %s: tool_use %s input is not valid JSON", m.ID, v.ID)
 			}
-			calls = append(calls, chatToolCall{ID: ids.Wire(d.Provider, v.ID), Type: "function", Function: chatFunction{Name: v.Name, Arguments: args}})
+			calls = append(calls, chatToolCall{ID: ids.Wire(d.Provider, v.ID), Type: "function", Function: chatFunction{Name: v.Name, Arguments: args},
+				ExtraContent: raw.toolExtra(v.ID)})
 		case canonical.ThinkingBlock, canonical.RedactedThinkingBlock:
 			adapters.DropBlock(log, d.Provider, sid, m.ID, b.Type(), "Chat Completions cannot carry reasoning back to the model (000 §4.3)")
 		default:
@@ -350,6 +398,9 @@ func (d ChatDialect) assistantMessage(out []chatMessage, req *canonical.Request,
 	msg := chatMessage{Role: "assistant", ToolCalls: calls}
 	if hasText {
 		msg.Content = text.String()
+	}
+	if raw != nil && present(raw.ExtraContent) {
+		msg.ExtraContent = raw.ExtraContent
 	}
 	return append(out, msg), nil
 }

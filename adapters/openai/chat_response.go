@@ -2,9 +2,11 @@ package openai
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
@@ -14,13 +16,18 @@ import (
 // the stream and body decoders so both give the same canonical response:
 //
 //   - content (and refusal) becomes one text block, the configured
-//     reasoning fields a thinking block, each tool call (by its index) a
+//     reasoning fields a thinking block (of a delta carrying several, the
+//     first in ReasoningFields order), each tool call (by its index) a
 //     tool_use block whose input is the concatenated argument fragments;
 //   - finish_reason stop → end_turn, or tool_use when the message called
 //     tools; length → max_tokens; tool_calls and function_call →
 //     tool_use; content_filter → content_filter; a refusal with stop →
-//     content_filter; FinishReasons adds more; anything else fails with
-//     Code unknown_finish_reason;
+//     content_filter; FinishReasons adds more; anything else is
+//     UnknownFinishReason, or fails with Code unknown_finish_reason when
+//     that is empty;
+//   - with ExtraContent, the last extra_content of the message (delta or
+//     message) and of each tool call becomes Response.ProviderRaw, a
+//     ChatProviderRaw;
 //   - usage: input = prompt_tokens − prompt_tokens_details.cached_tokens,
 //     cached = cached_tokens, output = completion_tokens, reasoning =
 //     completion_tokens_details.reasoning_tokens.
@@ -32,6 +39,12 @@ import (
 // Azure's prompt_filter_results) carry no content; only choice index 0
 // is read. A chunk {"error": {...}} fails the call with the classified
 // error.
+
+// UnknownFinishReasonMsg is the message of the WARN entry written when
+// ChatDialect.UnknownFinishReason maps a finish_reason, stable so that
+// log pipelines and tests can select on it. The entry's attributes are
+// adapter, request_id, finish_reason and stop_reason.
+const UnknownFinishReasonMsg = "unknown finish_reason mapped to a stop reason"
 
 // Assembler keys of the Chat dialect: tool calls use their index (≥ 0).
 const (
@@ -63,6 +76,19 @@ type chatDelta struct {
 	ReasoningContent json.RawMessage     `json:"reasoning_content"`
 	Reasoning        json.RawMessage     `json:"reasoning"`
 	ToolCalls        []chatToolCallDelta `json:"tool_calls"`
+	ExtraContent     json.RawMessage     `json:"extra_content"`
+}
+
+// reasoningField returns the reasoning field named name (nil for a name
+// the dialect does not know).
+func (d *chatDelta) reasoningField(name string) json.RawMessage {
+	switch name {
+	case "reasoning_content":
+		return d.ReasoningContent
+	case "reasoning":
+		return d.Reasoning
+	}
+	return nil
 }
 
 type chatToolCallDelta struct {
@@ -72,6 +98,7 @@ type chatToolCallDelta struct {
 		Name      string    `json:"name"`
 		Arguments argString `json:"arguments"`
 	} `json:"function"`
+	ExtraContent json.RawMessage `json:"extra_content"`
 }
 
 // argString is a tool call's arguments: a JSON string as OpenAI sends it,
@@ -127,40 +154,43 @@ func (c *chatChunk) reset() {
 
 // chatState is the per-call state shared by DecodeStream and DecodeBody.
 type chatState struct {
-	d         ChatDialect
-	a         *adapters.Assembler
-	reasoning [2]bool // honour reasoning_content, reasoning
-	tools     []int   // tool indexes started, in order
-	finished  bool    // a finish_reason arrived
-	finish    string
-	stop      canonical.StopReason
-	refusal   bool
+	d        ChatDialect
+	a        *adapters.Assembler
+	tools    []chatCall      // tool calls started, in order
+	extra    json.RawMessage // the message's extra_content (ExtraContent)
+	finished bool            // a finish_reason arrived
+	finish   string
+	stop     canonical.StopReason
+	refusal  bool
+}
+
+// chatCall is a tool call the decoder has started.
+type chatCall struct {
+	index int             // the wire index, the Assembler key
+	id    string          // the canonical tool_use id
+	extra json.RawMessage // its extra_content (ExtraContent)
 }
 
 func newChatState(d ChatDialect, a *adapters.Assembler) *chatState {
-	s := &chatState{d: d, a: a}
-	for _, f := range d.ReasoningFields {
-		switch f {
-		case "reasoning_content":
-			s.reasoning[0] = true
-		case "reasoning":
-			s.reasoning[1] = true
-		}
-	}
-	return s
+	return &chatState{d: d, a: a}
 }
 
 // delta applies one delta (or a whole message) to the Assembler.
 func (s *chatState) delta(d *chatDelta) error {
-	if s.reasoning[0] {
-		if err := s.reasoningText(d.ReasoningContent); err != nil {
+	for _, f := range s.d.ReasoningFields {
+		text, err := s.reasoningText(d.reasoningField(f))
+		if err != nil {
 			return err
+		}
+		if text != "" {
+			if err := keepGoing(s.a.ThinkingDelta(chatReasoningKey, text)); err != nil {
+				return err
+			}
+			break // the other fields repeat it (vLLM sends both)
 		}
 	}
-	if s.reasoning[1] {
-		if err := s.reasoningText(d.Reasoning); err != nil {
-			return err
-		}
+	if s.d.ExtraContent && present(d.ExtraContent) {
+		s.extra = d.ExtraContent
 	}
 	if d.Content != nil && *d.Content != "" {
 		if err := keepGoing(s.a.TextDelta(chatTextKey, *d.Content)); err != nil {
@@ -182,11 +212,17 @@ func (s *chatState) delta(d *chatDelta) error {
 		if idx < 0 {
 			return adapters.InvalidResponse(s.d.Provider, nil, "tool call index %d is negative", idx)
 		}
-		if !s.started(idx) {
-			s.tools = append(s.tools, idx)
-			if _, ok := s.a.ToolStart(idx, tc.ID, tc.Function.Name); !ok {
+		call := s.call(idx)
+		if call == nil {
+			id, ok := s.a.ToolStart(idx, tc.ID, tc.Function.Name)
+			if !ok {
 				return errStopped
 			}
+			s.tools = append(s.tools, chatCall{index: idx, id: id})
+			call = &s.tools[len(s.tools)-1]
+		}
+		if s.d.ExtraContent && present(tc.ExtraContent) {
+			call.extra = tc.ExtraContent
 		}
 		if args := string(tc.Function.Arguments); args != "" {
 			ok, err := s.a.ToolInputDelta(idx, args)
@@ -201,27 +237,27 @@ func (s *chatState) delta(d *chatDelta) error {
 	return nil
 }
 
-func (s *chatState) reasoningText(raw json.RawMessage) error {
+// reasoningText returns the text of a reasoning field: "" when it is
+// absent, null, empty, or a structured form this dialect does not read.
+func (s *chatState) reasoningText(raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || raw[0] != '"' {
-		return nil // absent, null, or a structured form this dialect does not read
+		return "", nil
 	}
 	var text string
 	if err := json.Unmarshal(raw, &text); err != nil {
-		return malformed(s.d.Provider, err, "reasoning field")
+		return "", malformed(s.d.Provider, err, "reasoning field")
 	}
-	if text == "" {
-		return nil
-	}
-	return keepGoing(s.a.ThinkingDelta(chatReasoningKey, text))
+	return text, nil
 }
 
-func (s *chatState) started(idx int) bool {
-	for _, t := range s.tools {
-		if t == idx {
-			return true
+// call returns the started tool call with wire index idx, or nil.
+func (s *chatState) call(idx int) *chatCall {
+	for i := range s.tools {
+		if s.tools[i].index == idx {
+			return &s.tools[i]
 		}
 	}
-	return false
+	return nil
 }
 
 // setFinish records a finish_reason and closes the open blocks, so that
@@ -232,13 +268,23 @@ func (s *chatState) setFinish(reason string) error {
 		stop, ok = s.d.FinishReasons[reason]
 	}
 	if !ok {
-		ae := adapters.InvalidResponse(s.d.Provider, nil, "unknown finish_reason %q", reason)
-		ae.Code = canonical.CodeUnknownFinishReason
-		return ae
+		if s.d.UnknownFinishReason == "" {
+			ae := adapters.InvalidResponse(s.d.Provider, nil, "unknown finish_reason %q", reason)
+			ae.Code = canonical.CodeUnknownFinishReason
+			return ae
+		}
+		stop = s.d.UnknownFinishReason
+		if s.finish != reason { // once, though a server may repeat it
+			s.d.logger().LogAttrs(context.Background(), slog.LevelWarn, UnknownFinishReasonMsg,
+				slog.String("adapter", s.d.Provider),
+				slog.String("request_id", s.a.RequestID()),
+				slog.String("finish_reason", reason),
+				slog.String("stop_reason", string(stop)))
+		}
 	}
 	s.finished, s.finish, s.stop = true, reason, stop
-	for _, k := range s.tools {
-		if !s.a.EndBlock(k) {
+	for _, t := range s.tools {
+		if !s.a.EndBlock(t.index) {
 			return errStopped
 		}
 	}
@@ -262,8 +308,9 @@ func chatStopReason(reason string) (canonical.StopReason, bool) {
 	return "", false
 }
 
-// complete emits message.complete with the recorded finish reason.
-func (s *chatState) complete() {
+// complete records the ProviderRaw, if any, and emits message.complete
+// with the recorded finish reason.
+func (s *chatState) complete() error {
 	stop := s.stop
 	switch {
 	case stop == canonical.StopEndTurn && len(s.tools) > 0:
@@ -271,7 +318,28 @@ func (s *chatState) complete() {
 	case stop == canonical.StopEndTurn && s.refusal:
 		stop = canonical.StopContentFilter
 	}
+	if s.d.ExtraContent {
+		raw, err := s.providerRaw().Encode()
+		if err != nil {
+			return adapters.InvalidResponse(s.d.Provider, err, "encoding extra_content: %v", err)
+		}
+		if raw != nil {
+			s.a.SetProviderRaw(raw)
+		}
+	}
 	s.a.Finish(stop, s.finish)
+	return nil
+}
+
+// providerRaw collects the extra_content the decoder kept.
+func (s *chatState) providerRaw() *ChatProviderRaw {
+	p := &ChatProviderRaw{ExtraContent: s.extra}
+	for _, t := range s.tools {
+		if t.extra != nil {
+			p.Tool(t.id).ExtraContent = t.extra
+		}
+	}
+	return p
 }
 
 // chunkError classifies an {"error": ...} chunk or body.
@@ -283,7 +351,9 @@ func (s *chatState) chunkError(data []byte, status int) *canonical.AdapterError 
 	return ae
 }
 
-func hasError(raw json.RawMessage) bool {
+// present reports whether a JSON field holds a value other than null.
+func present(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && string(raw) != "null"
 }
 
@@ -291,8 +361,8 @@ func hasError(raw json.RawMessage) bool {
 // mapping above). It returns nil once it has finished the message, nil
 // without finishing when the stream is truncated, an *AdapterError for
 // an error chunk, malformed JSON (naming the event number), an unknown
-// finish_reason or interleaved tool arguments, and the read error when
-// the body fails.
+// finish_reason (when UnknownFinishReason is empty) or interleaved tool
+// arguments, and the read error when the body fails.
 func (d ChatDialect) DecodeStream(body io.Reader, a *adapters.Assembler) error {
 	s := newChatState(d, a)
 	r := adapters.NewSSEReader(body)
@@ -302,7 +372,7 @@ func (d ChatDialect) DecodeStream(body io.Reader, a *adapters.Assembler) error {
 		ev, err := r.Next()
 		if err == io.EOF {
 			if s.finished {
-				s.complete()
+				return s.complete()
 			}
 			return nil
 		}
@@ -315,7 +385,7 @@ func (d ChatDialect) DecodeStream(body io.Reader, a *adapters.Assembler) error {
 		}
 		if bytes.Equal(data, doneMarker) {
 			if s.finished {
-				s.complete()
+				return s.complete()
 			}
 			return nil
 		}
@@ -323,7 +393,7 @@ func (d ChatDialect) DecodeStream(body io.Reader, a *adapters.Assembler) error {
 		if err := js.decode(data, &chunk); err != nil {
 			return malformed(d.Provider, err, "chat stream event %d", n)
 		}
-		if hasError(chunk.Error) {
+		if present(chunk.Error) {
 			return s.chunkError(data, 0)
 		}
 		if err := s.chunk(&chunk); err != nil {
@@ -373,7 +443,7 @@ func (d ChatDialect) DecodeBody(body []byte, a *adapters.Assembler) error {
 	if err := json.Unmarshal(body, &resp); err != nil {
 		return malformed(d.Provider, err, "chat response body")
 	}
-	if hasError(resp.Error) {
+	if present(resp.Error) {
 		return s.chunkError(body, 0)
 	}
 	if len(resp.Choices) == 0 {
@@ -388,6 +458,5 @@ func (d ChatDialect) DecodeBody(body []byte, a *adapters.Assembler) error {
 	if !s.finished {
 		s.finished, s.stop = true, canonical.StopEndTurn
 	}
-	s.complete()
-	return nil
+	return s.complete()
 }

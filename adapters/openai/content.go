@@ -12,29 +12,12 @@ import (
 
 // This file holds the canonical→wire helpers both dialects share.
 
-// systemText is the request's system prompt followed by the text of every
-// SYSTEM message, joined with "\n\n" (000 §4.1.2). Non-text blocks in
-// SYSTEM messages are dropped with the lossy-projection WARN.
+// systemText is the request's system text (adapters.SystemText); non-text
+// blocks in SYSTEM messages are dropped with the lossy-projection WARN.
 func systemText(req *canonical.Request, adapter string, log *slog.Logger) string {
-	var parts []string
-	if s := req.SystemPrompt; s != "" {
-		parts = append(parts, s)
-	}
-	for _, m := range req.Messages {
-		if m.Role != canonical.RoleSystem {
-			continue
-		}
-		for _, b := range m.Content {
-			if t, ok := b.(canonical.TextBlock); ok {
-				if t.Text != "" {
-					parts = append(parts, t.Text)
-				}
-				continue
-			}
-			adapters.DropBlock(log, adapter, sessionOf(req, m), m.ID, b.Type(), "system messages carry only text")
-		}
-	}
-	return strings.Join(parts, "\n\n")
+	return adapters.SystemText(req, func(m canonical.Message, b canonical.Block) {
+		adapters.DropBlock(log, adapter, sessionOf(req, m), m.ID, b.Type(), "system messages carry only text")
+	})
 }
 
 // imageURL returns the URL form of an image: a data URI for inline base64

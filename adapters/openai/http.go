@@ -22,11 +22,22 @@ func baseURL(cfg *adapters.Config) string {
 	return DefaultBaseURL
 }
 
-// endpoint joins a server root and an API path under /v1.
-func endpoint(base, path string) string {
+// defaultAPIPrefix is the path of OpenAI's API under its server root.
+const defaultAPIPrefix = "/v1"
+
+// endpoint joins a server root, the API prefix ("" for defaultAPIPrefix,
+// "/" for none) and an API path. A base that already ends in the prefix
+// is taken as the API root, so "https://api.openai.com/v1" works too.
+func endpoint(base, prefix, path string) string {
+	if prefix == "" {
+		prefix = defaultAPIPrefix
+	}
+	prefix = strings.TrimRight(prefix, "/")
 	base = strings.TrimRight(base, "/")
-	base = strings.TrimSuffix(base, "/v1")
-	return base + "/v1" + path
+	if prefix != "" {
+		base = strings.TrimSuffix(base, prefix)
+	}
+	return base + prefix + path
 }
 
 // newHTTPRequest builds one attempt's POST of body to url.

@@ -21,7 +21,9 @@ type responsesDialect struct {
 }
 
 // URL returns the Responses endpoint under base.
-func (d responsesDialect) URL(base string) string { return endpoint(base, "/responses") }
+func (d responsesDialect) URL(base string) string {
+	return endpoint(base, defaultAPIPrefix, "/responses")
+}
 
 // Responses request body. store is always false: metis keeps the history
 // itself and replays reasoning through encrypted_content, so nothing is

@@ -3,9 +3,9 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+
+	"github.com/metis-llm/metis/adapters"
 )
 
 // StrictSchema rewrites a JSON Schema into the form OpenAI's strict mode
@@ -31,54 +31,54 @@ func StrictSchema(schema json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(schema)) == 0 {
 		return json.RawMessage(`{"type":"object","properties":{},"required":[],"additionalProperties":false}`), nil
 	}
-	v, err := decodeOrdered(schema)
+	v, err := adapters.DecodeOrderedJSON(schema)
 	if err != nil {
 		return nil, fmt.Errorf("strict schema: %w", err)
 	}
-	root, ok := v.(*object)
+	root, ok := v.(*adapters.JSONObject)
 	if !ok || !isObjectSchema(root) {
 		return nil, fmt.Errorf("strict schema: root must be an object schema")
 	}
 	if err := strictify(root, "$"); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := encodeOrdered(&buf, root); err != nil {
+	out, err := root.MarshalJSON()
+	if err != nil {
 		return nil, fmt.Errorf("strict schema: %w", err)
 	}
-	return buf.Bytes(), nil
+	return out, nil
 }
 
 // strictify applies the strict rules to the schema node s in place. path
 // is its JSON path, for errors.
-func strictify(s *object, path string) error {
-	if defs, ok := s.get("$defs").(*object); ok {
+func strictify(s *adapters.JSONObject, path string) error {
+	if defs, ok := s.Get("$defs").(*adapters.JSONObject); ok {
 		if err := strictifyEach(defs, path+".$defs"); err != nil {
 			return err
 		}
 	}
-	if defs, ok := s.get("definitions").(*object); ok {
+	if defs, ok := s.Get("definitions").(*adapters.JSONObject); ok {
 		if err := strictifyEach(defs, path+".definitions"); err != nil {
 			return err
 		}
 	}
-	if anyOf, ok := s.get("anyOf").([]any); ok {
+	if anyOf, ok := s.Get("anyOf").([]any); ok {
 		for i, branch := range anyOf {
-			if b, ok := branch.(*object); ok {
+			if b, ok := branch.(*adapters.JSONObject); ok {
 				if err := strictify(b, fmt.Sprintf("%s.anyOf[%d]", path, i)); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	switch items := s.get("items").(type) {
-	case *object:
+	switch items := s.Get("items").(type) {
+	case *adapters.JSONObject:
 		if err := strictify(items, path+".items"); err != nil {
 			return err
 		}
 	case []any:
 		for i, it := range items {
-			if o, ok := it.(*object); ok {
+			if o, ok := it.(*adapters.JSONObject); ok {
 				if err := strictify(o, fmt.Sprintf("%s.items[%d]", path, i)); err != nil {
 					return err
 				}
@@ -88,7 +88,7 @@ func strictify(s *object, path string) error {
 	if !isObjectSchema(s) {
 		return nil
 	}
-	switch ap := s.get("additionalProperties").(type) {
+	switch ap := s.Get("additionalProperties").(type) {
 	case nil, bool:
 		if ap == true {
 			return fmt.Errorf("strict schema: %s allows additional properties, which strict mode cannot express", path)
@@ -96,46 +96,45 @@ func strictify(s *object, path string) error {
 	default:
 		return fmt.Errorf("strict schema: %s has an additionalProperties schema, which strict mode cannot express", path)
 	}
-	if !s.has("type") {
-		s.set("type", "object")
+	if !s.Has("type") {
+		s.Set("type", "object")
 	}
-	props, _ := s.get("properties").(*object)
+	props, _ := s.Get("properties").(*adapters.JSONObject)
 	if props == nil {
-		props = &object{}
-		s.set("properties", props)
+		props = &adapters.JSONObject{}
+		s.Set("properties", props)
 	}
 	required := map[string]bool{}
-	if req, ok := s.get("required").([]any); ok {
+	if req, ok := s.Get("required").([]any); ok {
 		for _, r := range req {
 			if name, ok := r.(string); ok {
 				required[name] = true
 			}
 		}
 	}
-	names := make([]any, 0, len(props.members))
-	for i := range props.members {
-		m := &props.members[i]
-		names = append(names, m.key)
-		p, ok := m.value.(*object)
+	names := make([]any, 0, props.Len())
+	for key, v := range props.All() {
+		names = append(names, key)
+		p, ok := v.(*adapters.JSONObject)
 		if !ok {
 			continue // a boolean schema; nothing to rewrite
 		}
-		if err := strictify(p, path+".properties."+m.key); err != nil {
+		if err := strictify(p, path+".properties."+key); err != nil {
 			return err
 		}
-		if !required[m.key] {
-			m.value = nullable(p)
+		if !required[key] {
+			props.Set(key, nullable(p))
 		}
 	}
-	s.set("required", names)
-	s.set("additionalProperties", false)
+	s.Set("required", names)
+	s.Set("additionalProperties", false)
 	return nil
 }
 
-func strictifyEach(defs *object, path string) error {
-	for _, m := range defs.members {
-		if d, ok := m.value.(*object); ok {
-			if err := strictify(d, path+"."+m.key); err != nil {
+func strictifyEach(defs *adapters.JSONObject, path string) error {
+	for key, v := range defs.All() {
+		if d, ok := v.(*adapters.JSONObject); ok {
+			if err := strictify(d, path+"."+key); err != nil {
 				return err
 			}
 		}
@@ -145,13 +144,13 @@ func strictifyEach(defs *object, path string) error {
 
 // nullable returns s widened to admit null, leaving schemas that already
 // admit it (or constrain no type) unchanged.
-func nullable(s *object) any {
-	switch t := s.get("type").(type) {
+func nullable(s *adapters.JSONObject) any {
+	switch t := s.Get("type").(type) {
 	case string:
 		if t == "null" {
 			return s
 		}
-		s.set("type", []any{t, "null"})
+		s.Set("type", []any{t, "null"})
 		addNullToEnum(s)
 		return s
 	case []any:
@@ -160,27 +159,36 @@ func nullable(s *object) any {
 				return s
 			}
 		}
-		s.set("type", append(t, "null"))
+		s.Set("type", append(t, "null"))
 		addNullToEnum(s)
 		return s
 	}
-	if anyOf, ok := s.get("anyOf").([]any); ok {
+	if anyOf, ok := s.Get("anyOf").([]any); ok {
 		for _, b := range anyOf {
-			if o, ok := b.(*object); ok && o.get("type") == "null" {
+			if o, ok := b.(*adapters.JSONObject); ok && o.Get("type") == "null" {
 				return s
 			}
 		}
-		s.set("anyOf", append(anyOf, &object{members: []member{{"type", "null"}}}))
+		s.Set("anyOf", append(anyOf, nullSchema()))
 		return s
 	}
-	if s.has("$ref") {
-		return &object{members: []member{{"anyOf", []any{s, &object{members: []member{{"type", "null"}}}}}}}
+	if s.Has("$ref") {
+		w := &adapters.JSONObject{}
+		w.Set("anyOf", []any{s, nullSchema()})
+		return w
 	}
 	return s
 }
 
-func addNullToEnum(s *object) {
-	enum, ok := s.get("enum").([]any)
+// nullSchema returns {"type":"null"}.
+func nullSchema() *adapters.JSONObject {
+	o := &adapters.JSONObject{}
+	o.Set("type", "null")
+	return o
+}
+
+func addNullToEnum(s *adapters.JSONObject) {
+	enum, ok := s.Get("enum").([]any)
 	if !ok {
 		return
 	}
@@ -189,13 +197,13 @@ func addNullToEnum(s *object) {
 			return
 		}
 	}
-	s.set("enum", append(enum, nil))
+	s.Set("enum", append(enum, nil))
 }
 
 // isObjectSchema reports whether s describes an object: its type is (or
 // includes) "object", or it has properties and no type.
-func isObjectSchema(s *object) bool {
-	switch t := s.get("type").(type) {
+func isObjectSchema(s *adapters.JSONObject) bool {
+	switch t := s.Get("type").(type) {
 	case string:
 		return t == "object"
 	case []any:
@@ -206,149 +214,7 @@ func isObjectSchema(s *object) bool {
 		}
 		return false
 	case nil:
-		return s.has("properties")
+		return s.Has("properties")
 	}
 	return false
-}
-
-// object is a JSON object that keeps its key order, so that a rewritten
-// schema lists properties in the order the caller wrote them (the order
-// the model generates them in).
-type object struct {
-	members []member
-}
-
-type member struct {
-	key   string
-	value any
-}
-
-func (o *object) get(key string) any {
-	for _, m := range o.members {
-		if m.key == key {
-			return m.value
-		}
-	}
-	return nil
-}
-
-func (o *object) has(key string) bool {
-	for _, m := range o.members {
-		if m.key == key {
-			return true
-		}
-	}
-	return false
-}
-
-func (o *object) set(key string, v any) {
-	for i := range o.members {
-		if o.members[i].key == key {
-			o.members[i].value = v
-			return
-		}
-	}
-	o.members = append(o.members, member{key, v})
-}
-
-// decodeOrdered parses one JSON value into *object, []any, string,
-// json.Number, bool or nil.
-func decodeOrdered(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec, 0)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("unexpected data after the top-level value")
-	}
-	return v, nil
-}
-
-const maxSchemaDepth = 256
-
-func decodeValue(dec *json.Decoder, depth int) (any, error) {
-	if depth > maxSchemaDepth {
-		return nil, fmt.Errorf("nested deeper than %d levels", maxSchemaDepth)
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := &object{}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, _ := kt.(string)
-				v, err := decodeValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				o.set(key, v)
-			}
-			_, err := dec.Token() // '}'
-			return o, err
-		case '[':
-			arr := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			_, err := dec.Token() // ']'
-			return arr, err
-		}
-		return nil, fmt.Errorf("unexpected %v", t)
-	default:
-		return t, nil
-	}
-}
-
-func encodeOrdered(buf *bytes.Buffer, v any) error {
-	switch t := v.(type) {
-	case *object:
-		buf.WriteByte('{')
-		for i, m := range t.members {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			k, err := json.Marshal(m.key)
-			if err != nil {
-				return err
-			}
-			buf.Write(k)
-			buf.WriteByte(':')
-			if err := encodeOrdered(buf, m.value); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte('}')
-	case []any:
-		buf.WriteByte('[')
-		for i, x := range t {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := encodeOrdered(buf, x); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte(']')
-	default:
-		b, err := json.Marshal(t)
-		if err != nil {
-			return err
-		}
-		buf.Write(b)
-	}
-	return nil
 }

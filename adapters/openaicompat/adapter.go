@@ -24,11 +24,13 @@
 //	  options: {kind: openrouter}
 //
 // The kind (vllm, ollama, lmstudio, llamacpp, openrouter, generic) picks
-// the reasoning field, the capability base and the readiness probe;
-// without it, an adapter named after a kind is that kind, and any other
-// is generic. api_prefix (adapter only, default "/v1") is the path of the
-// API under base_url: "" for a base_url that already ends in it, as
-// Gemini's https://generativelanguage.googleapis.com/v1beta/openai does.
+// the reasoning field read first, the capability base and the readiness
+// probe; without it, an adapter named after a kind is that kind, and any
+// other is generic. api_prefix (adapter only, default "/v1") is the path
+// of the API under base_url, "" for none; a base_url that already ends in
+// it is accepted, so Gemini's compatibility endpoint is base_url
+// https://generativelanguage.googleapis.com/v1beta/openai with api_prefix
+// "/v1beta/openai" or "".
 // The other options may be set for the adapter or per model (the model's
 // value wins); unknown options and values of the wrong type are errors
 // from New naming the field:
@@ -38,8 +40,10 @@
 //	no_stream_options     bool      do not send stream_options (servers
 //	                                that reject it); usage is then
 //	                                estimated when the stream has none
-//	reasoning_fields      [string]  the delta/message field read as
-//	                                thinking: reasoning_content (vllm,
+//	reasoning_fields      [string]  the delta/message fields read as
+//	                                thinking, the first holding text
+//	                                winning: both by default, the kind's
+//	                                own first — reasoning_content (vllm,
 //	                                lmstudio, llamacpp, generic) or
 //	                                reasoning (ollama, openrouter)
 //	max_tokens_field      string    max_tokens (the default: every server
@@ -94,18 +98,18 @@
 //   - Response.RawBody is the server's body, verbatim (004 fixture 005).
 //
 // Response.ProviderRaw (stored as MessageMetadata.ProviderRaw[Name()]) is
+// an openai.ChatProviderRaw:
 //
 //	{"extra_content": {...},
 //	 "tool_calls": {"tu_…": {"extra_content": {...}, "raw_arguments": "{\"ci"}}}
 //
 // with every part optional: extra_content is a server's non-standard
 // extension of the message or of one tool call (Gemini's compatibility
-// endpoint carries its thought signatures there), and raw_arguments the
-// argument bytes of a tool call that did not parse. extra_content is
-// sent back on the same message and tool call when the history returns
-// to this provider (MessageMetadata.Provider == Name()); it is read from
-// non-streamed responses only, as the dialect does not surface it from a
-// stream.
+// endpoint carries its thought signatures there), read from streamed and
+// non-streamed responses alike, and raw_arguments the argument bytes of a
+// tool call that did not parse. extra_content is sent back on the same
+// message and tool call when the history returns to this provider
+// (MessageMetadata.Provider == Name()).
 //
 // # Errors
 //
@@ -165,10 +169,8 @@ type Adapter struct {
 	rt   *adapters.Runtime
 	kind Kind
 	// root is the server root and prefix the path of the OpenAI API under
-	// it ("/v1" unless the api_prefix option says otherwise); chatURL is
-	// root+prefix+"/chat/completions".
+	// it ("/v1" unless the api_prefix option says otherwise, "" for none).
 	root, prefix string
-	chatURL      *url.URL
 	// probe sends Ready's GETs: one attempt, no retries (a probe that
 	// fails says so at once; pollers decide when to ask again).
 	probe *adapters.Caller
@@ -183,7 +185,8 @@ var (
 // (vllm, ollama, lmstudio, llamacpp, openrouter or generic; default: the
 // adapter's name when it is one of those, else generic); Name defaults to
 // the kind. BaseURL is required: the server root, such as
-// http://localhost:8000 (a trailing /v1 is accepted). APIKey is optional.
+// http://localhost:8000 (a trailing api_prefix, by default /v1, is
+// accepted). APIKey is optional.
 // Unknown options and options of the wrong type are errors naming the
 // field. Errors are *canonical.AdapterError of class invalid_request with
 // Code not_configured.
@@ -204,19 +207,23 @@ func New(cfg adapters.Config) (*Adapter, error) {
 	if err := checkOptions(&cfg); err != nil {
 		return nil, configError(cfg.Name, err)
 	}
-	root, prefix := strings.TrimRight(cfg.BaseURL, "/"), "/v1"
+	prefix := "/v1"
 	if p, ok := cfg.Options[optAPIPrefix].(string); ok {
 		prefix = strings.TrimRight(p, "/")
-	} else {
-		root = strings.TrimSuffix(root, "/v1")
 	}
-	chatURL, err := url.Parse(root + prefix + "/chat/completions")
-	if err != nil {
-		return nil, configError(cfg.Name, fmt.Errorf("base_url: %w", err))
-	}
+	root := strings.TrimSuffix(strings.TrimRight(cfg.BaseURL, "/"), prefix)
 	rt := adapters.NewRuntime(cfg, classify)
 	probe := &adapters.Caller{Provider: cfg.Name, Client: rt.Caller.Client, Classify: classify}
-	return &Adapter{rt: rt, kind: kind, root: root, prefix: prefix, chatURL: chatURL, probe: probe}, nil
+	return &Adapter{rt: rt, kind: kind, root: root, prefix: prefix, probe: probe}, nil
+}
+
+// apiPrefix is the dialect's APIPrefix for the adapter's prefix, whose
+// "" (no prefix) the dialect spells "/".
+func (a *Adapter) apiPrefix() string {
+	if a.prefix == "" {
+		return "/"
+	}
+	return a.prefix
 }
 
 func configError(name string, err error) *canonical.AdapterError {
@@ -237,7 +244,7 @@ func (a *Adapter) Kind() Kind { return a.kind }
 func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
 	c, err := a.prepare(req, false)
 	if err != nil {
-		return nil, a.tag(err, req)
+		return nil, adapters.PreflightError(err, a.Name(), req.RequestID)
 	}
 	return a.rt.Complete(ctx, &c.req, c.newRequest(false), c.decodeBody)
 }
@@ -247,22 +254,9 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
 	c, err := a.prepare(req, true)
 	if err != nil {
-		err = a.tag(err, req)
-		return func(yield func(canonical.StreamEvent, error) bool) { yield(canonical.StreamEvent{}, err) }
+		return adapters.FailedStream(adapters.PreflightError(err, a.Name(), req.RequestID))
 	}
-	return c.finishStream(a.rt.Stream(ctx, &c.req, c.newRequest(true), c.decodeStream))
-}
-
-// tag fills the provider and request id of a pre-flight error.
-func (a *Adapter) tag(err error, req *canonical.Request) error {
-	var ae *canonical.AdapterError
-	if errors.As(err, &ae) {
-		ae.RequestID = req.RequestID
-		if ae.Provider == "" {
-			ae.Provider = a.Name()
-		}
-	}
-	return err
+	return c.finishStream(a.rt.Stream(ctx, &c.req, c.newRequest(true), c.d.DecodeStream))
 }
 
 // EstimateInputTokens estimates the request's input tokens without the

@@ -34,39 +34,3 @@ func (a *Adapter) Capabilities(model string) canonical.Capabilities {
 	}
 	return a.rt.Config.Model(model).Apply(c)
 }
-
-// checkCapabilities refuses, before any HTTP call, a request that needs
-// what caps does not declare: tools, images (or an image type not
-// accepted), structured output, or streaming. Errors are invalid_request
-// with Code unsupported_content. A thinking request for a model that does
-// not declare thinking is not refused: canonical.ThinkingConfig is a
-// request the adapter ignores where it cannot apply it.
-func checkCapabilities(req *canonical.Request, caps canonical.Capabilities, stream bool) error {
-	refuse := func(format string, args ...any) error {
-		return canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeUnsupportedContent, format, args...)
-	}
-	if len(req.Tools) > 0 && !caps.SupportsTools {
-		return refuse("model %s does not declare tool support (set capabilities.supports_tools in models.yaml if it calls tools reliably)", req.Model)
-	}
-	if len(req.OutputSchema) > 0 && !caps.SupportsStructuredOutput {
-		return refuse("model %s does not declare structured output", req.Model)
-	}
-	if stream && !caps.SupportsStreaming {
-		return refuse("model %s does not support streaming", req.Model)
-	}
-	for _, m := range req.Messages {
-		for _, b := range m.Content {
-			img, ok := b.(canonical.ImageBlock)
-			if !ok {
-				continue
-			}
-			if !caps.SupportsImages {
-				return refuse("model %s does not declare image input (message %s)", req.Model, m.ID)
-			}
-			if img.MediaType != "" && !caps.AcceptsImageType(img.MediaType) {
-				return refuse("model %s does not accept %s images (message %s)", req.Model, img.MediaType, m.ID)
-			}
-		}
-	}
-	return nil
-}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/openai"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -383,7 +384,7 @@ func TestConformance008ErrorFinishReasonWithMalformedToolCalls(t *testing.T) {
 					assert.Equal(t, "get_weather", u.Name)
 				}
 
-				var raw providerRaw
+				var raw openai.ChatProviderRaw
 				require.NoError(t, json.Unmarshal(resp.ProviderRaw, &raw), string(resp.ProviderRaw))
 				require.Len(t, raw.ToolCalls, 1, "only the unparseable call is kept raw")
 				require.NotNil(t, raw.ToolCalls[uses[2].ID])

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/openai"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -24,11 +25,17 @@ var getCurrentTime = tool("get_current_time", `{"additionalProperties":false,"pr
 
 // geminiCompat returns an adapter configured for Gemini's
 // OpenAI-compatible endpoint (a generic server whose API lives at
-// /v1beta/openai, not /v1) on srv.
+// /v1beta/openai, not /v1) on srv, as the documentation gives it: the
+// whole API root as base_url and api_prefix "".
 func geminiCompat(t *testing.T, srv *stub) *Adapter {
-	cfg := newConfig(KindGeneric, srv.URL+"/v1beta/openai", newEnv())
+	return geminiCompatAt(t, srv.URL+"/v1beta/openai", "")
+}
+
+// geminiCompatAt is geminiCompat with a given base_url and api_prefix.
+func geminiCompatAt(t *testing.T, baseURL, prefix string) *Adapter {
+	cfg := newConfig(KindGeneric, baseURL, newEnv())
 	cfg.Name = "gemini-compat"
-	cfg.Options["api_prefix"] = ""
+	cfg.Options["api_prefix"] = prefix
 	cfg.Models["gemini-compat:gemini-2.5-pro-preview-05-06"] = adapters.ModelConfig{
 		WireName:     "gemini-2.5-pro-preview-05-06",
 		Capabilities: json.RawMessage(`{"supports_tools":true}`),
@@ -94,46 +101,60 @@ func TestGeminiCompatFixture(t *testing.T) {
 }
 
 // TestToolCallExtraContent covers Gemini's current shape: extra_content on
-// each tool call, sent back on the same tool call, and only to the
-// provider that produced it.
+// each tool call, streamed or not, sent back on the same tool call, and
+// only to the provider that produced it.
 func TestToolCallExtraContent(t *testing.T) {
-	body := readTestdata(t, "gemini-tool-call-extra-content.json")
-	srv := newStub(t).on(geminiRoute, reply{body: string(body)}, reply{body: `{"choices":[{"index":0,"message":{"role":"assistant","content":"Sunny."},"finish_reason":"stop"}]}`})
-	a := geminiCompat(t, srv)
-	ids := adapters.NewToolIDMap()
-	user := userMsg("Weather in Paris and Rome?")
-	req := request("gemini-compat:gemini-2.5-pro-preview-05-06", user)
-	req.Tools, req.ToolIDs = []canonical.ToolDefinition{weatherTool}, ids
-	resp, err := a.Complete(context.Background(), req)
-	require.NoError(t, err)
-	uses := resp.Content.ToolUses()
-	require.Len(t, uses, 2)
+	for _, streamed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "complete", true: "stream"}[streamed], func(t *testing.T) {
+			first := readTestdata(t, "gemini-tool-call-extra-content.json")
+			if streamed {
+				first = readTestdata(t, "gemini-tool-call-extra-content.sse")
+			}
+			srv := newStub(t).on(geminiRoute, reply{body: string(first)}, reply{body: `{"choices":[{"index":0,"message":{"role":"assistant","content":"Sunny."},"finish_reason":"stop"}]}`},
+				reply{body: `{"choices":[{"index":0,"message":{"role":"assistant","content":"Sunny."},"finish_reason":"stop"}]}`})
+			// Both spellings of the endpoint: the API root as base_url, or
+			// the server root with the prefix.
+			a := geminiCompat(t, srv)
+			if streamed {
+				a = geminiCompatAt(t, srv.URL, "/v1beta/openai")
+			}
+			ids := adapters.NewToolIDMap()
+			user := userMsg("Weather in Paris and Rome?")
+			req := request("gemini-compat:gemini-2.5-pro-preview-05-06", user)
+			req.Tools, req.ToolIDs = []canonical.ToolDefinition{weatherTool}, ids
+			resp, _, err := run(t, a, req, streamed)
+			require.NoError(t, err)
+			uses := resp.Content.ToolUses()
+			require.Len(t, uses, 2)
+			assert.Equal(t, canonical.TokenUsage{InputTokens: 40, OutputTokens: 20}, resp.Usage)
 
-	var raw providerRaw
-	require.NoError(t, json.Unmarshal(resp.ProviderRaw, &raw))
-	assert.Empty(t, raw.ExtraContent)
-	require.Contains(t, raw.ToolCalls, uses[0].ID)
-	assert.JSONEq(t, `{"google":{"thought_signature":"sig-A"}}`, string(raw.ToolCalls[uses[0].ID].ExtraContent))
-	assert.NotContains(t, raw.ToolCalls, uses[1].ID, "the second call has no extra_content")
+			var raw openai.ChatProviderRaw
+			require.NoError(t, json.Unmarshal(resp.ProviderRaw, &raw))
+			assert.Empty(t, raw.ExtraContent)
+			require.Contains(t, raw.ToolCalls, uses[0].ID)
+			assert.JSONEq(t, `{"google":{"thought_signature":"sig-A"}}`, string(raw.ToolCalls[uses[0].ID].ExtraContent))
+			assert.NotContains(t, raw.ToolCalls, uses[1].ID, "the second call has no extra_content")
 
-	for _, provider := range []string{a.Name(), "gemini"} {
-		asst := assistantMsg(provider, resp.Content...)
-		asst.Metadata.ProviderRaw = map[string]json.RawMessage{provider: resp.ProviderRaw}
-		next := request(req.Model, user, asst, toolMsg(uses[0].ID, "21°C"), toolMsg(uses[1].ID, "25°C"))
-		next.Tools, next.ToolIDs = req.Tools, ids
-		_, err = a.Complete(context.Background(), next)
-		require.NoError(t, err)
-		reqs := srv.requests(geminiRoute)
-		sent := decodeJSON(t, reqs[len(reqs)-1].Body)
-		calls := dig(t, sent, "messages", 1, "tool_calls").([]any)
-		require.Len(t, calls, 2)
-		assert.Equal(t, "function-call-1", dig(t, calls[0], "id"))
-		if provider == a.Name() {
-			assert.Equal(t, "sig-A", dig(t, calls[0], "extra_content", "google", "thought_signature"))
-		} else {
-			assert.NotContains(t, calls[0], "extra_content", "another provider's raw data is never sent")
-		}
-		assert.NotContains(t, calls[1], "extra_content")
+			for _, provider := range []string{a.Name(), "gemini"} {
+				asst := assistantMsg(provider, resp.Content...)
+				asst.Metadata.ProviderRaw = map[string]json.RawMessage{provider: resp.ProviderRaw}
+				next := request(req.Model, user, asst, toolMsg(uses[0].ID, "21°C"), toolMsg(uses[1].ID, "25°C"))
+				next.Tools, next.ToolIDs = req.Tools, ids
+				_, err = a.Complete(context.Background(), next)
+				require.NoError(t, err)
+				reqs := srv.requests(geminiRoute)
+				sent := decodeJSON(t, reqs[len(reqs)-1].Body)
+				calls := dig(t, sent, "messages", 1, "tool_calls").([]any)
+				require.Len(t, calls, 2)
+				assert.Equal(t, "function-call-1", dig(t, calls[0], "id"))
+				if provider == a.Name() {
+					assert.Equal(t, "sig-A", dig(t, calls[0], "extra_content", "google", "thought_signature"))
+				} else {
+					assert.NotContains(t, calls[0], "extra_content", "another provider's raw data is never sent")
+				}
+				assert.NotContains(t, calls[1], "extra_content")
+			}
+		})
 	}
 }
 

@@ -42,7 +42,7 @@ func fuzzCall(tb testing.TB, stream bool) *call {
 func streamEvents(c *call, body []byte) iter.Seq2[canonical.StreamEvent, error] {
 	return c.finishStream(func(yield func(canonical.StreamEvent, error) bool) {
 		a := adapters.NewAssembler(yield, c.a.Name(), c.req.Model, c.req.RequestID, c.req.ToolIDs)
-		err := c.decodeStream(bytes.NewReader(body), a)
+		err := c.d.DecodeStream(bytes.NewReader(body), a)
 		if a.Finished() || a.Stopped() {
 			return
 		}

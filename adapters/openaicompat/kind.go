@@ -28,7 +28,7 @@ var kinds = []Kind{KindVLLM, KindOllama, KindLMStudio, KindLlamaCpp, KindOpenRou
 // more about a model.
 type profile struct {
 	// reasoningField is the delta and message field that carries
-	// reasoning text on this kind of server.
+	// reasoning text on this kind of server, read before the other.
 	reasoningField string
 	// hosted servers route tool requests only to models that take tools
 	// (OpenRouter); local and generic ones are trusted with nothing the

@@ -56,13 +56,19 @@ type modelOptions struct {
 	reasoningEffort   bool
 }
 
-// defaultOptions are a kind's knobs before any option: its reasoning
-// field, "max_tokens" (the name every compatible server accepts; only
-// OpenAI itself has moved to max_completion_tokens), and no strict-schema
+// defaultOptions are a kind's knobs before any option: both reasoning
+// fields, its own first (servers move between them: newer vLLM sends
+// both with the same text, and the dialect reads only the first present),
+// "max_tokens" (the name every compatible server accepts; only OpenAI
+// itself has moved to max_completion_tokens), and no strict-schema
 // transform on local servers, whose constrained decoding does not need it.
 func defaultOptions(k Kind) modelOptions {
+	fields := []string{"reasoning_content", "reasoning"}
+	if profiles[k].reasoningField == "reasoning" {
+		fields[0], fields[1] = fields[1], fields[0]
+	}
 	return modelOptions{
-		reasoningFields: []string{profiles[k].reasoningField},
+		reasoningFields: fields,
 		maxTokensField:  "max_tokens",
 		noStrict:        !profiles[k].hosted && k != KindGeneric,
 	}

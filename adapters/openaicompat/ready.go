@@ -38,8 +38,9 @@ const maxProbeBody = 64 << 20
 //	openrouter  GET /v1/key (the key is valid), GET /v1/models
 //	generic     GET /v1/models
 //
-// Paths are under the base URL's root (a trailing /v1 is dropped first);
-// the /v1 of OpenAI's paths is the api_prefix option when it is set.
+// Paths are under the base URL's root (a trailing api_prefix is dropped
+// first); the /v1 of OpenAI's paths is the api_prefix option when it is
+// set.
 // A catalogue entry that states whether the model is loaded (state,
 // status, loaded_instances) is honoured by every kind; one that does not
 // counts as loaded. The outcomes (004 fixture 007):

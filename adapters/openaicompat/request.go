@@ -17,18 +17,24 @@ var extraFinishReasons = map[string]canonical.StopReason{
 }
 
 // dialect returns the Chat Completions dialect as configured for model:
-// the kind's defaults, then the adapter's options, then the model's.
+// the kind's defaults, then the adapter's options, then the model's. An
+// unknown finish_reason is stop reason error (004 §8.2), and
+// extra_content makes the round trip.
 func (a *Adapter) dialect(model string) openai.ChatDialect {
 	o := optionsFor(&a.rt.Config, a.kind, model)
 	return openai.ChatDialect{
-		Provider:          a.Name(),
-		ToolResultsAsUser: o.toolResultsAsUser,
-		StreamOptions:     !o.noStreamOptions,
-		MaxTokensField:    o.maxTokensField,
-		NoStrict:          o.noStrict,
-		ReasoningEffort:   o.reasoningEffort,
-		ReasoningFields:   o.reasoningFields,
-		FinishReasons:     extraFinishReasons,
+		Provider:            a.Name(),
+		ToolResultsAsUser:   o.toolResultsAsUser,
+		StreamOptions:       !o.noStreamOptions,
+		MaxTokensField:      o.maxTokensField,
+		NoStrict:            o.noStrict,
+		ReasoningEffort:     o.reasoningEffort,
+		ReasoningFields:     o.reasoningFields,
+		FinishReasons:       extraFinishReasons,
+		UnknownFinishReason: canonical.StopError,
+		ExtraContent:        true,
+		APIPrefix:           a.apiPrefix(),
+		Logger:              a.rt.Config.Log(),
 	}
 }
 
@@ -43,15 +49,14 @@ type call struct {
 
 // prepare validates the history (004 §3, fixture 003: an invalid one
 // fails with invalid_request before any HTTP call), checks the request
-// against the model's declared capabilities, and builds the wire body:
-// the dialect's mapping plus the extra_content this provider gave earlier
-// turns (see replayExtras). The request keeps a tool-id map throughout, so
-// that the ids in the body and in replayed extras agree.
+// against the model's declared capabilities, and builds the wire body
+// once. The request keeps one tool-id map throughout, so that the ids of
+// the body and of the response agree.
 func (a *Adapter) prepare(req *canonical.Request, stream bool) (*call, error) {
 	if err := canonical.ValidateHistory(req.Messages, req.Tools); err != nil {
 		return nil, err
 	}
-	if err := checkCapabilities(req, a.Capabilities(req.Model), stream); err != nil {
+	if err := adapters.CheckCapabilities(a.Name(), req, a.Capabilities(req.Model), stream); err != nil {
 		return nil, err
 	}
 	c := &call{a: a, d: a.dialect(req.Model), req: *req}
@@ -63,27 +68,16 @@ func (a *Adapter) prepare(req *canonical.Request, stream bool) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.body, err = a.replayExtras(body, &c.req); err != nil {
-		ae := canonical.NewError(canonical.ErrInvalidRequest, "", "adding extra_content to the request: %v", err)
-		ae.Err = err
-		return nil, ae
-	}
+	c.body = body
 	return c, nil
 }
 
 // newRequest returns the builder of each attempt's HTTP request: the
-// dialect's POST (bearer key when set, the configured extra headers such
-// as OpenRouter's HTTP-Referer and X-Title) sent to
-// {base_url}{api_prefix}/chat/completions. The dialect itself always puts
-// the API under /v1, which Gemini's compatibility endpoint does not.
+// dialect's POST to {base_url}{api_prefix}/chat/completions, with the
+// bearer key when set and the configured extra headers (such as
+// OpenRouter's HTTP-Referer and X-Title).
 func (c *call) newRequest(stream bool) func(context.Context) (*http.Request, error) {
 	return func(ctx context.Context) (*http.Request, error) {
-		r, err := c.d.HTTPRequest(ctx, &c.a.rt.Config, c.body, stream)
-		if err != nil {
-			return nil, err
-		}
-		u := *c.a.chatURL
-		r.URL, r.Host = &u, u.Host
-		return r, nil
+		return c.d.HTTPRequest(ctx, &c.a.rt.Config, c.body, stream)
 	}
 }

@@ -6,30 +6,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"maps"
 	"strings"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/openai"
 	"github.com/metis-llm/metis/canonical"
 )
 
-// standardFinish are the finish reasons openai.ChatDialect maps itself;
-// extraFinishReasons adds the compatible servers' own.
-var standardFinish = map[string]bool{"stop": true, "length": true, "tool_calls": true, "function_call": true, "content_filter": true}
-
 // bodyInfo is what this package reads from a non-streamed body beyond the
-// dialect's mapping: the finish reason before decoding, whether usage was
-// reported, each tool call's raw arguments, and extra_content.
+// dialect's mapping: whether usage was reported, and each tool call's raw
+// arguments.
 type bodyInfo struct {
 	Choices []struct {
-		Index        int     `json:"index"`
-		FinishReason *string `json:"finish_reason"`
-		Message      *struct {
-			ExtraContent json.RawMessage `json:"extra_content"`
-			ToolCalls    []struct {
-				Index        *int            `json:"index"`
-				ExtraContent json.RawMessage `json:"extra_content"`
-				Function     struct {
+		Index   int `json:"index"`
+		Message *struct {
+			ToolCalls []struct {
+				Index    *int `json:"index"`
+				Function struct {
 					Arguments json.RawMessage `json:"arguments"`
 				} `json:"function"`
 			} `json:"tool_calls"`
@@ -38,20 +31,14 @@ type bodyInfo struct {
 	Usage json.RawMessage `json:"usage"`
 }
 
-// wireCall is one tool call of a body, in the order the dialect opened it.
-type wireCall struct {
-	args  []byte
-	extra json.RawMessage
-}
-
-// calls returns choice 0's message extra_content and its tool calls merged
-// by index in order of first appearance, as the dialect reads them.
-func (b *bodyInfo) calls() (json.RawMessage, []wireCall) {
+// args returns the argument text of choice 0's tool calls, merged by
+// index in order of first appearance, as the dialect reads them.
+func (b *bodyInfo) args() [][]byte {
 	for _, ch := range b.Choices {
 		if ch.Index != 0 || ch.Message == nil {
 			continue
 		}
-		var out []wireCall
+		var out [][]byte
 		pos := map[int]int{} // tool call index → position in out
 		for i, tc := range ch.Message.ToolCalls {
 			idx := i
@@ -62,26 +49,13 @@ func (b *bodyInfo) calls() (json.RawMessage, []wireCall) {
 			if !seen {
 				k = len(out)
 				pos[idx] = k
-				out = append(out, wireCall{})
+				out = append(out, nil)
 			}
-			out[k].args = append(out[k].args, argumentText(tc.Function.Arguments)...)
-			if present(tc.ExtraContent) {
-				out[k].extra = tc.ExtraContent
-			}
+			out[k] = append(out[k], argumentText(tc.Function.Arguments)...)
 		}
-		return ch.Message.ExtraContent, out
+		return out
 	}
-	return nil, nil
-}
-
-// finishReason returns choice 0's finish_reason, "" when absent.
-func (b *bodyInfo) finishReason() string {
-	for _, ch := range b.Choices {
-		if ch.Index == 0 && ch.FinishReason != nil {
-			return *ch.FinishReason
-		}
-	}
-	return ""
+	return nil
 }
 
 // argumentText is a tool call's arguments as text: the string's content,
@@ -101,71 +75,41 @@ func argumentText(raw json.RawMessage) string {
 }
 
 // decodeBody decodes a non-streamed body with the dialect, then applies
-// finalize. A finish reason neither OpenAI's nor a known extra one is
-// mapped to stop reason error before decoding (004 §8.2: unknown finish
-// reasons map to error), so the response is returned, not raised.
+// finalize.
 func (c *call) decodeBody(body []byte, a *adapters.Assembler) error {
 	var info bodyInfo
 	parsed := json.Unmarshal(body, &info) == nil
-	d := c.d
-	if r := info.finishReason(); r != "" && !standardFinish[r] {
-		if _, ok := d.FinishReasons[r]; !ok {
-			d.FinishReasons = maps.Clone(d.FinishReasons)
-			if d.FinishReasons == nil {
-				d.FinishReasons = map[string]canonical.StopReason{}
-			}
-			d.FinishReasons[r] = canonical.StopError
-			c.warnUnknownFinish(r)
-		}
-	}
-	if err := d.DecodeBody(body, a); err != nil {
+	if err := c.d.DecodeBody(body, a); err != nil {
 		return err
 	}
 	resp := a.Response()
 	usageSeen := parsed && present(info.Usage) || !parsed && resp.Usage != (canonical.TokenUsage{})
-	msgExtra, calls := info.calls()
-	w := wireExtras{message: msgExtra}
+	args := toolArgs{}
+	calls := info.args()
 	for k, tu := range resp.Content.ToolUses() {
-		if k >= len(calls) {
-			break
+		if k < len(calls) {
+			args[tu.ID] = calls[k]
 		}
-		w.set(tu.ID, calls[k].args, calls[k].extra)
 	}
-	if ae := c.finalize(resp, usageSeen, &w); ae != nil {
+	if ae := c.finalize(resp, usageSeen, args); ae != nil {
 		return ae
 	}
 	return nil
 }
 
-// wireExtras is what finalize needs from the wire beyond the canonical
-// response: each tool call's raw argument bytes and extra_content, by
-// canonical tool_use id, and the message's extra_content.
-type wireExtras struct {
-	message json.RawMessage
-	args    map[string][]byte
-	extras  map[string]json.RawMessage
+// present reports whether raw holds a JSON value other than null.
+func present(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
 }
 
-func (w *wireExtras) set(id string, args []byte, extra json.RawMessage) {
-	if w.args == nil {
-		w.args = map[string][]byte{}
-	}
-	w.args[id] = args
-	if present(extra) {
-		if w.extras == nil {
-			w.extras = map[string]json.RawMessage{}
-		}
-		w.extras[id] = extra
-	}
-}
+// toolArgs are the raw argument bytes of each tool call, by canonical
+// tool_use id: finalize needs them beyond the canonical response, whose
+// input is {} where they did not parse.
+type toolArgs map[string][]byte
 
-// appendArgs adds a streamed fragment of a tool call's arguments.
-func (w *wireExtras) appendArgs(id, fragment string) {
-	if w.args == nil {
-		w.args = map[string][]byte{}
-	}
-	w.args[id] = append(w.args[id], fragment...)
-}
+// add appends a streamed fragment of a tool call's arguments.
+func (t toolArgs) add(id, fragment string) { t[id] = append(t[id], fragment...) }
 
 // finalize applies to a finished response what the dialect leaves to this
 // adapter; the streamed and non-streamed paths both call it, so they give
@@ -175,8 +119,8 @@ func (w *wireExtras) appendArgs(id, fragment string) {
 //     EstimateInputTokens, output as a token per four bytes of the
 //     response's text, reasoning and tool calls, with Estimated set and a
 //     WARN entry;
-//   - ProviderRaw records extra_content and unparseable arguments (see
-//     providerRaw);
+//   - ProviderRaw (the dialect's, with the extra_content it read) gets
+//     the raw_arguments of each tool call whose arguments did not parse;
 //   - when the response claims to be whole (stop reason end_turn or
 //     tool_use), it is validated as 004 §3 requires: every tool call must
 //     name a tool of the request and carry a JSON object that its schema
@@ -184,21 +128,25 @@ func (w *wireExtras) appendArgs(id, fragment string) {
 //     invalid_response error (Code malformed_tool_call for tool calls).
 //     Degraded responses (stop reason error, max_tokens, content_filter)
 //     are returned as they are, malformed tool calls included.
-func (c *call) finalize(resp *canonical.Response, usageSeen bool, w *wireExtras) *canonical.AdapterError {
+func (c *call) finalize(resp *canonical.Response, usageSeen bool, args toolArgs) *canonical.AdapterError {
 	if !usageSeen {
 		c.estimateUsage(resp)
 	}
-	pr := providerRaw{ExtraContent: w.message}
+	var pr openai.ChatProviderRaw
+	unparsed := false
 	whole := resp.StopReason == canonical.StopEndTurn || resp.StopReason == canonical.StopToolUse
 	var problems []string
 	for _, tu := range resp.Content.ToolUses() {
-		if e, ok := w.extras[tu.ID]; ok {
-			pr.tool(tu.ID).ExtraContent = e
-		}
-		args := w.args[tu.ID]
-		if !objectOrEmpty(args) {
-			s := string(args)
-			pr.tool(tu.ID).RawArguments = &s
+		a := args[tu.ID]
+		if !objectOrEmpty(a) {
+			if !unparsed && present(resp.ProviderRaw) {
+				if err := json.Unmarshal(resp.ProviderRaw, &pr); err != nil {
+					return adapters.InvalidResponse(c.a.Name(), err, "reading the dialect's provider_raw: %v", err)
+				}
+			}
+			unparsed = true
+			s := string(a)
+			pr.Tool(tu.ID).RawArguments = &s
 			problems = append(problems, fmt.Sprintf("tool call %s (%s): arguments are not a JSON object: %q", tu.ID, tu.Name, clip(s, 80)))
 			continue
 		}
@@ -208,7 +156,11 @@ func (c *call) finalize(resp *canonical.Response, usageSeen bool, w *wireExtras)
 			}
 		}
 	}
-	if raw := pr.encode(); raw != nil {
+	if unparsed {
+		raw, err := pr.Encode()
+		if err != nil {
+			return adapters.InvalidResponse(c.a.Name(), err, "encoding provider_raw: %v", err)
+		}
 		resp.ProviderRaw = raw
 	}
 	if !whole {
@@ -288,13 +240,4 @@ func outputEstimate(content canonical.Blocks) int {
 		}
 	}
 	return (n + 3) / 4
-}
-
-// warnUnknownFinish logs a finish reason this adapter does not know; the
-// call ends with stop reason error and the reason kept verbatim.
-func (c *call) warnUnknownFinish(reason string) {
-	c.a.rt.Config.Log().LogAttrs(context.Background(), slog.LevelWarn, "unknown finish_reason mapped to stop reason error",
-		slog.String("adapter", c.a.Name()),
-		slog.String("request_id", c.req.RequestID),
-		slog.String("finish_reason", reason))
 }

@@ -33,8 +33,17 @@ func TestReasoningFields(t *testing.T) {
 			chunkHead+`{"index":0,"delta":{"role":"assistant","content":"","reasoning":"ing."},"finish_reason":null}]}`,
 			chunkHead+`{"index":0,"delta":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]}`,
 		), "Greeting."},
-		{"ollama ignores reasoning_content", KindOllama, nil, sse(
-			chunkHead+`{"index":0,"delta":{"role":"assistant","reasoning_content":"hidden"},"finish_reason":null}]}`,
+		{"ollama reads reasoning_content too", KindOllama, nil, sse(
+			chunkHead+`{"index":0,"delta":{"role":"assistant","reasoning_content":"Other field."},"finish_reason":null}]}`,
+			chunkHead+`{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}`,
+		), "Other field."},
+		{"ollama sending both fields reads one", KindOllama, nil, sse(
+			chunkHead+`{"index":0,"delta":{"role":"assistant","reasoning":"Think.","reasoning_content":"Think."},"finish_reason":null}]}`,
+			chunkHead+`{"index":0,"delta":{"reasoning":" More.","reasoning_content":" More."},"finish_reason":null}]}`,
+			chunkHead+`{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}`,
+		), "Think. More."},
+		{"option restricts to one field", KindVLLM, map[string]any{"reasoning_fields": []any{"reasoning_content"}}, sse(
+			chunkHead+`{"index":0,"delta":{"role":"assistant","reasoning":"hidden"},"finish_reason":null}]}`,
 			chunkHead+`{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}`,
 		), ""},
 		{"option switches the field", KindOllama, map[string]any{"reasoning_fields": "reasoning_content"}, sse(
@@ -87,6 +96,7 @@ func TestUnknownFinishReasonIsError(t *testing.T) {
 	stream := sse(
 		chunkHead+`{"index":0,"delta":{"role":"assistant","content":"Half an ans"},"finish_reason":null}]}`,
 		chunkHead+`{"index":0,"delta":{},"finish_reason":"eos_token_limit"}]}`,
+		`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[],"usage":`+usage24x8+`}`,
 	)
 	for _, streamed := range []bool{false, true} {
 		served := body
@@ -100,13 +110,17 @@ func TestUnknownFinishReasonIsError(t *testing.T) {
 		assert.Equal(t, canonical.StopError, resp.StopReason)
 		assert.Equal(t, "eos_token_limit", resp.ProviderStopReason)
 		assert.Equal(t, "Half an ans", resp.Content.Text())
-		if !streamed {
-			assert.Equal(t, canonical.TokenUsage{InputTokens: 24, OutputTokens: 8}, resp.Usage)
-		}
+		assert.Equal(t, canonical.TokenUsage{InputTokens: 24, OutputTokens: 8}, resp.Usage,
+			"streamed=%v: the usage after the finish reason is kept, not estimated", streamed)
 	}
+	assert.Empty(t, env.log.warnings("usage estimated"))
 	warns := env.log.warnings("unknown finish_reason")
 	require.Len(t, warns, 2)
-	assert.Equal(t, "eos_token_limit", warns[0]["finish_reason"])
+	for _, w := range warns {
+		assert.Equal(t, "eos_token_limit", w["finish_reason"])
+		assert.Equal(t, "lmstudio", w["adapter"])
+		assert.NotEmpty(t, w["request_id"])
+	}
 }
 
 func TestAbortFinishReason(t *testing.T) {
