@@ -32,7 +32,7 @@ func emulated(t *testing.T) harness.Config {
 		Factories: factories(),
 		NoGoldens: true,
 		Transport: func(provider string, sc *harness.Scenario, model string) (http.RoundTripper, error) {
-			return replay.Resplit(rewriteHost{target: target}), nil
+			return replay.Resplit(rewriteHost{target: target, keyless: localServers[provider]}), nil
 		},
 		BeforeCall: func(_ context.Context, c harness.CallInfo) error {
 			if r := c.Step.Call.Reply; r != nil {
@@ -44,10 +44,20 @@ func emulated(t *testing.T) harness.Config {
 	}
 }
 
-type rewriteHost struct{ target *url.URL }
+// localServers are the registry's adapters that send no API key; the
+// emulator asks every request for one, so rewriteHost adds a stand-in.
+var localServers = map[string]bool{"vllm": true, "ollama": true, "lmstudio": true, "llamacpp": true}
+
+type rewriteHost struct {
+	target  *url.URL
+	keyless bool
+}
 
 func (rw rewriteHost) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
+	if rw.keyless {
+		r.Header.Set("Authorization", "Bearer local-server-needs-no-key")
+	}
 	r.URL.Scheme, r.URL.Host, r.Host = rw.target.Scheme, rw.target.Host, ""
 	return http.DefaultTransport.RoundTrip(r)
 }

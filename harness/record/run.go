@@ -262,9 +262,15 @@ func (s *session) record(ctx context.Context, p harness.Pair, pl *plan, res *Run
 		if pl.existing[provider] && !pl.overwrite {
 			return replay.Load(path)
 		}
+		transport := real
+		if s.cfg.Emulator {
+			if c, err := s.reg.Config(provider, s.getenv); err == nil && c.APIKey == "" {
+				transport = keyless{key: s.cfg.FakeKey, next: real}
+			}
+		}
 		rec, err := NewRecorder(path, Options{
 			Scenario: sc.ID, Provider: provider, Model: model, Source: source, Endpoint: end,
-			Transport: real, Secrets: s.secrets, Context: ctx, Now: s.cfg.Now,
+			Transport: transport, Secrets: s.secrets, Context: ctx, Now: s.cfg.Now,
 		})
 		if err != nil {
 			return nil, err

@@ -34,3 +34,21 @@ func endpoint(u *url.URL) string {
 	c.RawQuery = ""
 	return c.String()
 }
+
+// keyless stands in for a local server's lack of auth when recording
+// against the emulator, which asks every request for a key: requests of an
+// adapter configured without one (vLLM, Ollama, ... need none) get the
+// run's fake key as a Bearer token after capture, so it is never recorded.
+type keyless struct {
+	key  string
+	next http.RoundTripper
+}
+
+func (k keyless) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("Authorization") != "" {
+		return k.next.RoundTrip(req)
+	}
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", "Bearer "+k.key)
+	return k.next.RoundTrip(r)
+}
