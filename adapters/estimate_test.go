@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -80,7 +81,7 @@ var estimateCases = []struct {
 //   - a URL-image request is within a factor of 5 either way;
 //   - requests marked skip are logged, not asserted, for the reason given.
 func TestEstimateTokensAgainstFixtures(t *testing.T) {
-	dir := fixturesDir(t)
+	dir := adaptertest.FixturesDir(t)
 	var sumEst, sumActual int
 	for _, tc := range estimateCases {
 		t.Run(tc.fixture, func(t *testing.T) {

@@ -3,45 +3,8 @@ package adapters
 import (
 	"context"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
-	"testing"
 )
-
-// fixturesDir returns ../shared/fixtures relative to the module root, or
-// skips the test when it is absent.
-func fixturesDir(tb testing.TB) string {
-	tb.Helper()
-	dir := fixturesDirOrEmpty()
-	if dir == "" {
-		tb.Skip("shared fixtures absent (../shared/fixtures beside the module root)")
-	}
-	return dir
-}
-
-// fixturesDirOrEmpty is fixturesDir for fuzz setup, which must not skip:
-// it returns "" when the fixtures are absent.
-func fixturesDirOrEmpty() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			fx := filepath.Join(dir, "..", "shared", "fixtures")
-			if _, err := os.Stat(fx); err != nil {
-				return ""
-			}
-			return fx
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
 
 // captureHandler is a slog.Handler that keeps every record.
 type captureHandler struct {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/metis-llm/metis/adapters/adaptertest"
 )
 
 // naiveSSE is the usual hand-rolled reader: bufio.Scanner lines (LF only,
@@ -42,7 +44,7 @@ func BenchmarkSSECompare(b *testing.B) {
 	inputs := map[string][]byte{
 		"huge-event-8MiB": append(append([]byte("data: "), bytes.Repeat([]byte("0123456789abcdef"), 1<<19)...), "\n\n"...),
 	}
-	if data, err := os.ReadFile(filepath.Join(fixturesDir(b), "anthropic", "stream-thinking-signature", "response.txt")); err == nil {
+	if data, err := os.ReadFile(filepath.Join(adaptertest.FixturesDir(b), "anthropic", "stream-thinking-signature", "response.txt")); err == nil {
 		inputs["anthropic-thinking-fixture"] = data
 	}
 	for name, data := range inputs {

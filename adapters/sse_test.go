@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/metis-llm/metis/adapters/adaptertest"
 )
 
 // ev is an expected event; an empty ID means none was set.
@@ -269,7 +271,7 @@ func FuzzSSEReader(f *testing.F) {
 	for _, tc := range sseCases {
 		f.Add([]byte(tc.in))
 	}
-	if dir := fixturesDirOrEmpty(); dir != "" {
+	if dir, err := adaptertest.FixturesRoot(); err == nil {
 		if data, err := os.ReadFile(filepath.Join(dir, "anthropic", "stream-thinking-signature", "response.txt")); err == nil {
 			f.Add(data)
 		}
@@ -294,7 +296,7 @@ func FuzzSSEReader(f *testing.F) {
 }
 
 func BenchmarkSSEReaderFixture(b *testing.B) {
-	path := filepath.Join(fixturesDir(b), "anthropic", "stream-thinking-signature", "response.txt")
+	path := filepath.Join(adaptertest.FixturesDir(b), "anthropic", "stream-thinking-signature", "response.txt")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		b.Skipf("fixture absent: %v", err)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -59,7 +60,7 @@ func TestCancellationCleanup(t *testing.T) {
 			}
 			resp := checkInvariants(t, evs)
 			assert.Equal(t, canonical.StopCancelled, resp.StopReason)
-			ends := eventsOf(evs, canonical.EventToolUseEnd)
+			ends := adaptertest.EventsOf(evs, canonical.EventToolUseEnd)
 			require.Len(t, ends, 1)
 			assert.JSONEq(t, `{}`, string(ends[0].FinalInput))
 			require.Len(t, resp.Content, 2)

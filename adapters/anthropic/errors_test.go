@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -83,7 +84,7 @@ func TestErrorClassesOverHTTP(t *testing.T) {
 			assert.Equal(t, "req_011CT", ae.ProviderRequestID, "the body's request_id wins over the header")
 			assert.Equal(t, 1, ae.Attempts)
 
-			_, err = collect(env.a.Stream(t.Context(), textRequest("hi")))
+			_, err = adaptertest.Collect(env.a.Stream(t.Context(), textRequest("hi")))
 			assert.Equal(t, tt.class, canonical.ClassOf(err), "a stream request's error arrives as plain JSON")
 		})
 	}

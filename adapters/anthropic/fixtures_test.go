@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -90,7 +91,7 @@ func TestFixtures(t *testing.T) {
 		const name = "error-401-authentication-stream-request"
 		env := newEnv(t, serveFixture(t, name))
 		req := &canonical.Request{Model: "anthropic:claude-3-7-sonnet-20250219", Messages: []canonical.Message{userText("Hello, world!")}, MaxOutputTokens: 100, Temperature: new(0.5)}
-		evs, err := collect(env.a.Stream(t.Context(), req))
+		evs, err := adaptertest.Collect(env.a.Stream(t.Context(), req))
 		assert.Empty(t, evs, "a failure before the body yields only the error")
 		var ae *canonical.AdapterError
 		require.ErrorAs(t, err, &ae)
@@ -243,7 +244,7 @@ func TestFixtures(t *testing.T) {
 			},
 			ToolChoice: &canonical.ToolChoice{Mode: canonical.ToolChoiceAuto},
 		}
-		evs, err := collect(env.a.Stream(t.Context(), req))
+		evs, err := adaptertest.Collect(env.a.Stream(t.Context(), req))
 		require.NoError(t, err)
 		resp := checkInvariants(t, evs)
 		assert.JSONEq(t, fixtureRequestField(t, name, "messages"), sentField(t, env, "messages"))
@@ -262,7 +263,7 @@ func TestFixtures(t *testing.T) {
 		// partial_json is the provider's fragments verbatim; the empty
 		// first fragment is not emitted.
 		var frags []string
-		for _, ev := range eventsOf(evs, canonical.EventToolUseInput) {
+		for _, ev := range adaptertest.EventsOf(evs, canonical.EventToolUseInput) {
 			frags = append(frags, ev.PartialJSON)
 		}
 		assert.Equal(t, []string{`{"a": 2`, `, "b"`, `: 3}`, `{"a": 2`, `, "b":`, ` 3}`}, frags)
@@ -278,7 +279,7 @@ func TestFixtures(t *testing.T) {
 			Tools: []canonical.ToolDefinition{{Name: "get_exchange_rate", Description: "Look up the current exchange rate between two currencies.",
 				InputSchema: json.RawMessage(`{"type":"object","properties":{"from_currency":{"type":"string"},"to_currency":{"type":"string"}},"required":["from_currency","to_currency"],"additionalProperties":false}`)}},
 		}
-		evs, err := collect(env.a.Stream(t.Context(), req))
+		evs, err := adaptertest.Collect(env.a.Stream(t.Context(), req))
 		require.NoError(t, err)
 		resp := checkInvariants(t, evs)
 		assert.JSONEq(t, fixtureRequestField(t, name, "messages"), sentField(t, env, "messages"))
@@ -290,7 +291,7 @@ func TestFixtures(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, "get_exchange_rate", tu.Name)
 		assert.Equal(t, `{"from_currency":"USD","to_currency":"EUR"}`, string(tu.Input))
-		starts := eventsOf(evs, canonical.EventToolUseStart)
+		starts := adaptertest.EventsOf(evs, canonical.EventToolUseStart)
 		require.Len(t, starts, 1, "the server tool emits no tool events")
 		assert.Equal(t, 2, starts[0].Index)
 		assert.Equal(t, canonical.StopToolUse, resp.StopReason)
@@ -304,7 +305,7 @@ func TestFixtures(t *testing.T) {
 			Model: "anthropic:claude-sonnet-4-0", MaxOutputTokens: 4096, Thinking: &canonical.ThinkingConfig{},
 			Messages: []canonical.Message{userText("How do I cross the street?")},
 		}
-		evs, err := collect(env.a.Stream(t.Context(), req))
+		evs, err := adaptertest.Collect(env.a.Stream(t.Context(), req))
 		require.NoError(t, err)
 		resp := checkInvariants(t, evs)
 		assert.JSONEq(t, string(readFixture(t, name, "request.json")), string(env.rawBody(t, 0)))
@@ -323,7 +324,7 @@ func TestFixtures(t *testing.T) {
 
 		// The signature arrives on a final thinking.delta of the block.
 		var sigs []canonical.StreamEvent
-		for _, ev := range eventsOf(evs, canonical.EventThinkingDelta) {
+		for _, ev := range adaptertest.EventsOf(evs, canonical.EventThinkingDelta) {
 			if ev.Signature != "" {
 				sigs = append(sigs, ev)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -420,7 +421,7 @@ func TestInvalidHistoryRejectedBeforeTheWire(t *testing.T) {
 	}}
 	_, err := env.a.Complete(t.Context(), req)
 	assert.Equal(t, canonical.ErrInvalidRequest, canonical.ClassOf(err))
-	_, err = collect(env.a.Stream(t.Context(), req))
+	_, err = adaptertest.Collect(env.a.Stream(t.Context(), req))
 	assert.Equal(t, canonical.ErrInvalidRequest, canonical.ClassOf(err))
 	assert.Zero(t, env.requests())
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -52,7 +53,7 @@ func TestRetryOverloaded(t *testing.T) {
 			env := newEnv(t, sequence(overloaded, overloaded, ok), recordAttempts(&attempts, &mu))
 			var text string
 			if streaming {
-				evs, err := collect(env.a.Stream(t.Context(), textRequest("hi")))
+				evs, err := adaptertest.Collect(env.a.Stream(t.Context(), textRequest("hi")))
 				require.NoError(t, err)
 				text = checkInvariants(t, evs).Content.Text()
 			} else {
@@ -135,7 +136,7 @@ func TestNoRetry(t *testing.T) {
 // TestRetryAfterHonoured checks each form of the provider's hint, capped
 // at 60 s.
 func TestRetryAfterHonoured(t *testing.T) {
-	now := newFakeClock().Now()
+	now := adaptertest.NewClock(clockStart).Now()
 	tests := []struct {
 		name    string
 		headers []string

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -126,13 +127,13 @@ func TestToolSerialization(t *testing.T) {
 			}
 			evs = append(evs, `{"type":"content_block_stop","index":0}`, messageDelta("tool_use"), evMsgStop)
 			env = newEnv(t, serve(200, "text/event-stream", sse(evs...)))
-			sevs, err := collect(env.a.Stream(t.Context(), textRequest("go")))
+			sevs, err := adaptertest.Collect(env.a.Stream(t.Context(), textRequest("go")))
 			require.NoError(t, err)
 			streamed := checkInvariants(t, sevs)
 			require.Len(t, streamed.Content, 1)
 			assert.Equal(t, string(plain), string(streamed.Content[0].(canonical.ToolUseBlock).Input), "streamed and non-streamed inputs are identical")
 			var frags string
-			for _, ev := range eventsOf(sevs, canonical.EventToolUseInput) {
+			for _, ev := range adaptertest.EventsOf(sevs, canonical.EventToolUseInput) {
 				frags += ev.PartialJSON
 			}
 			assert.Equal(t, in, frags, "partial_json is the raw fragments")

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -28,7 +29,7 @@ func messageDelta(stop string) string {
 func streamBody(t *testing.T, body []byte) ([]canonical.StreamEvent, error) {
 	t.Helper()
 	env := newEnv(t, serve(200, "text/event-stream", body))
-	return collect(env.a.Stream(t.Context(), textRequest("hi")))
+	return adaptertest.Collect(env.a.Stream(t.Context(), textRequest("hi")))
 }
 
 func TestStreamStopReasons(t *testing.T) {
@@ -72,7 +73,7 @@ func TestStreamUsage(t *testing.T) {
 		require.NoError(t, err)
 		resp := checkInvariants(t, evs)
 		assert.Equal(t, canonical.TokenUsage{InputTokens: 21, CachedInputTokens: 6, CacheCreationInputTokens: 7, OutputTokens: 9}, resp.Usage)
-		ups := eventsOf(evs, canonical.EventUsageUpdate)
+		ups := adaptertest.EventsOf(evs, canonical.EventUsageUpdate)
 		require.Len(t, ups, 1)
 		assert.Equal(t, resp.Usage, *ups[0].Usage)
 	})
@@ -124,7 +125,7 @@ func TestStreamMidStreamErrorInTool(t *testing.T) {
 		`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
 	require.Error(t, err)
 	resp := checkInvariants(t, evs)
-	ends := eventsOf(evs, canonical.EventToolUseEnd)
+	ends := adaptertest.EventsOf(evs, canonical.EventToolUseEnd)
 	require.Len(t, ends, 1)
 	assert.JSONEq(t, `{}`, string(ends[0].FinalInput), "unparseable partial input ends as {}")
 	assert.Equal(t, canonical.StopError, resp.StopReason)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -79,12 +80,12 @@ func TestOutputSchemaResponse(t *testing.T) {
 	})
 	t.Run("stream", func(t *testing.T) {
 		env := newEnv(t, serve(200, "text/event-stream", stream))
-		evs, err := collect(env.a.Stream(t.Context(), structuredRequest()))
+		evs, err := adaptertest.Collect(env.a.Stream(t.Context(), structuredRequest()))
 		require.NoError(t, err)
 		resp := checkInvariants(t, evs)
 		assert.Equal(t, want, resp.Content)
-		assert.Empty(t, eventsOf(evs, canonical.EventToolUseStart), "no tool events for the output tool")
-		assert.Len(t, eventsOf(evs, canonical.EventTextDelta), 2)
+		assert.Empty(t, adaptertest.EventsOf(evs, canonical.EventToolUseStart), "no tool events for the output tool")
+		assert.Len(t, adaptertest.EventsOf(evs, canonical.EventTextDelta), 2)
 		assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
 	})
 	t.Run("stream without input", func(t *testing.T) {
@@ -95,7 +96,7 @@ func TestOutputSchemaResponse(t *testing.T) {
 			`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}`,
 			`{"type":"message_stop"}`,
 		)))
-		evs, err := collect(env.a.Stream(t.Context(), structuredRequest()))
+		evs, err := adaptertest.Collect(env.a.Stream(t.Context(), structuredRequest()))
 		require.NoError(t, err)
 		resp := checkInvariants(t, evs)
 		assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: `{}`}}, resp.Content)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -63,7 +64,7 @@ func TestStreamedEqualsNonStreamed(t *testing.T) {
 	require.NoError(t, err)
 
 	env = newEnv(t, serve(200, "text/event-stream", sameStream))
-	evs, err := collect(env.a.Stream(t.Context(), req))
+	evs, err := adaptertest.Collect(env.a.Stream(t.Context(), req))
 	require.NoError(t, err)
 	streamed := checkInvariants(t, evs)
 

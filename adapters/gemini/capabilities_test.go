@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -80,7 +81,7 @@ func TestCapabilityHonesty(t *testing.T) {
 			assert.Equal(t, canonical.CodeUnsupportedContent, ae.Code)
 			assert.Contains(t, ae.Message, tc.want)
 
-			_, err = collect(e.a.Stream(context.Background(), tc.req))
+			_, err = adaptertest.Collect(e.a.Stream(context.Background(), tc.req))
 			require.ErrorAs(t, err, &ae)
 			assert.Empty(t, e.Requests(), "rejected before the wire")
 		})

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -209,7 +210,7 @@ func TestFixtures(t *testing.T) {
 			var resp *canonical.Response
 			if _, err := os.Stat(dir + "/" + name + "/response.txt"); err == nil {
 				e := newEnv(t, sseReply(readFixture(t, name, "response.txt")))
-				evs, err := collect(e.a.Stream(context.Background(), req))
+				evs, err := adaptertest.Collect(e.a.Stream(context.Background(), req))
 				require.NoError(t, err)
 				checkInvariants(t, evs)
 				resp = final(t, evs)

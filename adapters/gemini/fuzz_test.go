@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
 // addStreamSeeds seeds f with every recorded SSE body (when the shared
 // fixtures are present) and the hand-written ones in testdata/fuzz.
 func addStreamSeeds(f *testing.F) {
-	if dir, err := fixturesRoot(); err == nil {
+	if dir, err := adaptertest.FixturesRoot(fixturesAPI); err == nil {
 		files, _ := filepath.Glob(filepath.Join(dir, "*", "response.txt"))
 		for _, file := range files {
 			if b, err := os.ReadFile(file); err == nil {
@@ -66,7 +67,7 @@ func FuzzDecodeStream(f *testing.F) {
 
 // FuzzDecodeBody does the same for non-streamed bodies.
 func FuzzDecodeBody(f *testing.F) {
-	if dir, err := fixturesRoot(); err == nil {
+	if dir, err := adaptertest.FixturesRoot(fixturesAPI); err == nil {
 		files, _ := filepath.Glob(filepath.Join(dir, "*", "response.json"))
 		for _, file := range files {
 			if b, err := os.ReadFile(file); err == nil {

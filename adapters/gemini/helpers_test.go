@@ -2,11 +2,8 @@ package gemini
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"iter"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -19,7 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/streamcheck"
 )
 
 const (
@@ -31,39 +30,20 @@ const (
 	fixturesAPI = "gemini"
 )
 
-// fixturesRoot returns ../shared/fixtures/gemini relative to the module
-// root (found by walking up to go.mod).
-func fixturesRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	fx := filepath.Join(dir, "..", "shared", "fixtures", fixturesAPI)
-	if _, err := os.Stat(fx); err != nil {
-		return "", err
-	}
-	return fx, nil
-}
+// fixturesDir returns the gemini folder of the shared fixtures, skipping
+// the test when it is absent.
+func fixturesDir(tb testing.TB) string { return adaptertest.FixturesDir(tb, fixturesAPI) }
 
-// fixturesDir is fixturesRoot, skipping the test when the fixtures are
-// absent.
-func fixturesDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := fixturesRoot()
-	if err != nil {
-		tb.Skipf("shared fixtures absent: %v", err)
-	}
-	return dir
+// clockStart is the fake clock's Now.
+var clockStart = time.Date(2026, 5, 14, 12, 0, 0, 0, time.UTC)
+
+// checkInvariants checks the stream invariants of 000 §5.2 on one
+// message's events (streamcheck), including that message.complete's
+// content reflects the deltas.
+func checkInvariants(t *testing.T, evs []canonical.StreamEvent) {
+	t.Helper()
+	require.NotEmpty(t, evs)
+	require.Empty(t, streamcheck.Check(evs))
 }
 
 func readFixture(tb testing.TB, name, file string) []byte {
@@ -90,36 +70,6 @@ func readTestdata(tb testing.TB, name string) []byte {
 	return b
 }
 
-// fakeClock records retry sleeps and never waits.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	sleeps []time.Duration
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 5, 14, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.sleeps = append(c.sleeps, d)
-	c.mu.Unlock()
-	return ctx.Err()
-}
-
-func (c *fakeClock) Sleeps() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.sleeps...)
-}
-
 // reply is one canned HTTP response.
 type reply struct {
 	status  int
@@ -142,7 +92,7 @@ type testEnv struct {
 	a         *Adapter
 	srv       *httptest.Server
 	transport *http.Transport
-	clock     *fakeClock
+	clock     *adaptertest.Clock
 	logs      *logBuffer
 
 	mu       sync.Mutex
@@ -153,7 +103,7 @@ type testEnv struct {
 
 func newEnv(t *testing.T, replies ...reply) *testEnv {
 	t.Helper()
-	e := &testEnv{clock: newFakeClock(), logs: &logBuffer{}, replies: replies}
+	e := &testEnv{clock: adaptertest.NewClock(clockStart), logs: &logBuffer{}, replies: replies}
 	e.srv = httptest.NewServer(http.HandlerFunc(e.serve))
 	t.Cleanup(e.srv.Close)
 	transport := &http.Transport{}
@@ -222,18 +172,6 @@ func userRequest(model, text string) *canonical.Request {
 
 func userMsg(text string) canonical.Message {
 	return canonical.Message{ID: canonical.NewMessageID(), Role: canonical.RoleUser, Content: canonical.Blocks{canonical.TextBlock{Text: text}}}
-}
-
-// collect drains a stream.
-func collect(seq iter.Seq2[canonical.StreamEvent, error]) ([]canonical.StreamEvent, error) {
-	var evs []canonical.StreamEvent
-	for ev, err := range seq {
-		if err != nil {
-			return evs, err
-		}
-		evs = append(evs, ev)
-	}
-	return evs, nil
 }
 
 // final returns the response of the last event, which must be
@@ -316,65 +254,6 @@ func (l *logBuffer) entries(t testing.TB) []map[string]any {
 		}
 		require.NoError(t, err)
 		out = append(out, m)
-	}
-}
-
-// checkInvariants checks the stream invariants of 000 §5.2 on one
-// message's events and that message.complete's content reflects the
-// deltas.
-func checkInvariants(t *testing.T, evs []canonical.StreamEvent) {
-	t.Helper()
-	require.NotEmpty(t, evs)
-	require.Equal(t, canonical.EventMessageStart, evs[0].Type, "message.start first")
-	last := evs[len(evs)-1]
-	require.Equal(t, canonical.EventMessageComplete, last.Type, "message.complete last")
-	type toolState struct{ starts, ends int }
-	tools := map[string]*toolState{}
-	text := map[int]string{}
-	lastIndex := -1
-	for i, ev := range evs {
-		if i > 0 {
-			require.NotEqual(t, canonical.EventMessageStart, ev.Type, "event %d: a second message.start", i)
-		}
-		if i < len(evs)-1 {
-			require.NotEqual(t, canonical.EventMessageComplete, ev.Type, "event %d: message.complete before the end", i)
-		}
-		require.Equal(t, evs[0].MessageID, ev.MessageID, "event %d: message id", i)
-		switch ev.Type {
-		case canonical.EventTextDelta, canonical.EventThinkingDelta, canonical.EventToolUseStart, canonical.EventToolUseInput, canonical.EventToolUseEnd:
-			require.GreaterOrEqual(t, ev.Index, lastIndex, "event %d (%s): index went back", i, ev.Type)
-			lastIndex = ev.Index
-		}
-		switch ev.Type {
-		case canonical.EventTextDelta, canonical.EventThinkingDelta:
-			text[ev.Index] += ev.Text
-		case canonical.EventToolUseStart:
-			require.NotContains(t, tools, ev.ToolUseID, "event %d: second tool.use_start", i)
-			tools[ev.ToolUseID] = &toolState{starts: 1}
-		case canonical.EventToolUseInput:
-			st := tools[ev.ToolUseID]
-			require.NotNil(t, st, "event %d: input before start", i)
-			require.Zero(t, st.ends, "event %d: input after end", i)
-		case canonical.EventToolUseEnd:
-			st := tools[ev.ToolUseID]
-			require.NotNil(t, st, "event %d: end before start", i)
-			st.ends++
-			var obj map[string]any
-			require.NoError(t, json.Unmarshal(ev.FinalInput, &obj), "event %d: final_input is not a JSON object: %s", i, ev.FinalInput)
-		}
-	}
-	for id, st := range tools {
-		require.Equal(t, 1, st.ends, "tool %s: tool.use_end count", id)
-	}
-	for i, b := range last.Response.Content {
-		switch b := b.(type) {
-		case canonical.TextBlock:
-			require.Equal(t, text[i], b.Text, "content[%d] text vs deltas", i)
-		case canonical.ThinkingBlock:
-			require.Equal(t, text[i], b.Text, "content[%d] thinking vs deltas", i)
-		case canonical.ToolUseBlock:
-			require.Contains(t, tools, b.ID, "content[%d] tool without events", i)
-		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -293,7 +294,7 @@ func TestHTTPRequest(t *testing.T) {
 		e.a.rt.Config.ExtraHeaders = map[string]string{"X-Extra": "1", "x-goog-api-key": "overridden?"}
 		req := userRequest(testModel, "hi")
 		if stream {
-			_, err := collect(e.a.Stream(context.Background(), req))
+			_, err := adaptertest.Collect(e.a.Stream(context.Background(), req))
 			require.NoError(t, err)
 		} else {
 			_, err := e.a.Complete(context.Background(), req)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -95,7 +96,7 @@ func TestRetry(t *testing.T) {
 // body (which wins), Retry-After seconds, Retry-After as an HTTP date,
 // retry-after-ms, and the 60 s cap.
 func TestRetryAfterHonoured(t *testing.T) {
-	now := newFakeClock().Now()
+	now := adaptertest.NewClock(clockStart).Now()
 	limited := func(header map[string]string, body string) reply {
 		r := jsonReply(429, []byte(body))
 		for k, v := range header {
@@ -134,7 +135,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 func TestStreamRetriedBeforeFirstEvent(t *testing.T) {
 	e := newEnv(t, jsonReply(429, readFixture(t, "error-429-resource-exhausted-retryinfo", "response.json")),
 		sseReply(readFixture(t, "stream-text-after-function-response", "response.txt")))
-	evs, err := collect(e.a.Stream(context.Background(), userRequest(testModel3, "hi")))
+	evs, err := adaptertest.Collect(e.a.Stream(context.Background(), userRequest(testModel3, "hi")))
 	require.NoError(t, err)
 	checkInvariants(t, evs)
 	assert.Equal(t, "The capital of Mexico is Mexico City.", final(t, evs).Content.Text())

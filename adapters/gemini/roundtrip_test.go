@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -68,7 +69,7 @@ func TestThoughtSignatureRoundTrip(t *testing.T) {
 
 	user := userMsg("What is the capital of the user country? Call the tool")
 	req1 := &canonical.Request{Model: testModel3, Messages: []canonical.Message{user}, Tools: []canonical.ToolDefinition{getCountry}, ToolIDs: ids}
-	evs, err := collect(e.a.Stream(context.Background(), req1))
+	evs, err := adaptertest.Collect(e.a.Stream(context.Background(), req1))
 	require.NoError(t, err)
 	resp1 := final(t, evs)
 	require.Equal(t, canonical.StopToolUse, resp1.StopReason)
@@ -76,7 +77,7 @@ func TestThoughtSignatureRoundTrip(t *testing.T) {
 
 	history := []canonical.Message{user, assistantFrom(resp1), toolResultMsg(call.ID, "Mexico", false)}
 	req2 := &canonical.Request{Model: testModel3, Messages: history, Tools: []canonical.ToolDefinition{getCountry}, ToolIDs: ids}
-	evs, err = collect(e.a.Stream(context.Background(), req2))
+	evs, err = adaptertest.Collect(e.a.Stream(context.Background(), req2))
 	require.NoError(t, err)
 	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "The capital of Mexico is Mexico City."}}, final(t, evs).Content)
 
@@ -146,7 +147,7 @@ func TestParallelCallsWithoutIDs(t *testing.T) {
 	ids := adapters.NewToolIDMap()
 	user := userMsg("Weather in Paris, Rome and Oslo?")
 	req := &canonical.Request{Model: testModel3, Messages: []canonical.Message{user}, Tools: []canonical.ToolDefinition{getWeather}, ToolIDs: ids}
-	evs, err := collect(e.a.Stream(context.Background(), req))
+	evs, err := adaptertest.Collect(e.a.Stream(context.Background(), req))
 	require.NoError(t, err)
 	checkInvariants(t, evs)
 	resp := final(t, evs)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -98,7 +99,7 @@ func TestFinishReasons(t *testing.T) {
 			}
 			body := events(`{"candidates":[{` + content + `"finishReason":"` + tc.reason + `","finishMessage":"details","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2}}`)
 			e := newEnv(t, sseReply(body))
-			evs, err := collect(e.a.Stream(context.Background(), userRequest(testModel, "hi")))
+			evs, err := adaptertest.Collect(e.a.Stream(context.Background(), userRequest(testModel, "hi")))
 			resp := final(t, evs)
 			assert.Equal(t, tc.stop, resp.StopReason)
 			assert.Equal(t, canonical.TokenUsage{InputTokens: 3, OutputTokens: 2}, resp.Usage, "usage survives an error finish")
@@ -143,7 +144,7 @@ func TestTruncatedStream(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t, sseReply(body))
-			evs, err := collect(e.a.Stream(context.Background(), userRequest(testModel, "hi")))
+			evs, err := adaptertest.Collect(e.a.Stream(context.Background(), userRequest(testModel, "hi")))
 			var ae *canonical.AdapterError
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, canonical.ErrNetwork, ae.Class)
@@ -165,7 +166,7 @@ func TestMidStreamError(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			body := events(`{"candidates":[{"content":{"parts":[{"text":"Hello"}]}}]}`, chunk)
 			e := newEnv(t, sseReply(body))
-			evs, err := collect(e.a.Stream(context.Background(), userRequest(testModel, "hi")))
+			evs, err := adaptertest.Collect(e.a.Stream(context.Background(), userRequest(testModel, "hi")))
 			var ae *canonical.AdapterError
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, canonical.ErrServer, ae.Class)
@@ -182,7 +183,7 @@ func TestMidStreamError(t *testing.T) {
 func TestMalformedEvent(t *testing.T) {
 	body := events(`{"candidates":[{"content":{"parts":[{"text":"ok"}]}}]}`, `{"candidates":[{"content":{"parts":[{"text":`)
 	e := newEnv(t, sseReply(body))
-	evs, err := collect(e.a.Stream(context.Background(), userRequest(testModel, "hi")))
+	evs, err := adaptertest.Collect(e.a.Stream(context.Background(), userRequest(testModel, "hi")))
 	var ae *canonical.AdapterError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, canonical.CodeInvalidResponse, ae.Code)
@@ -296,7 +297,7 @@ func TestStreamingUsageMatchesNonStreaming(t *testing.T) {
 		"usageMetadata":{"promptTokenCount":12,"cachedContentTokenCount":4,"candidatesTokenCount":3,"thoughtsTokenCount":5}}`
 
 	e := newEnv(t, sseReply(sse))
-	evs, err := collect(e.a.Stream(context.Background(), userRequest(testModel, "hi")))
+	evs, err := adaptertest.Collect(e.a.Stream(context.Background(), userRequest(testModel, "hi")))
 	require.NoError(t, err)
 	streamed := final(t, evs)
 	var lastUpdate *canonical.TokenUsage

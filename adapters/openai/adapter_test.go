@@ -16,7 +16,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/streamcheck"
 )
 
 // testServer serves scripted answers and records requests.
@@ -57,7 +59,7 @@ func serve(status int, contentType string, body []byte) func(int, http.ResponseW
 
 // newTestAdapter starts ts on loopback and returns an adapter pointed at
 // it, with a fake clock and its own transport.
-func newTestAdapter(t *testing.T, ts *testServer, mut func(*adapters.Config)) (*Adapter, *fakeClock) {
+func newTestAdapter(t *testing.T, ts *testServer, mut func(*adapters.Config)) (*Adapter, *adaptertest.Clock) {
 	t.Helper()
 	srv := httptest.NewServer(ts)
 	tr := &http.Transport{}
@@ -65,7 +67,7 @@ func newTestAdapter(t *testing.T, ts *testServer, mut func(*adapters.Config)) (*
 		srv.Close()
 		tr.CloseIdleConnections()
 	})
-	clock := &fakeClock{now: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
+	clock := adaptertest.NewClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
 	cfg := adapters.Config{
 		Name: "openai", APIKey: "sk-test-FAKE", BaseURL: srv.URL, MaxRetries: 2, Clock: clock, Transport: tr,
 		Options:      map[string]any{"organization": "org-test", "project": "proj-test"},
@@ -171,7 +173,7 @@ func TestAdapterStreamsFixtures(t *testing.T) {
 			a, _ := newTestAdapter(t, ts, nil)
 			evs, errs := collect(a.Stream(context.Background(), userRequest(c.model, "hi")))
 			assert.Empty(t, errs)
-			assert.Empty(t, checkInvariants(evs))
+			assert.Empty(t, streamcheck.Check(evs))
 			last := evs[len(evs)-1]
 			require.Equal(t, canonical.EventMessageComplete, last.Type)
 			assert.NotEqual(t, canonical.StopError, last.Response.StopReason)
@@ -304,10 +306,10 @@ func TestRetry(t *testing.T) {
 			resp, err := a.Complete(context.Background(), userRequest("openai:gpt-4.1", "q"))
 			assert.Equal(t, tc.attempts, ts.count())
 			assert.Len(t, attempts, tc.attempts)
-			require.Len(t, clock.sleeps, len(tc.sleeps))
+			require.Len(t, clock.Sleeps(), len(tc.sleeps))
 			for i, min := range tc.sleeps {
-				assert.GreaterOrEqual(t, clock.sleeps[i], min)
-				assert.LessOrEqual(t, clock.sleeps[i], min+min/4)
+				assert.GreaterOrEqual(t, clock.Sleeps()[i], min)
+				assert.LessOrEqual(t, clock.Sleeps()[i], min+min/4)
 			}
 			if tc.class == "" {
 				require.NoError(t, err)
@@ -354,7 +356,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 			a, clock := newTestAdapter(t, ts, nil)
 			_, err := a.Complete(context.Background(), userRequest("openai:gpt-4.1", "q"))
 			require.NoError(t, err)
-			assert.Equal(t, []time.Duration{tc.want}, clock.sleeps)
+			assert.Equal(t, []time.Duration{tc.want}, clock.Sleeps())
 		})
 	}
 }
@@ -411,8 +413,8 @@ func TestCancellation(t *testing.T) {
 					}
 				}
 				assert.Empty(t, errs)
-				assert.Empty(t, checkInvariants(evs))
-				ends := eventsOf(evs, canonical.EventToolUseEnd)
+				assert.Empty(t, streamcheck.Check(evs))
+				ends := adaptertest.EventsOf(evs, canonical.EventToolUseEnd)
 				require.Len(t, ends, 1)
 				assert.JSONEq(t, `{}`, string(ends[0].FinalInput))
 				last := evs[len(evs)-1]
@@ -675,6 +677,6 @@ func TestErrorClassesWithoutHTTPStatus(t *testing.T) {
 	assert.Equal(t, canonical.ErrNetwork, ae.Class)
 	assert.True(t, ae.Retryable)
 	assert.Equal(t, 2, ae.Attempts)
-	assert.Len(t, clock.sleeps, 1)
+	assert.Len(t, clock.Sleeps(), 1)
 	b.Close()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -59,8 +60,8 @@ func TestChatUnknownFinishReason(t *testing.T) {
 		var r decodeResult
 		if streamed {
 			r = runDecoder(d.DecodeStream, stream, nil)
-			assert.Empty(t, checkInvariants(r.events))
-			assert.Len(t, eventsOf(r.events, canonical.EventUsageUpdate), 1, "the usage chunk after the finish reason is read")
+			assert.Empty(t, streamFindings(r))
+			assert.Len(t, adaptertest.EventsOf(r.events, canonical.EventUsageUpdate), 1, "the usage chunk after the finish reason is read")
 		} else {
 			r = runBody(d.DecodeBody, body, nil)
 		}
@@ -116,7 +117,7 @@ func TestChatExtraContentDecoded(t *testing.T) {
 			var r decodeResult
 			if streamed {
 				r = runDecoder(d.DecodeStream, geminiExtraStream, ids)
-				assert.Empty(t, checkInvariants(r.events))
+				assert.Empty(t, streamFindings(r))
 			} else {
 				r = runBody(d.DecodeBody, geminiExtraBody, ids)
 			}
@@ -131,7 +132,7 @@ func TestChatExtraContentDecoded(t *testing.T) {
 			}
 			if streamed {
 				// The events carry it too: message.complete's response.
-				done := eventsOf(r.events, canonical.EventMessageComplete)
+				done := adaptertest.EventsOf(r.events, canonical.EventMessageComplete)
 				require.Len(t, done, 1)
 				assert.JSONEq(t, string(r.resp.ProviderRaw), string(done[0].Response.ProviderRaw))
 			}
@@ -235,7 +236,7 @@ func TestChatReasoningFieldOrder(t *testing.T) {
 			}
 			assertContent(t, want, r.resp.Content)
 			var deltas string
-			for _, ev := range eventsOf(r.events, canonical.EventThinkingDelta) {
+			for _, ev := range adaptertest.EventsOf(r.events, canonical.EventThinkingDelta) {
 				deltas += ev.Text
 			}
 			assert.Equal(t, tc.want, deltas, "each text is emitted once")

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -102,7 +103,7 @@ func TestChatStreamEdgeCases(t *testing.T) {
 			tc.d.Provider = "openai"
 			r := runDecoder(tc.d.DecodeStream, tc.body, nil)
 			if r.resp != nil {
-				assert.Empty(t, checkInvariants(r.events))
+				assert.Empty(t, streamFindings(r))
 			}
 			if tc.errClass != "" {
 				var ae *canonical.AdapterError
@@ -194,7 +195,7 @@ func TestChatStreamEqualsBody(t *testing.T) {
 	assert.Equal(t, s.resp.Content, b.resp.Content)
 	assert.Equal(t, s.resp.StopReason, b.resp.StopReason)
 	assert.Equal(t, canonical.StopToolUse, s.resp.StopReason)
-	usage := eventsOf(s.events, canonical.EventUsageUpdate)
+	usage := adaptertest.EventsOf(s.events, canonical.EventUsageUpdate)
 	require.Len(t, usage, 1)
 	assert.Equal(t, want, *usage[0].Usage)
 	assertContent(t, `[{"type":"text","text":"Hello world"},{"type":"tool_use","name":"f","input":{"a":1}}]`, s.resp.Content)

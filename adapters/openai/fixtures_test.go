@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -147,7 +148,7 @@ var responsesFixtures = []fixtureCase{
 
 // TestFixturesCovered makes sure every recorded fixture has a case.
 func TestFixturesCovered(t *testing.T) {
-	root := fixturesRoot(t)
+	root := adaptertest.FixturesDir(t)
 	for api, cases := range map[string][]fixtureCase{"openai-chat": chatFixtures, "openai-responses": responsesFixtures} {
 		entries, err := os.ReadDir(filepath.Join(root, api))
 		require.NoError(t, err)
@@ -183,7 +184,7 @@ func TestResponsesFixtures(t *testing.T) {
 
 func runFixture(t *testing.T, api string, c fixtureCase, stream adapters.StreamDecoder, body adapters.BodyDecoder) {
 	status := fixtureStatus(t, api, c.name)
-	dir := filepath.Join(fixturesRoot(t), api, c.name)
+	dir := filepath.Join(adaptertest.FixturesDir(t), api, c.name)
 	ids := adapters.NewToolIDMap()
 	var r decodeResult
 	switch {
@@ -193,10 +194,10 @@ func runFixture(t *testing.T, api string, c fixtureCase, stream adapters.StreamD
 		return
 	case exists(filepath.Join(dir, "response.txt")):
 		r = runDecoder(stream, fixture(t, api, c.name, "response.txt"), ids)
-		assert.Empty(t, checkInvariants(r.events))
+		assert.Empty(t, streamFindings(r))
 	case exists(filepath.Join(dir, "response.chunks.jsonl")):
 		r = runDecoder(stream, chunksToSSE(t, fixture(t, api, c.name, "response.chunks.jsonl")), ids)
-		assert.Empty(t, checkInvariants(r.events))
+		assert.Empty(t, streamFindings(r))
 	default:
 		r = runBody(body, fixture(t, api, c.name, "response.json"), ids)
 	}
@@ -212,8 +213,8 @@ func runFixture(t *testing.T, api string, c fixtureCase, stream adapters.StreamD
 	checkResponse(t, c, r.resp, ids)
 	if c.fragments != nil {
 		var got []string
-		first := eventsOf(r.events, canonical.EventToolUseStart)[0].ToolUseID
-		for _, ev := range eventsOf(r.events, canonical.EventToolUseInput) {
+		first := adaptertest.EventsOf(r.events, canonical.EventToolUseStart)[0].ToolUseID
+		for _, ev := range adaptertest.EventsOf(r.events, canonical.EventToolUseInput) {
 			if ev.ToolUseID == first {
 				got = append(got, ev.PartialJSON)
 			}

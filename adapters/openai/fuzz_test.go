@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -16,19 +17,11 @@ const maxSeed = 64 << 10
 // addFixtureSeeds adds the recorded bodies of api as seeds, when the
 // shared fixtures are present.
 func addFixtureSeeds(f *testing.F, api string) {
-	dir, err := os.Getwd()
+	dir, err := adaptertest.FixturesRoot(api)
 	if err != nil {
 		return
 	}
-	for ; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			return
-		}
-	}
-	paths, _ := filepath.Glob(filepath.Join(dir, "..", "shared", "fixtures", api, "*", "response.*"))
+	paths, _ := filepath.Glob(filepath.Join(dir, "*", "response.*"))
 	for _, p := range paths {
 		if b, err := os.ReadFile(p); err == nil && len(b) <= maxSeed {
 			f.Add(b)
@@ -42,8 +35,8 @@ func addFixtureSeeds(f *testing.F, api string) {
 func fuzzDecoders(t *testing.T, data []byte, stream adapters.StreamDecoder, body adapters.BodyDecoder) {
 	r := runDecoder(stream, data, nil)
 	if r.resp != nil {
-		if v := checkInvariants(r.events); v != "" {
-			t.Fatalf("invariant broken: %s", v)
+		if f := streamFindings(r); len(f) > 0 {
+			t.Fatalf("invariant broken: %v", f)
 		}
 		if r.err != nil {
 			t.Fatalf("finished and failed: %v", r.err)

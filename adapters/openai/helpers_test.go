@@ -5,47 +5,26 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/streamcheck"
 )
-
-// fixturesRoot returns ../shared/fixtures relative to the module root, or
-// skips the test when it is absent.
-func fixturesRoot(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	require.NoError(tb, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	root := filepath.Join(dir, "..", "shared", "fixtures")
-	if _, err := os.Stat(root); err != nil {
-		tb.Skip("shared fixtures absent: " + root)
-	}
-	return root
-}
 
 // fixture reads one file of a fixture folder, skipping when absent.
 func fixture(tb testing.TB, api, name, file string) []byte {
 	tb.Helper()
-	p := filepath.Join(fixturesRoot(tb), api, name, file)
+	p := filepath.Join(adaptertest.FixturesDir(tb), api, name, file)
 	b, err := os.ReadFile(p)
 	if os.IsNotExist(err) {
 		tb.Skip("fixture absent: " + p)
@@ -119,71 +98,6 @@ func runBody(dec adapters.BodyDecoder, body []byte, ids canonical.ToolIDMap) dec
 	return r
 }
 
-// checkInvariants verifies the 000 §5.2 invariants on one message's
-// events, returning the first violation as a string ("" when none).
-func checkInvariants(events []canonical.StreamEvent) string {
-	if len(events) == 0 {
-		return ""
-	}
-	if events[0].Type != canonical.EventMessageStart {
-		return "first event is " + string(events[0].Type) + ", not message.start"
-	}
-	state := map[string]int{} // tool id → 1 started, 2 ended
-	last := -1
-	for i, ev := range events {
-		if i > 0 && ev.Type == canonical.EventMessageStart {
-			return "second message.start"
-		}
-		if ev.Type == canonical.EventMessageComplete && i != len(events)-1 {
-			return "message.complete is not last"
-		}
-		switch ev.Type {
-		case canonical.EventTextDelta, canonical.EventThinkingDelta, canonical.EventToolUseStart, canonical.EventToolUseInput, canonical.EventToolUseEnd:
-			if ev.Index < last {
-				return "content_block_index went back"
-			}
-			last = ev.Index
-		}
-		switch ev.Type {
-		case canonical.EventToolUseStart:
-			if state[ev.ToolUseID] != 0 {
-				return "second tool.use_start for " + ev.ToolUseID
-			}
-			state[ev.ToolUseID] = 1
-		case canonical.EventToolUseInput:
-			if state[ev.ToolUseID] != 1 {
-				return "tool.use_input_delta outside start/end for " + ev.ToolUseID
-			}
-		case canonical.EventToolUseEnd:
-			if state[ev.ToolUseID] != 1 {
-				return "tool.use_end without open start for " + ev.ToolUseID
-			}
-			state[ev.ToolUseID] = 2
-			var obj map[string]any
-			if json.Unmarshal(ev.FinalInput, &obj) != nil {
-				return "final_input is not a JSON object: " + string(ev.FinalInput)
-			}
-		}
-	}
-	for id, s := range state {
-		if s != 2 {
-			return "tool " + id + " never ended"
-		}
-	}
-	return ""
-}
-
-// eventsOf returns the events of type t.
-func eventsOf(events []canonical.StreamEvent, t canonical.EventType) []canonical.StreamEvent {
-	var out []canonical.StreamEvent
-	for _, ev := range events {
-		if ev.Type == t {
-			out = append(out, ev)
-		}
-	}
-	return out
-}
-
 // logRecorder is an slog handler that keeps records for assertions.
 type logRecorder struct {
 	mu      sync.Mutex
@@ -215,21 +129,6 @@ func (h *logRecorder) warnings() []map[string]string {
 		}
 	}
 	return out
-}
-
-// fakeClock records retry sleeps and never waits.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	sleeps []time.Duration
-}
-
-func (c *fakeClock) Now() time.Time { return c.now }
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.sleeps = append(c.sleeps, d)
-	c.mu.Unlock()
-	return ctx.Err()
 }
 
 // jsonPath digs a value out of decoded JSON: keys for objects, ints for
@@ -282,3 +181,21 @@ func readTestdata(tb testing.TB, name string) []byte {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// streamFindings checks a decoder's events with streamcheck. A decoder
+// that did not finish (the stream ended in an error) emits no
+// message.complete, so its events are checked as partial, with every
+// started tool still required to have ended.
+func streamFindings(r decodeResult) []streamcheck.Finding {
+	if r.resp != nil {
+		return streamcheck.Check(r.events)
+	}
+	f := streamcheck.Check(r.events, streamcheck.Partial())
+	starts := len(adaptertest.EventsOf(r.events, canonical.EventToolUseStart))
+	ends := len(adaptertest.EventsOf(r.events, canonical.EventToolUseEnd))
+	if starts != ends {
+		f = append(f, streamcheck.Finding{Rule: streamcheck.RuleToolLifecycle, Index: len(r.events),
+			Message: fmt.Sprintf("%d tool.use_start but %d tool.use_end", starts, ends)})
+	}
+	return f
+}

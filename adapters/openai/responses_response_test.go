@@ -136,7 +136,7 @@ func TestResponsesStreamEdgeCases(t *testing.T) {
 				return
 			}
 			require.NotNil(t, r.resp)
-			assert.Empty(t, checkInvariants(r.events))
+			assert.Empty(t, streamFindings(r))
 			assert.Equal(t, tc.stop, r.resp.StopReason)
 			assert.Equal(t, tc.providerStop, r.resp.ProviderStopReason)
 			assert.Equal(t, tc.usage, r.resp.Usage)

@@ -10,8 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/adapters/openai"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/streamcheck"
 )
 
 // The tests in this file reproduce the conformance fixtures of seed 004
@@ -27,9 +29,9 @@ func run(t *testing.T, a *Adapter, req *canonical.Request, stream bool) (*canoni
 		resp, err := a.Complete(context.Background(), req)
 		return resp, nil, err
 	}
-	evs, err := collect(a.Stream(context.Background(), req))
-	if v := checkInvariants(evs); v != "" {
-		t.Fatalf("stream invariant broken: %s", v)
+	evs, err := adaptertest.Collect(a.Stream(context.Background(), req))
+	if f := streamcheck.Check(evs); len(f) > 0 {
+		t.Fatalf("stream invariant broken: %v", f)
 	}
 	if len(evs) == 0 {
 		return nil, nil, err
@@ -143,7 +145,7 @@ func TestConformance003MessageValidation(t *testing.T) {
 					req.Tools = tc.tools
 					var err error
 					if stream {
-						_, err = collect(a.Stream(context.Background(), req))
+						_, err = adaptertest.Collect(a.Stream(context.Background(), req))
 					} else {
 						_, err = a.Complete(context.Background(), req)
 					}
@@ -425,7 +427,7 @@ func TestMalformedToolCallsRaisedWhenWhole(t *testing.T) {
 		if streamed {
 			require.NotNil(t, resp)
 			assert.Equal(t, canonical.StopError, resp.StopReason, "the stream completes with stop reason error before the error")
-			assert.Len(t, eventsOf(evs, canonical.EventToolUseEnd), 3)
+			assert.Len(t, adaptertest.EventsOf(evs, canonical.EventToolUseEnd), 3)
 		}
 	}
 }

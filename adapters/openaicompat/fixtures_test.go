@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/adapters/openai"
 	"github.com/metis-llm/metis/canonical"
 )
@@ -196,7 +197,7 @@ var chatFixtures = []chatFixture{
 func TestChatFixtures(t *testing.T) {
 	for _, fx := range chatFixtures {
 		t.Run(fx.name, func(t *testing.T) {
-			dir := filepath.Join(fixturesRoot(t), "openai-chat", fx.name)
+			dir := filepath.Join(adaptertest.FixturesDir(t), "openai-chat", fx.name)
 			var meta struct {
 				Status int `json:"status"`
 			}
@@ -233,7 +234,7 @@ func TestChatFixtures(t *testing.T) {
 				assert.JSONEq(t, fx.inputs[i], string(u.Input))
 			}
 			if streamed {
-				assert.Len(t, eventsOf(evs, canonical.EventToolUseStart), len(fx.calls))
+				assert.Len(t, adaptertest.EventsOf(evs, canonical.EventToolUseStart), len(fx.calls))
 			} else {
 				assert.True(t, bytes.Equal(body, resp.RawBody))
 			}
@@ -243,7 +244,7 @@ func TestChatFixtures(t *testing.T) {
 
 // TestChatFixturesCovered keeps the table above in step with the folder.
 func TestChatFixturesCovered(t *testing.T) {
-	entries, err := os.ReadDir(filepath.Join(fixturesRoot(t), "openai-chat"))
+	entries, err := os.ReadDir(filepath.Join(adaptertest.FixturesDir(t), "openai-chat"))
 	require.NoError(t, err)
 	known := map[string]bool{}
 	for _, fx := range chatFixtures {

@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/streamcheck"
 )
 
 // fuzzCall returns a call prepared as a vLLM adapter prepares it, with
@@ -57,13 +59,8 @@ func addSeeds(f *testing.F) {
 	// regular tests decode them whole.
 	const maxSeed = 8 << 10
 	var paths []string
-	if dir, err := os.Getwd(); err == nil {
-		for ; filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				paths, _ = filepath.Glob(filepath.Join(dir, "..", "shared", "fixtures", "openai-chat", "*", "response.*"))
-				break
-			}
-		}
+	if dir, err := adaptertest.FixturesRoot("openai-chat"); err == nil {
+		paths, _ = filepath.Glob(filepath.Join(dir, "*", "response.*"))
 	}
 	local, _ := filepath.Glob(filepath.Join("testdata", "*.sse"))
 	more, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
@@ -98,8 +95,8 @@ func FuzzStreamDecoder(f *testing.F) {
 		if len(evs) == 0 {
 			t.Fatal("no message.complete")
 		}
-		if v := checkInvariants(evs); v != "" {
-			t.Fatalf("invariant broken: %s", v)
+		if f := streamcheck.Check(evs); len(f) > 0 {
+			t.Fatalf("invariant broken: %v", f)
 		}
 	})
 }

@@ -3,9 +3,7 @@ package openaicompat
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"iter"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -19,36 +17,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
-
-// fixturesRoot returns ../shared/fixtures relative to the module root, or
-// skips the test when it is absent.
-func fixturesRoot(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	require.NoError(tb, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	root := filepath.Join(dir, "..", "shared", "fixtures")
-	if _, err := os.Stat(root); err != nil {
-		tb.Skip("shared fixtures absent: " + root)
-	}
-	return root
-}
 
 // fixture reads one file of a fixture folder, skipping when absent.
 func fixture(tb testing.TB, api, name, file string) []byte {
 	tb.Helper()
-	p := filepath.Join(fixturesRoot(tb), api, name, file)
+	p := filepath.Join(adaptertest.FixturesDir(tb), api, name, file)
 	b, err := os.ReadFile(p)
 	if os.IsNotExist(err) {
 		tb.Skip("fixture absent: " + p)
@@ -176,7 +152,7 @@ func sse(chunks ...string) string {
 // a recording logger and a clock that never sleeps.
 type testEnv struct {
 	log   *logRecorder
-	clock *fakeClock
+	clock *adaptertest.Clock
 }
 
 func newConfig(kind Kind, baseURL string, env *testEnv) adapters.Config {
@@ -201,7 +177,10 @@ func registryModels() map[string]adapters.ModelConfig {
 	return out
 }
 
-func newEnv() *testEnv { return &testEnv{log: &logRecorder{}, clock: &fakeClock{}} }
+// clockStart is the fake clock's Now.
+var clockStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func newEnv() *testEnv { return &testEnv{log: &logRecorder{}, clock: adaptertest.NewClock(clockStart)} }
 
 // withTools declares tool support for model in cfg (models.yaml's
 // capabilities), as a local model must before it may be sent tools.
@@ -248,20 +227,6 @@ func request(model string, msgs ...canonical.Message) *canonical.Request {
 	return &canonical.Request{RequestID: canonical.NewRequestID(), Model: model, Messages: msgs, MaxOutputTokens: 256}
 }
 
-// collect drains a stream.
-func collect(seq iter.Seq2[canonical.StreamEvent, error]) ([]canonical.StreamEvent, error) {
-	var evs []canonical.StreamEvent
-	var err error
-	for ev, e := range seq {
-		if e != nil {
-			err = e
-			continue
-		}
-		evs = append(evs, ev)
-	}
-	return evs, err
-}
-
 // completed returns the response of the stream's message.complete.
 func completed(tb testing.TB, evs []canonical.StreamEvent) *canonical.Response {
 	tb.Helper()
@@ -269,70 +234,6 @@ func completed(tb testing.TB, evs []canonical.StreamEvent) *canonical.Response {
 	last := evs[len(evs)-1]
 	require.Equal(tb, canonical.EventMessageComplete, last.Type)
 	return last.Response
-}
-
-func eventsOf(evs []canonical.StreamEvent, t canonical.EventType) []canonical.StreamEvent {
-	var out []canonical.StreamEvent
-	for _, ev := range evs {
-		if ev.Type == t {
-			out = append(out, ev)
-		}
-	}
-	return out
-}
-
-// checkInvariants verifies the 000 §5.2 invariants on one message's
-// events, returning the first violation ("" when none).
-func checkInvariants(evs []canonical.StreamEvent) string {
-	if len(evs) == 0 {
-		return ""
-	}
-	if evs[0].Type != canonical.EventMessageStart {
-		return "first event is " + string(evs[0].Type)
-	}
-	open := map[string]bool{}
-	ended := map[string]bool{}
-	last := -1
-	for i, ev := range evs {
-		if i > 0 && ev.Type == canonical.EventMessageStart {
-			return "second message.start"
-		}
-		if ev.Type == canonical.EventMessageComplete && i != len(evs)-1 {
-			return "message.complete is not last"
-		}
-		switch ev.Type {
-		case canonical.EventTextDelta, canonical.EventThinkingDelta, canonical.EventToolUseStart, canonical.EventToolUseInput, canonical.EventToolUseEnd:
-			if ev.Index < last {
-				return fmt.Sprintf("content_block_index went back at event %d", i)
-			}
-			last = ev.Index
-		}
-		switch ev.Type {
-		case canonical.EventToolUseStart:
-			if open[ev.ToolUseID] || ended[ev.ToolUseID] {
-				return "second tool.use_start for " + ev.ToolUseID
-			}
-			open[ev.ToolUseID] = true
-		case canonical.EventToolUseInput:
-			if !open[ev.ToolUseID] {
-				return "tool.use_input_delta outside start/end"
-			}
-		case canonical.EventToolUseEnd:
-			if !open[ev.ToolUseID] {
-				return "tool.use_end without start"
-			}
-			delete(open, ev.ToolUseID)
-			ended[ev.ToolUseID] = true
-			var obj map[string]any
-			if json.Unmarshal(ev.FinalInput, &obj) != nil {
-				return "final_input is not an object: " + string(ev.FinalInput)
-			}
-		}
-	}
-	if len(open) > 0 {
-		return "a tool never ended"
-	}
-	return ""
 }
 
 // decodeJSON parses a JSON object for assertions.
@@ -403,24 +304,4 @@ func (h *logRecorder) warnings(substr string) []map[string]string {
 		}
 	}
 	return out
-}
-
-// fakeClock records retry sleeps and never waits.
-type fakeClock struct {
-	mu     sync.Mutex
-	sleeps []time.Duration
-}
-
-func (c *fakeClock) Now() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.sleeps = append(c.sleeps, d)
-	c.mu.Unlock()
-	return ctx.Err()
-}
-
-func (c *fakeClock) slept() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.sleeps...)
 }

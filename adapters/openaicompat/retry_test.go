@@ -12,7 +12,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/streamcheck"
 )
 
 const loadingBody = `{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}`
@@ -52,9 +54,9 @@ func TestRetry(t *testing.T) {
 			a := mustNew(t, cfg)
 			_, err := a.Complete(context.Background(), request(ollamaPersona.model, userMsg("hi")))
 			assert.Len(t, srv.requests(chatRoute), tc.attempts)
-			assert.Len(t, env.clock.slept(), tc.sleeps)
+			assert.Len(t, env.clock.Sleeps(), tc.sleeps)
 			assert.Len(t, statuses, tc.attempts)
-			for _, d := range env.clock.slept() {
+			for _, d := range env.clock.Sleeps() {
 				assert.GreaterOrEqual(t, d, time.Second, "backoff starts at a second")
 			}
 			if tc.wantErr == "" {
@@ -71,7 +73,7 @@ func TestRetry(t *testing.T) {
 
 // TestRetryAfterHonoured: 000 §10.1.11, each header form, capped at 60 s.
 func TestRetryAfterHonoured(t *testing.T) {
-	now := (&fakeClock{}).Now()
+	now := clockStart
 	cases := []struct {
 		name   string
 		header map[string]string
@@ -91,7 +93,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 			a := mustNew(t, cfg)
 			_, err := a.Complete(context.Background(), request(vllmPersona.model, userMsg("hi")))
 			require.NoError(t, err)
-			assert.Equal(t, []time.Duration{tc.want}, env.clock.slept())
+			assert.Equal(t, []time.Duration{tc.want}, env.clock.Sleeps())
 		})
 	}
 }
@@ -153,8 +155,8 @@ func TestCancellation(t *testing.T) {
 					}
 				}
 			}
-			assert.Empty(t, checkInvariants(evs))
-			ends := eventsOf(evs, canonical.EventToolUseEnd)
+			assert.Empty(t, streamcheck.Check(evs))
+			ends := adaptertest.EventsOf(evs, canonical.EventToolUseEnd)
 			require.Len(t, ends, 1)
 			assert.JSONEq(t, `{}`, string(ends[0].FinalInput))
 			resp := completed(t, evs)

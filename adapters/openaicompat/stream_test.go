@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/emulator"
 )
@@ -66,7 +67,7 @@ func TestReasoningFields(t *testing.T) {
 			}
 			require.Len(t, resp.Content, 2)
 			assert.Equal(t, canonical.ThinkingBlock{Text: tc.thinking}, resp.Content[0])
-			assert.NotEmpty(t, eventsOf(evs, canonical.EventThinkingDelta))
+			assert.NotEmpty(t, adaptertest.EventsOf(evs, canonical.EventThinkingDelta))
 		})
 	}
 }
@@ -203,11 +204,11 @@ func TestPartialJSONFidelity(t *testing.T) {
 	resp, evs, err := run(t, a, req, true)
 	require.NoError(t, err)
 	var got []string
-	for _, ev := range eventsOf(evs, canonical.EventToolUseInput) {
+	for _, ev := range adaptertest.EventsOf(evs, canonical.EventToolUseInput) {
 		got = append(got, ev.PartialJSON)
 	}
 	assert.Equal(t, []string{`{"ci`, `ty": "Pa`, `ris"`, `}`}, got)
-	ends := eventsOf(evs, canonical.EventToolUseEnd)
+	ends := adaptertest.EventsOf(evs, canonical.EventToolUseEnd)
 	require.Len(t, ends, 1)
 	assert.JSONEq(t, `{"city":"Paris"}`, string(ends[0].FinalInput))
 	assert.Equal(t, canonical.StopToolUse, resp.StopReason, "finish_reason stop with a tool call is tool_use")
