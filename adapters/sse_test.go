@@ -296,11 +296,7 @@ func FuzzSSEReader(f *testing.F) {
 }
 
 func BenchmarkSSEReaderFixture(b *testing.B) {
-	path := filepath.Join(adaptertest.FixturesDir(b), "anthropic", "stream-thinking-signature", "response.txt")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Skipf("fixture absent: %v", err)
-	}
+	data := adaptertest.ReadFixture(b, "anthropic", "stream-thinking-signature", "response.txt")
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/emulator"
 )
 
@@ -105,11 +104,15 @@ func splitSSE(t *testing.T, body, sep string) []event {
 				ev.name = strings.TrimPrefix(line, "event: ")
 			case strings.HasPrefix(line, "data: "):
 				ev.data = strings.TrimPrefix(line, "data: ")
+			case strings.HasPrefix(line, ":"):
+				// A comment (keep-alive such as OpenRouter's processing notes).
 			default:
 				t.Fatalf("unexpected SSE line %q", line)
 			}
 		}
-		out = append(out, ev)
+		if ev.name != "" || ev.data != "" {
+			out = append(out, ev)
+		}
 	}
 	return out
 }
@@ -154,29 +157,10 @@ func num(t *testing.T, v any) int {
 	return int(i)
 }
 
-// fixturesDir returns ../shared/fixtures relative to the module root, or
-// skips the test when it is absent.
+// fixturesDir returns the real recordings vendored in testdata/recordings.
 func fixturesDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	fx := filepath.Join(dir, "..", "shared", "fixtures")
-	if _, err := os.Stat(fx); err != nil {
-		t.Skipf("fixtures not available at %s: %v", fx, err)
-	}
-	return fx
+	return adaptertest.FixturesDir(t)
 }
 
 // compactJSON re-encodes a JSON text compactly, for comparisons.

@@ -15,7 +15,7 @@ import (
 )
 
 // These tests hold the emulator to the real recordings in
-// ../shared/fixtures: every key path the emulator writes for a kind of
+// testdata/recordings: every key path the emulator writes for a kind of
 // body must occur in some recording of that kind. Values are not compared;
 // the per-provider tests do that by hand.
 

@@ -84,13 +84,13 @@ func TestEventsOf(t *testing.T) {
 func TestFixturesRoot(t *testing.T) {
 	dir, err := adaptertest.FixturesRoot()
 	if err != nil {
-		if _, statErr := os.Stat(filepath.Join("..", "..", "..", "shared", "fixtures")); statErr == nil {
-			t.Fatalf("FixturesRoot: %v, but ../shared/fixtures exists beside the module root", err)
-		}
-		t.Skipf("shared fixtures absent: %v", err)
+		t.Fatalf("FixturesRoot: %v", err)
 	}
-	if filepath.Base(dir) != "fixtures" {
-		t.Fatalf("FixturesRoot = %q, want a path ending in fixtures", dir)
+	if filepath.Base(dir) != "recordings" || filepath.Base(filepath.Dir(dir)) != "testdata" {
+		t.Fatalf("FixturesRoot = %q, want a path ending in testdata/recordings", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "anthropic", "stream-thinking-signature", "SOURCE.txt")); err != nil {
+		t.Fatalf("vendored recording lacks its SOURCE.txt: %v", err)
 	}
 	if _, err := adaptertest.FixturesRoot("no-such-api-xyz"); err == nil {
 		t.Fatal("FixturesRoot(no-such-api-xyz) succeeded, want an error")

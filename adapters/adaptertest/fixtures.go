@@ -8,19 +8,16 @@ import (
 	"testing"
 )
 
-// FixturesRoot returns the shared recorded fixtures, ../shared/fixtures
-// beside the module root (the first directory above the working directory
-// holding go.mod), joined with elem. It fails when there is no module root
-// or the path does not exist; fuzz seeding, which must not skip, uses it
-// directly.
-func FixturesRoot(elem ...string) (string, error) {
+// ModuleRoot returns the first directory above the working directory that
+// holds go.mod: the root of the metis module under go test.
+func ModuleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -28,20 +25,43 @@ func FixturesRoot(elem ...string) (string, error) {
 		}
 		dir = parent
 	}
-	fx := filepath.Join(append([]string{dir, "..", "shared", "fixtures"}, elem...)...)
+}
+
+// FixturesRoot returns the real provider recordings vendored into the
+// repository, testdata/recordings at the module root (each recording with
+// its SOURCE.txt: origin project, file and licence), joined with elem. It
+// fails when there is no module root or the path does not exist.
+func FixturesRoot(elem ...string) (string, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	fx := filepath.Join(append([]string{root, "testdata", "recordings"}, elem...)...)
 	if _, err := os.Stat(fx); err != nil {
-		return "", fmt.Errorf("shared fixtures absent: %w", err)
+		return "", fmt.Errorf("recording missing from testdata/recordings: %w", err)
 	}
 	return fx, nil
 }
 
-// FixturesDir is FixturesRoot for a test: it skips tb when the fixtures
-// (or the path elem names inside them) are absent.
+// FixturesDir is FixturesRoot for a test: a missing recording is a test
+// failure, never a skip, since the recordings ship with the repository.
+// Call it from the test goroutine, never from a server handler.
 func FixturesDir(tb testing.TB, elem ...string) string {
 	tb.Helper()
 	dir, err := FixturesRoot(elem...)
 	if err != nil {
-		tb.Skip(err.Error())
+		tb.Fatal(err)
 	}
 	return dir
+}
+
+// ReadFixture reads one file of a recording (api, recording name, file
+// name), failing tb when it is missing.
+func ReadFixture(tb testing.TB, api, name, file string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(FixturesDir(tb), api, name, file))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }

@@ -117,13 +117,15 @@ func TestNewRequiresKey(t *testing.T) {
 // TestAdapterRoutesDialects: the dialect option picks the endpoint; both
 // carry the same auth and organisation headers.
 func TestAdapterRoutesDialects(t *testing.T) {
+	responsesBody := fixture(t, "openai-responses", "nonstream-function-call", "response.json")
+	chatBody := fixture(t, "openai-chat", "nonstream-tool-call", "response.json")
 	ts := &testServer{answer: func(_ int, w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if strings.HasSuffix(r.URL.Path, "/responses") {
-			w.Write(fixture(t, "openai-responses", "nonstream-function-call", "response.json"))
+			w.Write(responsesBody)
 			return
 		}
-		w.Write(fixture(t, "openai-chat", "nonstream-tool-call", "response.json"))
+		w.Write(chatBody)
 	}}
 	a, _ := newTestAdapter(t, ts, nil)
 	ctx := context.Background()
@@ -342,6 +344,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			ok := fixture(t, "openai-chat", "nonstream-image-url-input", "response.json")
 			ts := &testServer{answer: func(n int, w http.ResponseWriter, _ *http.Request) {
 				if n == 1 {
 					for k, v := range tc.header {
@@ -351,7 +354,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 					w.Write([]byte(tc.body))
 					return
 				}
-				w.Write(fixture(t, "openai-chat", "nonstream-image-url-input", "response.json"))
+				w.Write(ok)
 			}}
 			a, clock := newTestAdapter(t, ts, nil)
 			_, err := a.Complete(context.Background(), userRequest("openai:gpt-4.1", "q"))
@@ -609,9 +612,10 @@ func TestRoundTrip(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			golden := readTestdata(t, tc.golden)
+			answer := fixture(t, tc.api, tc.answer, "response.txt")
 			ts := &testServer{answer: func(_ int, w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")
-				w.Write(fixture(t, tc.api, tc.answer, "response.txt"))
+				w.Write(answer)
 			}}
 			a, _ := newTestAdapter(t, ts, func(c *adapters.Config) { c.Options = nil })
 			evs, errs := collect(a.Stream(context.Background(), tc.req()))

@@ -24,13 +24,7 @@ import (
 // fixture reads one file of a fixture folder, skipping when absent.
 func fixture(tb testing.TB, api, name, file string) []byte {
 	tb.Helper()
-	p := filepath.Join(adaptertest.FixturesDir(tb), api, name, file)
-	b, err := os.ReadFile(p)
-	if os.IsNotExist(err) {
-		tb.Skip("fixture absent: " + p)
-	}
-	require.NoError(tb, err)
-	return b
+	return adaptertest.ReadFixture(tb, api, name, file)
 }
 
 // fixtureStatus reads meta.json's status.

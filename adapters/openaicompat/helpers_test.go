@@ -21,16 +21,11 @@ import (
 	"github.com/metis-llm/metis/canonical"
 )
 
-// fixture reads one file of a fixture folder, skipping when absent.
+// fixture reads one file of a vendored recording; a missing one fails tb.
+// Call it from the test goroutine, never from a server handler.
 func fixture(tb testing.TB, api, name, file string) []byte {
 	tb.Helper()
-	p := filepath.Join(adaptertest.FixturesDir(tb), api, name, file)
-	b, err := os.ReadFile(p)
-	if os.IsNotExist(err) {
-		tb.Skip("fixture absent: " + p)
-	}
-	require.NoError(tb, err)
-	return b
+	return adaptertest.ReadFixture(tb, api, name, file)
 }
 
 func readTestdata(tb testing.TB, name string) []byte {

@@ -7,30 +7,17 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/harness/faults"
 )
 
-// fixture reads a recorded provider stream from ../shared/fixtures beside
-// the module root, skipping when it is absent.
+// fixture reads a real provider stream vendored in testdata/recordings
+// (rel is api/name/file).
 func fixture(b *testing.B, rel string) []byte {
 	b.Helper()
-	dir, err := os.Getwd()
+	data, err := os.ReadFile(filepath.Join(adaptertest.FixturesDir(b), rel))
 	if err != nil {
 		b.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			b.Skip("go.mod not found")
-		}
-		dir = parent
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "..", "shared", "fixtures", rel))
-	if err != nil {
-		b.Skipf("fixture %s not available: %v", rel, err)
 	}
 	return data
 }
