@@ -50,7 +50,9 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request, body []b
 	thinking := req.Thinking != nil && req.Thinking.Type != "" && req.Thinking.Type != "disabled"
 	s.serveModel(w, Anthropic, *req.Model, req.Stream, body, func(n int) int { return 2 + n }, func(t *turn) {
 		a := newAnthropicTurn(t, thinking)
-		w.Header().Set("request-id", a.reqID)
+		if t.profile.Anthropic.RequestIDHeader {
+			w.Header().Set("request-id", a.reqID)
+		}
 		if t.stream {
 			a.stream(newSSEWriter(r.Context(), w, "text/event-stream; charset=utf-8", nil))
 			return
@@ -86,14 +88,16 @@ func newAnthropicTurn(t *turn, thinking bool) *anthropicTurn {
 }
 
 type anthropicMessage struct {
-	Model        string         `json:"model"`
-	ID           string         `json:"id"`
-	Type         string         `json:"type"`
-	Role         string         `json:"role"`
-	Content      []any          `json:"content"`
-	StopReason   *string        `json:"stop_reason"`
-	StopSequence *string        `json:"stop_sequence"`
-	Usage        anthropicUsage `json:"usage"`
+	Model        string  `json:"model"`
+	ID           string  `json:"id"`
+	Type         string  `json:"type"`
+	Role         string  `json:"role"`
+	Content      []any   `json:"content"`
+	StopReason   *string `json:"stop_reason"`
+	StopSequence *string `json:"stop_sequence"`
+	// StopDetails is null, the refusal's details, or absent (empty).
+	StopDetails json.RawMessage `json:"stop_details,omitempty"`
+	Usage       anthropicUsage  `json:"usage"`
 }
 
 type anthropicUsage struct {
@@ -156,6 +160,18 @@ func (a *anthropicTurn) usageFull(output int) anthropicUsage {
 	}
 }
 
+// stopDetails is the stop_details member when the profile sends it: the
+// refusal's details for a refusal, null otherwise.
+func (a *anthropicTurn) stopDetails() json.RawMessage {
+	switch {
+	case !a.profile.Anthropic.StopDetails:
+		return nil
+	case a.reply.stopReason() == canonical.StopContentFilter:
+		return marshal(object{{"type", "refusal"}, {"category", nil}, {"explanation", a.reply.ErrorMessage}})
+	}
+	return json.RawMessage("null")
+}
+
 func (a *anthropicTurn) stopSequence() *string {
 	if a.reply.stopReason() == canonical.StopStopSequence {
 		return &a.reply.StopSequence
@@ -179,19 +195,40 @@ func (a *anthropicTurn) message() anthropicMessage {
 	return anthropicMessage{
 		Model: a.model, ID: a.msgID, Type: "message", Role: "assistant",
 		Content: content, StopReason: &sr, StopSequence: a.stopSequence(),
-		Usage: a.usageFull(a.usage.OutputTokens),
+		StopDetails: a.stopDetails(), Usage: a.usageFull(a.usage.OutputTokens),
 	}
 }
 
-// anthropicPad is the trailing whitespace of the n-th data line: the real
-// API pads its data lines with up to 15 spaces.
+// anthropicPad is the padding of the n-th data line: the real API pads
+// its data lines with up to 15 spaces.
 func anthropicPad(n int) int { return (n*7 + 3) % 16 }
+
+// padInside inserts pad spaces before the closing brace of a JSON object.
+func padInside(data []byte, pad int) []byte {
+	if pad == 0 || len(data) == 0 || data[len(data)-1] != '}' {
+		return data
+	}
+	out := make([]byte, 0, len(data)+pad)
+	out = append(out, data[:len(data)-1]...)
+	for range pad {
+		out = append(out, ' ')
+	}
+	return append(out, '}')
+}
 
 // stream writes the turn as Messages SSE.
 func (a *anthropicTurn) stream(sw *sseWriter) {
+	style := a.profile.Anthropic
 	n := 0
 	send := func(name string, v any) {
-		sw.event(name, marshal(v), anthropicPad(n))
+		data, pad := marshal(v), anthropicPad(n)
+		switch {
+		case style.PadInside:
+			data, pad = padInside(data, pad), 0
+		case !style.PadAfter:
+			pad = 0
+		}
+		sw.event(name, data, pad)
 		n++
 	}
 	type delta struct {
@@ -229,12 +266,15 @@ func (a *anthropicTurn) stream(sw *sseWriter) {
 		Model: a.model, ID: a.msgID, Type: "message", Role: "assistant",
 		Content: []any{}, Usage: a.usageFull(min(1, a.usage.OutputTokens)),
 	}
+	if style.StopDetails {
+		start.StopDetails = json.RawMessage("null")
+	}
 	send("message_start", struct {
 		Type    string           `json:"type"`
 		Message anthropicMessage `json:"message"`
 	}{"message_start", start})
 
-	pinged := false
+	pinged := !style.Pings
 	ping := func() {
 		if !pinged {
 			sw.event("ping", []byte(`{"type": "ping"}`), 0)
@@ -270,7 +310,8 @@ func (a *anthropicTurn) stream(sw *sseWriter) {
 		send("content_block_start", blockStart{"content_block_start", index, block})
 		ping()
 		send("content_block_delta", delta{"content_block_delta", index, jsonDelta{"input_json_delta", ""}})
-		for _, c := range chunks(tc.args(), a.chunk) {
+		_, pieces := arguments(tc, style.Arguments, a.chunk)
+		for _, c := range pieces {
 			send("content_block_delta", delta{"content_block_delta", index, jsonDelta{"input_json_delta", c}})
 		}
 		send("content_block_stop", blockStop{"content_block_stop", index})
@@ -279,19 +320,18 @@ func (a *anthropicTurn) stream(sw *sseWriter) {
 	ping()
 
 	u := a.usage
+	type messageDelta struct {
+		StopReason   string          `json:"stop_reason"`
+		StopSequence *string         `json:"stop_sequence"`
+		StopDetails  json.RawMessage `json:"stop_details,omitempty"`
+	}
 	send("message_delta", struct {
-		Type  string `json:"type"`
-		Delta struct {
-			StopReason   string  `json:"stop_reason"`
-			StopSequence *string `json:"stop_sequence"`
-		} `json:"delta"`
+		Type  string         `json:"type"`
+		Delta messageDelta   `json:"delta"`
 		Usage anthropicUsage `json:"usage"`
 	}{
-		Type: "message_delta",
-		Delta: struct {
-			StopReason   string  `json:"stop_reason"`
-			StopSequence *string `json:"stop_sequence"`
-		}{anthropicStopReason(a.reply.stopReason()), a.stopSequence()},
+		Type:  "message_delta",
+		Delta: messageDelta{anthropicStopReason(a.reply.stopReason()), a.stopSequence(), a.stopDetails()},
 		Usage: anthropicUsage{
 			InputTokens:              u.InputTokens,
 			CacheCreationInputTokens: u.CacheCreationInputTokens,

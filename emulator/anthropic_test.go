@@ -3,6 +3,7 @@ package emulator_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,18 +41,21 @@ func TestAnthropicStream(t *testing.T) {
 	padded := 0
 	for _, ev := range events {
 		names = append(names, ev.name)
-		if strings.HasSuffix(ev.data, " ") {
+		assert.False(t, strings.HasSuffix(ev.data, " "), "padding goes inside the JSON, never after it: %q", ev.data)
+		if strings.HasSuffix(ev.data, " }") {
 			padded++
 		}
 	}
-	assert.Equal(t, []string{
-		"message_start",
-		"content_block_start", "ping", "content_block_delta", "content_block_delta", "content_block_delta", "content_block_delta", "content_block_stop",
-		"content_block_start", "content_block_delta", "content_block_delta", "content_block_stop",
-		"content_block_start", "content_block_delta", "content_block_delta", "content_block_delta", "content_block_stop",
-		"message_delta", "message_stop",
-	}, names)
-	assert.Greater(t, padded, len(events)/2, "most data lines are padded with trailing spaces")
+	deltas := func(n int) []string { return slices.Repeat([]string{"content_block_delta"}, n) }
+	want := []string{"message_start", "content_block_start", "ping"}
+	want = append(want, deltas(4)...)
+	want = append(want, "content_block_stop", "content_block_start")
+	want = append(want, deltas(2)...)
+	want = append(want, "content_block_stop", "content_block_start")
+	want = append(want, deltas(10)...)
+	want = append(want, "content_block_stop", "message_delta", "message_stop")
+	assert.Equal(t, want, names)
+	assert.Greater(t, padded, len(events)/2, "most data lines are padded with spaces before the closing brace")
 	assert.Equal(t, `{"type": "ping"}`, events[2].data)
 
 	d := make([]map[string]any, len(events))
@@ -86,14 +90,22 @@ func TestAnthropicStream(t *testing.T) {
 	assert.Equal(t, "add", at(t, d[12], "content_block", "name"))
 	assert.Equal(t, map[string]any{}, at(t, d[12], "content_block", "input"))
 	assert.Equal(t, map[string]any{"type": "input_json_delta", "partial_json": ""}, d[13]["delta"])
-	assert.Equal(t, `{"a":2,"b":3`, at(t, d[14], "delta", "partial_json"))
-	assert.Equal(t, `}`, at(t, d[15], "delta", "partial_json"))
+	var pieces []string
+	for _, e := range d[14:23] {
+		pieces = append(pieces, at(t, e, "delta", "partial_json").(string))
+	}
+	assert.Equal(t, []string{`{"`, `a`, `": `, `2`, `, "`, `b`, `": `, `3`, `}`}, pieces,
+		"spaced JSON in uneven, token-like pieces, as the API sends it")
 
 	// message_delta supersedes the provisional usage
-	assert.Equal(t, "tool_use", at(t, d[17], "delta", "stop_reason"))
-	assert.Nil(t, at(t, d[17], "delta", "stop_sequence"))
-	assert.Equal(t, 20, num(t, at(t, d[17], "usage", "output_tokens")))
-	assert.Equal(t, 10, num(t, at(t, d[17], "usage", "input_tokens")))
+	md := d[len(d)-2]
+	assert.Equal(t, "tool_use", at(t, md, "delta", "stop_reason"))
+	assert.Nil(t, at(t, md, "delta", "stop_sequence"))
+	assert.Contains(t, at(t, md, "delta"), "stop_details")
+	assert.Nil(t, at(t, md, "delta", "stop_details"))
+	assert.Nil(t, at(t, start, "message", "stop_details"))
+	assert.Equal(t, 20, num(t, at(t, md, "usage", "output_tokens")))
+	assert.Equal(t, 10, num(t, at(t, md, "usage", "input_tokens")))
 }
 
 func TestAnthropicNonStream(t *testing.T) {
@@ -109,7 +121,7 @@ func TestAnthropicNonStream(t *testing.T) {
 			{"type":"text","text":"Hello, world!"},
 			{"type":"tool_use","id":"toolu_emu_0003","name":"add","input":{"a":2,"b":3}}
 		],
-		"stop_reason":"tool_use","stop_sequence":null,
+		"stop_reason":"tool_use","stop_sequence":null,"stop_details":null,
 		"usage":{"input_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,
 			"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":0},
 			"output_tokens":20,"service_tier":"standard","inference_geo":"not_available"}

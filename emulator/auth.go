@@ -6,13 +6,16 @@ import (
 	"strings"
 )
 
-// apiKey extracts the key a request carries in api's way: x-api-key for
-// Anthropic, Authorization: Bearer for OpenAI, x-goog-api-key or the key
-// query parameter for Gemini.
+// apiKey extracts the key a request carries in api's way: x-api-key (or
+// Authorization: Bearer, which the API accepts and the official
+// TypeScript SDK sends by default) for Anthropic, Authorization: Bearer
+// for OpenAI, x-goog-api-key or the key query parameter for Gemini.
 func apiKey(api API, r *http.Request) string {
 	switch api {
 	case Anthropic:
-		return r.Header.Get("X-Api-Key")
+		if k := r.Header.Get("X-Api-Key"); k != "" {
+			return k
+		}
 	case Gemini:
 		if k := r.Header.Get("X-Goog-Api-Key"); k != "" {
 			return k

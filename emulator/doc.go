@@ -44,35 +44,58 @@
 // Adapters take the server root as their base URL (Anthropic, Gemini) or
 // the root plus /v1 (OpenAI and OpenAI-compatible servers).
 //
-// # Wire fidelity
+// # Wire fidelity and profiles
 //
-// Every body mirrors recordings of the real APIs, quirks included:
+// Every body mirrors recordings of the real APIs, quirks included, and a
+// Profile says which server's quirks: the reference profiles "anthropic",
+// "openai", "gemini" and "gemini-3" are the providers' own services, and
+// "vllm", "ollama", "lmstudio", "llamacpp", "openrouter" and "deepseek"
+// are OpenAI-compatible servers (ProfileForServer maps an openaicompat
+// kind to its profile). A reply is rendered with the profile it names
+// (Reply.Profile), else the server's (WithProfile), else its API's
+// reference (ReferenceProfile). The reference profiles give:
 //
 //   - Anthropic: message_start carries a provisional usage that
 //     message_delta supersedes; a ping follows the first
-//     content_block_start; data lines are padded with trailing spaces;
-//     input_json_delta starts with an empty fragment; a thinking block ends
-//     with an empty thinking_delta and then a signature_delta. Requests
-//     without an anthropic-version header get the API's 400.
+//     content_block_start; data lines are padded with spaces inside the
+//     JSON, before its closing brace; input_json_delta starts with an empty
+//     fragment, then spaced JSON in uneven, token-like pieces; a thinking
+//     block ends with an empty thinking_delta and then a signature_delta;
+//     stop_details is null, or the refusal's details. Requests without an
+//     anthropic-version header get the API's 400; the key may come as
+//     x-api-key or Authorization: Bearer.
 //   - OpenAI Chat Completions: the first chunk carries the role (content ""
-//     before text, null before tool calls); a tool call's id, type and name
-//     come only on its index's first delta, with arguments "" and then in
-//     fragments; finish_reason comes in a chunk of its own; with
+//     before text, null before tool calls), sharing its chunk with the
+//     first tool call's id, type and name in a tool-only turn; later
+//     fragments carry only the index and compact arguments in token-like
+//     pieces; finish_reason comes in a chunk of its own; with
 //     stream_options.include_usage every chunk has "usage":null and a last
-//     chunk has "choices":[] and the usage; the stream ends with
-//     data: [DONE].
+//     chunk has "choices":[] and the usage; every chunk has an
+//     "obfuscation" field; the stream ends with data: [DONE]; responses
+//     carry x-request-id.
 //   - OpenAI Responses: response.created, response.in_progress, one
 //     output_item.added/done pair per item (reasoning, message,
 //     function_call) with content_part, output_text, reasoning_summary_part,
 //     reasoning_summary_text and function_call_arguments events between, and
 //     response.completed (or response.incomplete) with usage; every event
-//     has a sequence_number.
+//     has a sequence_number, delta events an obfuscation field.
 //   - Gemini: with alt=sse each event is a whole GenerateContentResponse
 //     ended by CRLF CRLF, written with a space after each colon as Google
-//     writes it; usageMetadata is cumulative; a functionCall carries an id
-//     only when the script gives one; a thoughtSignature rides on the first
-//     function call (or the first answer text part); a function-call turn
-//     ends with an empty text part carrying finishReason.
+//     writes it; without alt=sse the same responses come as one JSON array;
+//     usageMetadata is cumulative; a functionCall carries an id only when
+//     the script gives one; a thoughtSignature rides on the first function
+//     call (or the first answer text part); a function-call turn ends with
+//     an empty text part carrying finishReason, and so does every Gemini 3
+//     turn.
+//
+// The server profiles change finish reasons (vLLM's forced tool calls and
+// Ollama before 0.6 finish with "stop"), where usage goes (a chunk of its
+// own, the finish chunk, or a repeated finish chunk) and whether it comes
+// without include_usage, the role on every chunk, whole tool calls,
+// Python-spaced arguments, SSE comments, and the non-standard fields
+// (stop_reason, native_finish_reason, timings); each documents its
+// evidence. The calibration test compares every streamed recording in
+// testdata/recordings with the emulator's rendering of the same content.
 //
 // Reasoning appears only where the request asked for it, as with the real
 // APIs: Anthropic needs "thinking" enabled, OpenAI Responses needs

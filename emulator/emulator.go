@@ -231,6 +231,7 @@ type turn struct {
 	created int64
 	chunk   int
 	stream  bool
+	profile Profile
 }
 
 // serveModel finishes a model request whose key, headers and body have
@@ -262,6 +263,11 @@ func (s *Server) serveModel(w http.ResponseWriter, api API, model string, stream
 		errorFor(api, errorScript, "emulator: scripted reply: "+err.Error(), model, s.reserve(1).id("req_emu_")).write(w)
 		return
 	}
+	profile, err := s.profileFor(api, model, reply.Profile)
+	if err != nil {
+		errorFor(api, errorScript, err.Error(), model, s.reserve(1).id("req_emu_")).write(w)
+		return
+	}
 	for k, vs := range reply.Header {
 		w.Header()[http.CanonicalHeaderKey(k)] = vs
 	}
@@ -276,7 +282,30 @@ func (s *Server) serveModel(w http.ResponseWriter, api API, model string, stream
 		created: s.cfg.created.Unix(),
 		chunk:   s.cfg.chunkSize,
 		stream:  stream,
+		profile: profile,
 	})
+}
+
+// profileFor picks the profile a reply to api is rendered with: the one
+// the reply names, else the server's, else the reference; a profile that
+// does not shape api gives way to the reference.
+func (s *Server) profileFor(api API, model, name string) (Profile, error) {
+	var p Profile
+	switch {
+	case name != "":
+		var ok bool
+		if p, ok = LookupProfile(name); !ok {
+			return p, fmt.Errorf("emulator: scripted reply: unknown profile %q (known: %s)", name, strings.Join(profileNames(), ", "))
+		}
+	case s.cfg.profile != nil:
+		p = clone(*s.cfg.profile)
+	default:
+		return ReferenceProfile(api, model), nil
+	}
+	if !p.Applies(api) {
+		return ReferenceProfile(api, model), nil
+	}
+	return p, nil
 }
 
 // nextReply asks the Responder, or takes the head of the queue.

@@ -36,10 +36,7 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request, body []byte
 		return
 	}
 	invalid := func(msg string) { errorFor(Gemini, ErrorInvalidRequest, msg, model, "").write(w) }
-	if stream && r.URL.Query().Get("alt") != "sse" {
-		invalid("emulator: streamGenerateContent is served only with alt=sse")
-		return
-	}
+	sse := r.URL.Query().Get("alt") == "sse"
 	var req geminiRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		invalid(fmt.Sprintf("Invalid JSON payload received. %v", err))
@@ -53,10 +50,26 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request, body []byte
 		req.GenerationConfig.ThinkingConfig.IncludeThoughts
 	s.serveModel(w, Gemini, model, stream, body, func(int) int { return 1 }, func(t *turn) {
 		g := newGeminiTurn(t, showThoughts)
-		if t.stream {
+		switch {
+		case t.stream && sse:
 			sw := newSSEWriter(r.Context(), w, "text/event-stream", nil)
-			sw.crlf = true
-			g.stream(sw)
+			sw.crlf = t.profile.Gemini.CRLF
+			g.stream(func(resp geminiResponse) {
+				data := marshal(resp)
+				if t.profile.Gemini.GoogleSpacing {
+					data = googleStyle(data)
+				}
+				sw.event("", data, 0)
+			})
+			return
+		case t.stream:
+			// Without alt=sse the API streams one JSON array, each element
+			// a whole response written as generateContent writes it.
+			w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+			w.WriteHeader(http.StatusOK)
+			aw := newArrayWriter(r.Context(), w)
+			g.stream(func(resp geminiResponse) { aw.element(marshalIndent(resp, "  ")) })
+			aw.close()
 			return
 		}
 		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
@@ -205,11 +218,13 @@ func (g *geminiTurn) whole() geminiResponse {
 	return g.response(parts, geminiFinishReason(g.reply.stopReason()), g.usageAt(1, 1, 1, 1))
 }
 
-// stream writes the turn as Gemini SSE: each event a whole response.
-func (g *geminiTurn) stream(sw *sseWriter) {
+// stream renders the turn as the successive responses of a Gemini stream,
+// each a whole GenerateContentResponse, handing each to emit.
+func (g *geminiTurn) stream(emit func(geminiResponse)) {
 	send := func(parts []geminiPart, finish string, u geminiUsage) {
-		sw.event("", googleStyle(marshal(g.response(parts, finish, u))), 0)
+		emit(g.response(parts, finish, u))
 	}
+	emptyFinal := g.profile.Gemini.EmptyFinalChunk
 	finish := geminiFinishReason(g.reply.stopReason())
 	thinking, text := g.reply.Thinking, g.reply.Text
 	var tAll, tDone int
@@ -229,7 +244,7 @@ func (g *geminiTurn) stream(sw *sseWriter) {
 		if i == 0 && len(g.reply.ToolCalls) == 0 && g.reply.hasReasoning() {
 			p.ThoughtSignature = signature(g.reply, g.sigNum)
 		}
-		last := i == len(pieces)-1 && len(g.reply.ToolCalls) == 0
+		last := i == len(pieces)-1 && len(g.reply.ToolCalls) == 0 && !emptyFinal
 		if last {
 			send([]geminiPart{p}, finish, g.usageAt(1, 1, 1, 1))
 			return

@@ -112,13 +112,24 @@ func TestGeminiKeyInQuery(t *testing.T) {
 	assert.Equal(t, 200, status, body)
 }
 
-func TestGeminiStreamNeedsAltSSE(t *testing.T) {
-	srv := start(t, emulator.WithReplies(emulator.Reply{Text: "ok"}))
-	c := geminiCall("g", false, `{"contents":[]}`)
-	c.path = "/v1beta/models/g:streamGenerateContent"
-	status, _, body := do(t, srv, c)
-	assert.Equal(t, 400, status)
-	assert.Equal(t, "INVALID_ARGUMENT", at(t, obj(t, body), "error", "status"))
-	assert.Contains(t, at(t, obj(t, body), "error", "message"), "alt=sse")
-	assert.Equal(t, 1, srv.Pending(), "a rejected request consumes no reply")
+func TestGeminiStreamWithoutAltSSEIsAJSONArray(t *testing.T) {
+	reply := emulator.Reply{Text: "Hello there, world!", Usage: canonical.TokenUsage{InputTokens: 5, OutputTokens: 4}}
+	srv := start(t, emulator.WithReplies(reply))
+	c := geminiCall("gemini-2.5-flash", false, `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
+	c.path = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
+	status, h, body := do(t, srv, c)
+	require.Equal(t, 200, status, body)
+	assert.Equal(t, "application/json; charset=UTF-8", h.Get("Content-Type"))
+	assert.True(t, strings.HasPrefix(body, "[{\n"), body)
+	assert.True(t, strings.HasSuffix(body, "\n]"), body)
+	assert.Contains(t, body, "\n,\r\n{", "elements are separated as Google separates them")
+	var chunks []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &chunks))
+	require.Len(t, chunks, 2)
+	text := ""
+	for _, ch := range chunks {
+		text += at(t, ch, "candidates", 0, "content", "parts", 0, "text").(string)
+	}
+	assert.Equal(t, "Hello there, world!", text)
+	assert.Equal(t, "STOP", at(t, chunks[1], "candidates", 0, "finishReason"))
 }

@@ -31,7 +31,15 @@ func (o object) MarshalJSON() ([]byte, error) {
 // googleStyle rewrites compact JSON the way Google's streaming endpoints
 // write it: a space after every colon that separates a key from its value,
 // and none after commas. Colons inside strings are left alone.
-func googleStyle(compact []byte) []byte {
+func googleStyle(compact []byte) []byte { return spaceJSON(compact, false) }
+
+// pythonStyle rewrites compact JSON the way Python's json.dumps writes it
+// by default: ", " between members and elements, ": " after keys.
+func pythonStyle(compact []byte) []byte { return spaceJSON(compact, true) }
+
+// spaceJSON adds a space after every structural colon, and after every
+// structural comma when commas is set.
+func spaceJSON(compact []byte, commas bool) []byte {
 	out := make([]byte, 0, len(compact)+len(compact)/8)
 	inString, escaped := false, false
 	for _, c := range compact {
@@ -43,7 +51,7 @@ func googleStyle(compact []byte) []byte {
 			escaped = true
 		case c == '"':
 			inString = !inString
-		case !inString && c == ':':
+		case !inString && (c == ':' || commas && c == ','):
 			out = append(out, ' ')
 		}
 	}

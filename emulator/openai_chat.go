@@ -38,8 +38,11 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request, body []byte) 
 		return
 	}
 	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-	s.serveModel(w, OpenAIChat, *req.Model, req.Stream, body, func(n int) int { return 1 + n }, func(t *turn) {
+	s.serveModel(w, OpenAIChat, *req.Model, req.Stream, body, func(n int) int { return 2 + n }, func(t *turn) {
 		c := newChatTurn(t, s.cfg.chatReasoning)
+		if t.profile.Chat.RequestIDHeader {
+			w.Header().Set("x-request-id", c.reqID)
+		}
 		if t.stream {
 			c.stream(newSSEWriter(r.Context(), w, "text/event-stream; charset=utf-8", nil), includeUsage)
 			return
@@ -53,19 +56,24 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request, body []byte) 
 // chatTurn renders one turn in the Chat Completions wire format.
 type chatTurn struct {
 	*turn
-	id             string
+	style          ChatStyle
+	id, reqID      string
 	callIDs        []string
 	reasoningField string
 }
 
 func newChatTurn(t *turn, reasoningField string) *chatTurn {
-	c := &chatTurn{turn: t, id: t.ids.id("chatcmpl-emu_"), reasoningField: reasoningField}
+	c := &chatTurn{turn: t, style: t.profile.Chat, id: t.ids.id("chatcmpl-emu_"), reasoningField: reasoningField}
 	for _, tc := range t.reply.ToolCalls {
 		id := t.ids.id("call_emu_")
 		if tc.ID != "" {
 			id = tc.ID
 		}
 		c.callIDs = append(c.callIDs, id)
+	}
+	c.reqID = t.ids.id("req_emu_")
+	if c.reasoningField == "" {
+		c.reasoningField = c.style.ReasoningField
 	}
 	if t.reply.Thinking == "" {
 		c.reasoningField = ""
@@ -148,7 +156,8 @@ func (c *chatTurn) completion() any {
 	if len(c.reply.ToolCalls) > 0 {
 		calls := make([]chatToolCall, len(c.reply.ToolCalls))
 		for i, tc := range c.reply.ToolCalls {
-			calls[i] = chatToolCall{c.callIDs[i], "function", chatFunction{tc.Name, tc.args()}}
+			args, _ := arguments(tc, c.style.Arguments, c.chunk)
+			calls[i] = chatToolCall{c.callIDs[i], "function", chatFunction{tc.Name, args}}
 		}
 		msg = append(msg, member{"tool_calls", calls})
 	}
@@ -174,62 +183,138 @@ func (c *chatTurn) completion() any {
 	}
 }
 
-// stream writes the turn as Chat Completions SSE.
-func (c *chatTurn) stream(sw *sseWriter, includeUsage bool) {
-	type choice struct {
-		Index        int     `json:"index"`
-		Delta        any     `json:"delta"`
-		Logprobs     any     `json:"logprobs"`
-		FinishReason *string `json:"finish_reason"`
+// finishReason is the stream's finish_reason: the profile's for a turn
+// with tool calls, when it has one.
+func (c *chatTurn) finishReason() string {
+	if len(c.reply.ToolCalls) > 0 && c.reply.StopReason == "" && c.style.StreamToolCallFinish != "" {
+		return c.style.StreamToolCallFinish
 	}
-	type chunk struct {
-		ID                string   `json:"id"`
-		Object            string   `json:"object"`
-		Created           int64    `json:"created"`
-		Model             string   `json:"model"`
-		ServiceTier       string   `json:"service_tier"`
-		SystemFingerprint string   `json:"system_fingerprint"`
-		Choices           []choice `json:"choices"`
-		Usage             any      `json:"usage,omitempty"`
-	}
-	var nullUsage any
-	if includeUsage {
-		nullUsage = json.RawMessage("null")
-	}
-	send := func(delta any, finish *string) {
-		sw.event("", marshal(chunk{
-			c.id, "chat.completion.chunk", c.created, c.model, "default", "fp_emulator",
-			[]choice{{0, delta, nil, finish}}, nullUsage,
-		}), 0)
-	}
+	return chatFinishReason(c.reply.stopReason())
+}
 
-	if c.reply.Text != "" || len(c.reply.ToolCalls) == 0 {
-		send(object{{"role", "assistant"}, {"content", ""}, {"refusal", nil}}, nil)
-	} else {
-		send(object{{"role", "assistant"}, {"content", nil}}, nil)
+// stream writes the turn as Chat Completions SSE, shaped by the profile.
+func (c *chatTurn) stream(sw *sseWriter, includeUsage bool) {
+	st := c.style
+	withUsage := includeUsage || st.UsageAlways
+	placement := st.Usage
+	if placement == "" {
+		placement = UsageChunk
+	}
+	n := 0 // chunks sent, for the obfuscation padding
+	// chunk renders one chunk; choice is nil for the usage-only chunk.
+	chunk := func(choice object, usage any) []byte {
+		ch := object{{"id", c.id}, {"object", "chat.completion.chunk"}, {"created", c.created}, {"model", c.model}}
+		if st.ServiceTier {
+			ch = append(ch, member{"service_tier", "default"})
+		}
+		if st.Fingerprint != "" {
+			ch = append(ch, member{"system_fingerprint", st.Fingerprint})
+		}
+		if choice != nil {
+			ch = append(ch, member{"choices", []object{choice}})
+		} else {
+			ch = append(ch, member{"choices", []any{}})
+		}
+		switch {
+		case usage != nil:
+			ch = append(ch, member{"usage", usage})
+			if st.Timings {
+				ch = append(ch, member{"timings", c.timings()})
+			}
+		case withUsage && st.NullUsage:
+			ch = append(ch, member{"usage", nil})
+		}
+		if st.Obfuscation {
+			ch = append(ch, member{"obfuscation", obfuscation(n)})
+		}
+		n++
+		return marshal(ch)
+	}
+	choice := func(delta object, finish *string) object {
+		if st.RoleEveryChunk && (len(delta) == 0 || delta[0].key != "role") {
+			delta = append(object{{"role", "assistant"}}, delta...)
+		}
+		ch := object{{"index", 0}, {"delta", delta}, {"logprobs", nil}, {"finish_reason", finish}}
+		if st.NativeFinishReason {
+			ch = append(ch, member{"native_finish_reason", finish})
+		}
+		if finish != nil && st.StopReasonField {
+			ch = append(ch, member{"stop_reason", nil})
+		}
+		return ch
+	}
+	send := func(delta object) { sw.event("", chunk(choice(delta, nil), nil), 0) }
+
+	for _, text := range st.Comments {
+		sw.comment(text)
+	}
+	calls := c.reply.ToolCalls
+	roleWithCall := st.RoleWithFirstToolCall && c.reply.Text == "" && c.reasoningField == "" && len(calls) > 0
+	switch {
+	case roleWithCall:
+	case c.reply.Text != "" || len(calls) == 0:
+		send(object{{"role", "assistant"}, {"content", ""}, {"refusal", nil}})
+	default:
+		send(object{{"role", "assistant"}, {"content", nil}})
 	}
 	if c.reasoningField != "" {
 		for _, p := range chunks(c.reply.Thinking, c.chunk) {
-			send(object{{c.reasoningField, p}}, nil)
+			send(object{{c.reasoningField, p}})
 		}
 	}
 	for _, p := range chunks(c.reply.Text, c.chunk) {
-		send(object{{"content", p}}, nil)
+		send(object{{"content", p}})
 	}
-	for i, tc := range c.reply.ToolCalls {
+	for i, tc := range calls {
+		args, pieces := arguments(tc, st.Arguments, c.chunk)
 		first := chatDeltaToolCall{Index: i, ID: c.callIDs[i], Type: "function", Function: chatFunction{Name: tc.Name}}
-		send(object{{"tool_calls", []chatDeltaToolCall{first}}}, nil)
-		for _, p := range chunks(tc.args(), c.chunk) {
-			send(object{{"tool_calls", []chatDeltaToolCall{{Index: i, Function: chatFunction{Arguments: p}}}}}, nil)
+		if st.Arguments.Whole {
+			first.Function.Arguments, pieces = args, nil
+		}
+		delta := object{{"tool_calls", []chatDeltaToolCall{first}}}
+		if i == 0 && roleWithCall {
+			delta = object{{"role", "assistant"}, {"content", nil}, {"tool_calls", []chatDeltaToolCall{first}}, {"refusal", nil}}
+		}
+		send(delta)
+		for _, p := range pieces {
+			send(object{{"tool_calls", []chatDeltaToolCall{{Index: i, Function: chatFunction{Arguments: p}}}}})
 		}
 	}
-	finish := chatFinishReason(c.reply.stopReason())
-	send(object{}, &finish)
-	if includeUsage {
-		sw.event("", marshal(chunk{
-			c.id, "chat.completion.chunk", c.created, c.model, "default", "fp_emulator",
-			[]choice{}, chatUsageOf(c.usage),
-		}), 0)
+	finish := c.finishReason()
+	var finishUsage any
+	if withUsage && placement == UsageOnFinish {
+		finishUsage = chatUsageOf(c.usage)
+	}
+	sw.event("", chunk(choice(object{}, &finish), finishUsage), 0)
+	switch {
+	case !withUsage:
+	case placement == UsageRepeatFinish:
+		sw.event("", chunk(choice(object{}, &finish), chatUsageOf(c.usage)), 0)
+	case placement == UsageChunk:
+		sw.event("", chunk(nil, chatUsageOf(c.usage)), 0)
 	}
 	sw.event("", []byte("[DONE]"), 0)
+}
+
+// timings is llama.cpp's per-request timing report, with made-up but
+// fixed durations.
+func (c *chatTurn) timings() object {
+	prompt, predicted := c.usage.InputTokens+c.usage.CachedInputTokens, c.usage.OutputTokens
+	return object{
+		{"prompt_n", prompt}, {"prompt_ms", 12.5}, {"prompt_per_token_ms", 0.25}, {"prompt_per_second", 4000.0},
+		{"predicted_n", predicted}, {"predicted_ms", 50.0}, {"predicted_per_token_ms", 10.0}, {"predicted_per_second", 100.0},
+	}
+}
+
+// obfuscation is the n-th chunk's padding field: OpenAI pads chunks with
+// random characters so that their sizes do not give the tokens away; here
+// it is a fixed function of n, 1 to 16 characters long.
+func obfuscation(n int) string {
+	const alphabet = "a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ"
+	size := (n*7+4)%16 + 1
+	b := make([]byte, size)
+	for i := range b {
+		b[i] = alphabet[(n*13+i*5)%len(alphabet)]
+	}
+	return string(b)
 }

@@ -16,11 +16,13 @@ func TestChatStreamIncludeUsage(t *testing.T) {
 	status, h, body := do(t, srv, chatCall(`{"model":"gpt-x","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"add"}]}`))
 	require.Equal(t, 200, status, body)
 	assert.Equal(t, "text/event-stream; charset=utf-8", h.Get("Content-Type"))
+	assert.Equal(t, "req_emu_0003", h.Get("X-Request-Id"), "OpenAI sends a request id header")
 
 	events := splitSSE(t, body, "\n\n")
-	require.Len(t, events, 9)
-	assert.Equal(t, "[DONE]", events[8].data)
-	d := make([]map[string]any, 8)
+	require.Len(t, events, 16)
+	assert.Equal(t, "[DONE]", events[15].data)
+	d := make([]map[string]any, 15)
+	obfuscations := map[string]bool{}
 	for i := range d {
 		assert.Empty(t, events[i].name, "chat chunks have no event line")
 		d[i] = obj(t, events[i].data)
@@ -29,7 +31,11 @@ func TestChatStreamIncludeUsage(t *testing.T) {
 		assert.Equal(t, 1767225600, num(t, d[i]["created"]))
 		assert.Equal(t, "gpt-x", d[i]["model"])
 		assert.Contains(t, d[i], "usage")
+		o, _ := d[i]["obfuscation"].(string)
+		assert.NotEmpty(t, o, "chunk %d has an obfuscation field", i)
+		obfuscations[o] = true
 	}
+	assert.Greater(t, len(obfuscations), 5, "obfuscation padding varies in length and content")
 	delta := func(i int) any { return at(t, d[i], "choices", 0, "delta") }
 	finish := func(i int) any { return at(t, d[i], "choices", 0, "finish_reason") }
 
@@ -41,21 +47,25 @@ func TestChatStreamIncludeUsage(t *testing.T) {
 		"function": map[string]any{"name": "add", "arguments": ""},
 	}}}, delta(3))
 	assert.Equal(t, map[string]any{"tool_calls": []any{map[string]any{
-		"index": json.Number("0"), "function": map[string]any{"arguments": `{"a":2,"b":3`},
+		"index": json.Number("0"), "function": map[string]any{"arguments": `{"`},
 	}}}, delta(4), "id, type and name only on the index's first delta")
-	assert.Equal(t, `}`, at(t, delta(5), "tool_calls", 0, "function", "arguments"))
-	for i := range 6 {
+	var args []string
+	for i := 4; i < 13; i++ {
+		args = append(args, at(t, delta(i), "tool_calls", 0, "function", "arguments").(string))
+	}
+	assert.Equal(t, []string{`{"`, `a`, `":`, `2`, `,"`, `b`, `":`, `3`, `}`}, args, "compact JSON in token-like pieces")
+	for i := range 13 {
 		assert.Nil(t, finish(i))
 		assert.Nil(t, d[i]["usage"])
 	}
-	assert.Equal(t, map[string]any{}, delta(6), "finish_reason comes in a chunk of its own")
-	assert.Equal(t, "tool_calls", finish(6))
+	assert.Equal(t, map[string]any{}, delta(13), "finish_reason comes in a chunk of its own")
+	assert.Equal(t, "tool_calls", finish(13))
 
-	assert.Equal(t, []any{}, d[7]["choices"])
-	assert.Equal(t, 10, num(t, at(t, d[7], "usage", "prompt_tokens")))
-	assert.Equal(t, 20, num(t, at(t, d[7], "usage", "completion_tokens")))
-	assert.Equal(t, 30, num(t, at(t, d[7], "usage", "total_tokens")))
-	assert.Equal(t, 5, num(t, at(t, d[7], "usage", "completion_tokens_details", "reasoning_tokens")))
+	assert.Equal(t, []any{}, d[14]["choices"])
+	assert.Equal(t, 10, num(t, at(t, d[14], "usage", "prompt_tokens")))
+	assert.Equal(t, 20, num(t, at(t, d[14], "usage", "completion_tokens")))
+	assert.Equal(t, 30, num(t, at(t, d[14], "usage", "total_tokens")))
+	assert.Equal(t, 5, num(t, at(t, d[14], "usage", "completion_tokens_details", "reasoning_tokens")))
 }
 
 func TestChatStreamWithoutUsageAndToolsOnly(t *testing.T) {
@@ -66,21 +76,23 @@ func TestChatStreamWithoutUsageAndToolsOnly(t *testing.T) {
 	srv := start(t, emulator.WithReplies(reply))
 	_, _, body := do(t, srv, chatCall(`{"model":"gpt-x","stream":true,"messages":[]}`))
 	events := splitSSE(t, body, "\n\n")
-	require.Len(t, events, 7)
+	require.Len(t, events, 6)
 	var deltas []any
-	for _, ev := range events[:6] {
+	for _, ev := range events[:5] {
 		m := obj(t, ev.data)
 		assert.NotContains(t, m, "usage", "no usage key without stream_options.include_usage")
 		deltas = append(deltas, at(t, m, "choices", 0, "delta"))
 	}
-	assert.Equal(t, map[string]any{"role": "assistant", "content": nil}, deltas[0], "content is null before tool calls")
-	assert.Equal(t, "call_emu_0002", at(t, deltas[1], "tool_calls", 0, "id"))
-	assert.Equal(t, "{}", at(t, deltas[2], "tool_calls", 0, "function", "arguments"))
-	assert.Equal(t, json.Number("1"), at(t, deltas[3], "tool_calls", 0, "index"))
-	assert.Equal(t, "call_custom", at(t, deltas[3], "tool_calls", 0, "id"))
-	assert.Equal(t, "get_product", at(t, deltas[3], "tool_calls", 0, "function", "name"))
-	assert.Equal(t, map[string]any{}, deltas[5])
-	assert.Equal(t, "[DONE]", events[6].data)
+	assert.Equal(t, map[string]any{"role": "assistant", "content": nil, "refusal": nil, "tool_calls": []any{map[string]any{
+		"index": json.Number("0"), "id": "call_emu_0002", "type": "function",
+		"function": map[string]any{"name": "get_country", "arguments": ""},
+	}}}, deltas[0], "the role and the first call's id and name share a chunk, as OpenAI sends them now")
+	assert.Equal(t, "{}", at(t, deltas[1], "tool_calls", 0, "function", "arguments"))
+	assert.Equal(t, json.Number("1"), at(t, deltas[2], "tool_calls", 0, "index"))
+	assert.Equal(t, "call_custom", at(t, deltas[2], "tool_calls", 0, "id"))
+	assert.Equal(t, "get_product", at(t, deltas[2], "tool_calls", 0, "function", "name"))
+	assert.Equal(t, map[string]any{}, deltas[4])
+	assert.Equal(t, "[DONE]", events[5].data)
 }
 
 func TestChatNonStream(t *testing.T) {

@@ -50,10 +50,13 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request, body []b
 		invalid("Invalid type for 'reasoning': expected an object.")
 		return
 	}
-	s.serveModel(w, OpenAIResponses, *req.Model, req.Stream, body, func(n int) int { return 3 + 2*n }, func(t *turn) {
+	s.serveModel(w, OpenAIResponses, *req.Model, req.Stream, body, func(n int) int { return 4 + 2*n }, func(t *turn) {
 		o := newResponsesTurn(t, &req,
 			reasoning.Summary != nil && *reasoning.Summary != "",
 			slices.Contains(req.Include, "reasoning.encrypted_content"))
+		if t.profile.Responses.RequestIDHeader {
+			w.Header().Set("x-request-id", o.reqID)
+		}
 		if t.stream {
 			o.stream(newSSEWriter(r.Context(), w, "text/event-stream; charset=utf-8", nil))
 			return
@@ -68,7 +71,9 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request, body []b
 type responsesTurn struct {
 	*turn
 	req                      *responsesRequest
+	style                    ResponsesStyle
 	respID, reasoningID      string
+	reqID                    string
 	messageID                string
 	reasoningNum             int
 	itemIDs, callIDs         []string
@@ -79,7 +84,7 @@ type responsesTurn struct {
 }
 
 func newResponsesTurn(t *turn, req *responsesRequest, showSummary, showEncrypt bool) *responsesTurn {
-	o := &responsesTurn{turn: t, req: req, showSummary: showSummary, showEncrypt: showEncrypt}
+	o := &responsesTurn{turn: t, req: req, style: t.profile.Responses, showSummary: showSummary, showEncrypt: showEncrypt}
 	o.respID = t.ids.id("resp_emu_")
 	o.reasoningNum = t.ids.num()
 	o.reasoningID = fmt.Sprintf("rs_emu_%04d", o.reasoningNum)
@@ -92,6 +97,7 @@ func newResponsesTurn(t *turn, req *responsesRequest, showSummary, showEncrypt b
 		}
 		o.callIDs = append(o.callIDs, id)
 	}
+	o.reqID = t.ids.id("req_emu_")
 	if showSummary {
 		o.summary = summaryParts(t.reply.Thinking)
 	}
@@ -293,9 +299,12 @@ func (o *responsesTurn) response(done bool) object {
 func (o *responsesTurn) stream(sw *sseWriter) {
 	seq := 0
 	send := func(typ string, rest ...member) {
-		ev := make(object, 0, len(rest)+2)
+		ev := make(object, 0, len(rest)+3)
 		ev = append(ev, member{"type", typ}, member{"sequence_number", seq})
 		ev = append(ev, rest...)
+		if o.style.Obfuscation && strings.HasSuffix(typ, ".delta") {
+			ev = append(ev, member{"obfuscation", obfuscation(seq)})
+		}
 		sw.event(typ, marshal(ev), 0)
 		seq++
 	}
@@ -334,8 +343,10 @@ func (o *responsesTurn) stream(sw *sseWriter) {
 	for i, tc := range o.reply.ToolCalls {
 		send("response.output_item.added", member{"output_index", index}, member{"item", o.call(i, false)})
 		at := []member{{"item_id", o.itemIDs[i]}, {"output_index", index}}
-		for _, p := range chunks(tc.args(), o.chunk) {
-			send("response.function_call_arguments.delta", append(at, member{"delta", p})...)
+		if !o.style.ArgumentsOnlyInDone {
+			for _, p := range tokenPieces(tc.args()) {
+				send("response.function_call_arguments.delta", append(at, member{"delta", p})...)
+			}
 		}
 		send("response.function_call_arguments.done", append(at, member{"arguments", tc.args()})...)
 		send("response.output_item.done", member{"output_index", index}, member{"item", o.call(i, true)})

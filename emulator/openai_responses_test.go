@@ -37,9 +37,14 @@ func TestResponsesStream(t *testing.T) {
 		"response.reasoning_summary_part.added", "response.reasoning_summary_text.delta", "response.reasoning_summary_text.done", "response.reasoning_summary_part.done",
 		"response.output_item.done",
 		"response.output_item.added", "response.content_part.added", "response.output_text.delta", "response.output_text.done", "response.content_part.done", "response.output_item.done",
-		"response.output_item.added", "response.function_call_arguments.delta", "response.function_call_arguments.done", "response.output_item.done",
+		"response.output_item.added",
+		"response.function_call_arguments.delta", "response.function_call_arguments.delta", "response.function_call_arguments.delta",
+		"response.function_call_arguments.delta", "response.function_call_arguments.delta", "response.function_call_arguments.delta",
+		"response.function_call_arguments.delta", "response.function_call_arguments.delta", "response.function_call_arguments.delta",
+		"response.function_call_arguments.done", "response.output_item.done",
 		"response.completed",
 	}, names)
+	assert.Equal(t, "req_emu_0006", h.Get("X-Request-Id"))
 
 	assert.Equal(t, "resp_emu_0001", at(t, d[0], "response", "id"))
 	assert.Equal(t, "in_progress", at(t, d[0], "response", "status"))
@@ -72,10 +77,17 @@ func TestResponsesStream(t *testing.T) {
 	assert.Equal(t, map[string]any{"id": "fc_emu_0004", "type": "function_call", "status": "in_progress",
 		"arguments": "", "call_id": "call_emu_0005", "name": "add"}, d[18]["item"])
 	assert.Equal(t, "fc_emu_0004", d[19]["item_id"])
-	assert.Equal(t, `{"a":2,"b":3}`, d[19]["delta"])
-	assert.Equal(t, `{"a":2,"b":3}`, d[20]["arguments"])
+	args := ""
+	for _, e := range d[19:28] {
+		args += e["delta"].(string)
+		assert.NotEmpty(t, e["obfuscation"], "delta events carry obfuscation padding")
+	}
+	assert.Equal(t, `{"`, d[19]["delta"], "uneven, token-like pieces")
+	assert.Equal(t, `{"a":2,"b":3}`, args)
+	assert.Equal(t, `{"a":2,"b":3}`, d[28]["arguments"])
+	assert.NotContains(t, d[28], "obfuscation")
 
-	done := d[22]["response"]
+	done := d[len(d)-1]["response"]
 	assert.Equal(t, "completed", at(t, done, "status"))
 	assert.Len(t, at(t, done, "output"), 3)
 	assert.Equal(t, 10, num(t, at(t, done, "usage", "input_tokens")))

@@ -28,6 +28,7 @@ type config struct {
 	apiKey         string
 	noAuth         bool
 	chatReasoning  string
+	profile        *Profile
 	initialReplies []Reply
 }
 
@@ -85,4 +86,11 @@ func WithoutAuth() Option { return func(c *config) { c.noAuth = true } }
 // sent, as OpenAI's Chat Completions does not show reasoning.
 func WithChatReasoningField(name string) Option {
 	return func(c *config) { c.chatReasoning = name }
+}
+
+// WithProfile renders every reply whose API p shapes with p, unless the
+// reply names its own (Reply.Profile). By default each API gets its
+// reference profile (ReferenceProfile).
+func WithProfile(p Profile) Option {
+	return func(c *config) { c.profile = &p }
 }

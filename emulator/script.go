@@ -57,11 +57,17 @@ type Reply struct {
 	// Model overrides the model name reported back; by default the
 	// request's model is echoed.
 	Model string `json:"model,omitempty"`
+	// Profile names the built-in Profile to render this reply with
+	// ("vllm", "ollama", ...; see Profiles); by default the server's
+	// (WithProfile), else the API's reference profile.
+	Profile string `json:"profile,omitempty"`
 
 	// Error makes the reply a failure: the provider's real error body and
 	// status for that kind of failure.
 	Error ErrorKind `json:"error,omitempty"`
-	// ErrorMessage overrides the message of the generated error body.
+	// ErrorMessage overrides the message of the generated error body; for
+	// an Anthropic refusal (StopContentFilter) it is the explanation in
+	// stop_details.
 	ErrorMessage string `json:"error_message,omitempty"`
 	// Status overrides the HTTP status of a failure. A Status of 400 or
 	// more alone is enough: the kind is inferred from it (see ErrorKind).

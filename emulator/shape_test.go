@@ -87,12 +87,21 @@ func (s shapes) addSSE(t *testing.T, body, sep, fallback string) {
 	}
 }
 
-// recorded reads the fixtures of one API into shapes.
-func recorded(t *testing.T, api, streamKind string) shapes {
+// recorded reads the fixtures of one API into shapes; more apis add
+// recordings whose bodies are the same format (Bedrock InvokeModel
+// carries Anthropic Messages bodies).
+func recorded(t *testing.T, api, streamKind string, more ...string) shapes {
+	s := shapes{}
+	for _, api := range append([]string{api}, more...) {
+		s.read(t, api, streamKind)
+	}
+	return s
+}
+
+func (s shapes) read(t *testing.T, api, streamKind string) {
 	dir := filepath.Join(fixturesDir(t), api)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
-	s := shapes{}
 	for _, e := range entries {
 		if b, err := os.ReadFile(filepath.Join(dir, e.Name(), "response.txt")); err == nil {
 			sep := "\n\n"
@@ -109,7 +118,6 @@ func recorded(t *testing.T, api, streamKind string) shapes {
 			s.add(t, kind, string(b))
 		}
 	}
-	return s
 }
 
 // assertSubset checks every emitted key path against the recordings.
@@ -139,7 +147,7 @@ func TestShapesMatchRecordings(t *testing.T) {
 	withID.ToolCalls = []emulator.ToolCall{{ID: "abc123", Name: "weather", Input: json.RawMessage(`{"location":"Florence"}`)}}
 
 	t.Run("anthropic", func(t *testing.T) {
-		want := recorded(t, "anthropic", "")
+		want := recorded(t, "anthropic", "", "bedrock-anthropic")
 		srv := start(t, emulator.WithReplies(thinking, thinking, emulator.Reply{Error: emulator.ErrorAuth}))
 		got := shapes{}
 		body := `{"model":"m","max_tokens":9,"messages":[],"thinking":{"type":"enabled","budget_tokens":1024}`

@@ -71,3 +71,77 @@ func (s *sseWriter) event(name string, data []byte, pad int) {
 
 // ok reports whether every write so far succeeded.
 func (s *sseWriter) ok() bool { return s.err == nil }
+
+// comment writes an SSE comment line (": text") followed by a blank line,
+// as servers do to keep a connection alive.
+func (s *sseWriter) comment(text string) {
+	if s.err != nil {
+		return
+	}
+	eol := "\n"
+	if s.crlf {
+		eol = "\r\n"
+	}
+	if _, err := s.w.Write([]byte(": " + text + eol + eol)); err != nil {
+		s.err = err
+		return
+	}
+	if s.flusher != nil {
+		s.flusher.Flush()
+	}
+}
+
+// arrayWriter streams a JSON array one element at a time, flushing after
+// each, the way Gemini streams without alt=sse: "[" then the elements
+// separated by "\n,\r\n", then "\n]". Write errors are sticky, as for
+// sseWriter.
+type arrayWriter struct {
+	ctx     context.Context
+	w       http.ResponseWriter
+	flusher http.Flusher
+	n       int
+	err     error
+}
+
+func newArrayWriter(ctx context.Context, w http.ResponseWriter) *arrayWriter {
+	f, _ := w.(http.Flusher)
+	return &arrayWriter{ctx: ctx, w: w, flusher: f}
+}
+
+func (a *arrayWriter) write(parts ...[]byte) {
+	if a.err != nil {
+		return
+	}
+	if err := a.ctx.Err(); err != nil {
+		a.err = err
+		return
+	}
+	for _, p := range parts {
+		if _, err := a.w.Write(p); err != nil {
+			a.err = err
+			return
+		}
+	}
+	if a.flusher != nil {
+		a.flusher.Flush()
+	}
+}
+
+// element writes one element of the array.
+func (a *arrayWriter) element(data []byte) {
+	sep := []byte("\n,\r\n")
+	if a.n == 0 {
+		sep = []byte("[")
+	}
+	a.n++
+	a.write(sep, data)
+}
+
+// close ends the array; an array with no element is "[]".
+func (a *arrayWriter) close() {
+	if a.n == 0 {
+		a.write([]byte("[]"))
+		return
+	}
+	a.write([]byte("\n]"))
+}

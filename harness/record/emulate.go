@@ -5,28 +5,57 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/emulator"
 	"github.com/metis-llm/metis/harness"
 )
 
 // script is an emulator's Responder for one run: it answers every request
 // with the reply of the call step being made, which the harness's
-// BeforeCall hook sets. Retries of a call get the same reply.
+// BeforeCall hook sets, rendered with the emulator profile of the call's
+// server. Retries of a call get the same reply.
 type script struct {
-	mu   sync.Mutex
-	step *harness.Step
+	reg    *adapters.Registry
+	getenv func(string) string
+
+	mu      sync.Mutex
+	step    *harness.Step
+	profile string
+}
+
+func newScript(reg *adapters.Registry, getenv func(string) string) *script {
+	return &script{reg: reg, getenv: getenv}
 }
 
 func (s *script) beforeCall(_ context.Context, c harness.CallInfo) error {
+	profile := s.profileOf(c.Provider)
 	s.mu.Lock()
-	s.step = c.Step
+	s.step, s.profile = c.Step, profile
 	s.mu.Unlock()
 	return nil
 }
 
+// profileOf names the emulator profile for an adapter of the registry:
+// an OpenAI-compatible server's kind selects its server's profile
+// (emulator.ProfileForServer); everything else gets its API's reference.
+func (s *script) profileOf(adapter string) string {
+	if s.reg == nil {
+		return ""
+	}
+	cfg, err := s.reg.Config(adapter, s.getenv)
+	if err != nil || cfg.Type != "openaicompat" {
+		return ""
+	}
+	kind, _ := cfg.Options["kind"].(string)
+	if p, ok := emulator.ProfileForServer(kind); ok {
+		return p.Name
+	}
+	return ""
+}
+
 func (s *script) respond(c emulator.Call) (emulator.Reply, error) {
 	s.mu.Lock()
-	st := s.step
+	st, profile := s.step, s.profile
 	s.mu.Unlock()
 	if st == nil || st.Call == nil {
 		return emulator.Reply{}, fmt.Errorf("a %s request arrived outside a call step", c.API)
@@ -34,7 +63,9 @@ func (s *script) respond(c emulator.Call) (emulator.Reply, error) {
 	if st.Call.Reply == nil {
 		return emulator.Reply{}, fmt.Errorf("%s at %s has no reply script: add call.reply to record it", st.Name(), st.Pos)
 	}
-	return toEmulator(st.Call.Reply), nil
+	r := toEmulator(st.Call.Reply)
+	r.Profile = profile
+	return r, nil
 }
 
 // toEmulator converts a scenario's reply script.

@@ -237,7 +237,7 @@ func (s *session) record(ctx context.Context, p harness.Pair, pl *plan, res *Run
 	}
 	switch {
 	case s.cfg.Emulator:
-		sc := &script{}
+		sc := newScript(s.reg, s.getenv)
 		srv := emulator.NewUnstartedServer(emulator.WithResponder(sc.respond), emulator.WithAPIKey(s.cfg.FakeKey))
 		if err := srv.Start(); err != nil {
 			res.Action, res.Reason = ActionFailed, err.Error()
