@@ -238,7 +238,7 @@ func (r *run) execStep(ctx context.Context, st *Step, res *ScenarioResult) StepR
 		for _, im := range st.User.Images {
 			blocks = append(blocks, im.Block())
 		}
-		r.sess.AddUser(blocks...)
+		_, err = r.sess.AddUser(blocks...)
 	case StepToolResult:
 		err = r.toolResult(st.ToolResult)
 	case StepSwap:

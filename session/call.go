@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -77,6 +78,13 @@ func (s *Session) Call(ctx context.Context, opts CallOptions) (*canonical.Messag
 // follows the stop reason (cancelled, error, else complete). An error
 // after message.complete marks that message failed and is yielded last.
 // An error before it appends nothing.
+//
+// A caller that stops iterating before message.complete cancels the
+// call, as Cancel does: the content of the events it was given is
+// appended as a message with status cancelled (stop reason cancelled,
+// unfinished tool inputs as 000 §5.3 says), so the history keeps what the
+// caller saw. A *StoreError saving the message is then not reported (the
+// loop is gone); Err has it.
 func (s *Session) Stream(ctx context.Context, opts CallOptions) iter.Seq2[canonical.StreamEvent, error] {
 	return func(yield func(canonical.StreamEvent, error) bool) {
 		c, err := s.begin(opts, true)
@@ -88,11 +96,14 @@ func (s *Session) Stream(ctx context.Context, opts CallOptions) iter.Seq2[canoni
 		var (
 			appended string // id of the appended message
 			perr     error
+			seen     partial // the turn so far, until message.complete
 		)
 		for ev, err := range c.adapter.Stream(ctx, c.req) {
 			if err != nil {
 				if appended != "" {
-					s.markFailed(appended)
+					if e := s.markFailed(appended); e != nil {
+						err = errors.Join(err, e)
+					}
 				}
 				yield(ev, err)
 				return
@@ -106,7 +117,13 @@ func (s *Session) Stream(ctx context.Context, opts CallOptions) iter.Seq2[canoni
 				m, perr = s.finish(c, ev.Response, statusOf(ev.Response.StopReason))
 				appended = m.ID
 			}
+			if appended == "" {
+				seen.add(ev)
+			}
 			if !yield(ev, nil) {
+				if appended == "" {
+					s.finish(c, seen.response(), canonical.StatusCancelled) //nolint:errcheck // kept in Err
+				}
 				return
 			}
 		}
@@ -137,11 +154,11 @@ func (s *Session) Cancel() bool {
 func (s *Session) begin(opts CallOptions, stream bool) (*call, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err != nil {
-		return nil, s.err
-	}
 	if s.inflight != nil {
 		return nil, ErrBusy
+	}
+	if err := s.flushLocked(context.Background()); err != nil {
+		return nil, err
 	}
 	c := &call{model: s.model, routing: s.routing}
 	override := opts.Model != ""
@@ -210,7 +227,7 @@ func (s *Session) requestLocked(model string, msgs []canonical.Message, opts Cal
 }
 
 // finish assembles the ASSISTANT message from resp and appends it. The
-// error is the persistence failure, if this append caused one.
+// error is the *StoreError when it could not be saved yet.
 func (s *Session) finish(c *call, resp *canonical.Response, status canonical.MessageStatus) (canonical.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -235,13 +252,7 @@ func (s *Session) finish(c *call, resp *canonical.Response, status canonical.Mes
 		md.ProviderRaw = map[string]json.RawMessage{md.Provider: slices.Clone(resp.ProviderRaw)}
 	}
 	m := s.message(canonical.RoleAssistant, slices.Clone(resp.Content), md)
-	calls := s.toolCallsLocked(m)
-	before := s.err
-	m = s.appendLocked(m, calls)
-	if before == nil && s.err != nil {
-		return m, s.err
-	}
-	return m, nil
+	return s.appendLocked(m, s.toolCallsLocked(m))
 }
 
 // usage turns the adapter's token counts into Usage with the cost of the
@@ -316,8 +327,9 @@ func (s *Session) hasToolUseLocked(id string) bool {
 }
 
 // markFailed sets the status of message id to error, for an error that
-// followed its message.complete.
-func (s *Session) markFailed(id string) {
+// followed its message.complete. The error is the *StoreError when the
+// update could not be saved yet.
+func (s *Session) markFailed(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range s.messages {
@@ -328,9 +340,10 @@ func (s *Session) markFailed(id string) {
 		m.Metadata.Status = canonical.StatusError
 		if s.store != nil {
 			mm := *m
-			s.persist(func(ctx context.Context) error { return s.store.updateMessage(ctx, mm) })
+			return s.persistLocked(func(ctx context.Context) error { return s.store.updateMessage(ctx, mm) })
 		}
 	}
+	return nil
 }
 
 func statusOf(stop canonical.StopReason) canonical.MessageStatus {

@@ -376,8 +376,8 @@ func TestCreatedAtNeverGoesBackwards(t *testing.T) {
 	}
 	n := 0
 	s := New(Options{Now: func() time.Time { t := times[n]; n++; return t }})
-	first := s.AddUser(canonical.TextBlock{Text: "a"})
-	second := s.AddUser(canonical.TextBlock{Text: "b"})
+	first, _ := s.AddUser(canonical.TextBlock{Text: "a"})
+	second, _ := s.AddUser(canonical.TextBlock{Text: "b"})
 	assert.Equal(t, time.Date(2026, 5, 8, 12, 0, 0, 1000, time.UTC), s.CreatedAt())
 	assert.Equal(t, time.Date(2026, 5, 8, 12, 30, 0, 0, time.UTC), first.CreatedAt)
 	assert.Equal(t, time.UTC, first.CreatedAt.Location())

@@ -8,7 +8,7 @@
 // # A turn
 //
 //	s := session.New(session.Options{Model: "anthropic:claude-sonnet-4-6", Adapters: registry.Adapter})
-//	s.AddUser(canonical.TextBlock{Text: "Read README.md"})
+//	if _, err := s.AddUser(canonical.TextBlock{Text: "Read README.md"}); err != nil { ... } // a *StoreError: kept, retried
 //	msg, err := s.Call(ctx, session.CallOptions{})            // or range over s.Stream(ctx, ...)
 //	for _, tu := range msg.Content.ToolUses() {
 //		s.AddToolResultText(tu.ID, runTool(tu), false)
@@ -36,8 +36,17 @@
 // # Persistence
 //
 // A Session with a Store writes each message, with its tool_calls rows,
-// in one transaction as it is appended. A write failure is sticky: Err
-// reports it and later calls refuse to run, so the store never silently
-// diverges from memory. LoadSession restores the messages byte for byte
-// and rebuilds the ToolIDMap from tool_calls.
+// in one transaction as it is appended. Nothing is lost and no failure is
+// silent: every append returns the store's error as a *StoreError, and
+// the message stays in the history with its write queued. Queued writes
+// are retried in order before the next write (the next append, Call,
+// Stream or Swap) or by Flush; while any is queued, Call and Stream
+// refuse to start, so no model call is made whose reply could not be
+// saved. Err reports the queue's error until it is saved. LoadSession
+// restores the messages byte for byte and rebuilds the ToolIDMap from
+// tool_calls.
+//
+// A caller that stops ranging over Stream early cancels the call; the
+// content it was given is kept as an assistant message with status
+// cancelled, as for a cancellation.
 package session

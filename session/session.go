@@ -92,8 +92,35 @@ type Session struct {
 	messages []canonical.Message
 	toolIDs  *adapters.ToolIDMap
 	inflight *inflight
-	err      error // first persistence failure; sticky
+	pending  []write     // store writes not yet made, in order
+	err      *StoreError // why pending is not empty
 }
+
+// write is one store write the session owes.
+type write func(ctx context.Context) error
+
+// StoreError reports that the session's store refused a write. Nothing is
+// dropped: the message (or update) stays in the session's history and the
+// write stays queued, to be retried, in order, before the next write —
+// the next AddUser, AddSystem, AddToolResult, Call, Stream or Swap — or by
+// Flush. While writes are queued, Call and Stream refuse to start (they
+// would make a model call whose reply could not be saved); appends still
+// go into the history and are queued behind the failed write.
+type StoreError struct {
+	// SessionID is the session whose writes are queued.
+	SessionID string
+	// Unsaved is how many writes are queued, the failed one included.
+	Unsaved int
+	// Err is the store's error.
+	Err error
+}
+
+func (e *StoreError) Error() string {
+	return fmt.Sprintf("session %s: store: %v (%d write(s) not saved; retried before the next one, or by Flush)", e.SessionID, e.Err, e.Unsaved)
+}
+
+// Unwrap returns the store's error.
+func (e *StoreError) Unwrap() error { return e.Err }
 
 // inflight is the call currently running.
 type inflight struct {
@@ -106,13 +133,15 @@ type inflight struct {
 var ErrBusy = errors.New("session: a call is already in progress")
 
 // New returns a session configured by opts. When opts.Store is set the
-// session row is written at once; a failure is reported by Err.
+// session row is written at once; a failure is reported by Err, and the
+// write is retried before the next one (see StoreError).
 func New(opts Options) *Session {
 	s := newSession(opts)
 	s.createdAt = s.stamp()
 	if s.store != nil {
 		s.mu.Lock()
-		s.persist(func(ctx context.Context) error { return s.store.saveSession(ctx, s.rowLocked()) })
+		row := s.rowLocked()
+		s.persistLocked(func(ctx context.Context) error { return s.store.saveSession(ctx, row) })
 		s.mu.Unlock()
 	}
 	return s
@@ -180,12 +209,28 @@ func (s *Session) Model() string {
 // ids. Every request carries it as Request.ToolIDs.
 func (s *Session) ToolIDs() *adapters.ToolIDMap { return s.toolIDs }
 
-// Err returns the first persistence failure, or nil. Once set, Call and
-// Stream refuse to run.
+// Err returns the *StoreError of the last failed write while writes are
+// queued, and nil once every write has been saved. While it is non-nil,
+// Call and Stream refuse to run.
 func (s *Session) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.err == nil {
+		return nil
+	}
 	return s.err
+}
+
+// Flush retries the queued store writes, in order, and returns nil when
+// all of them are saved, or the *StoreError of the first that fails
+// again. Without queued writes it does nothing.
+func (s *Session) Flush(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.flushLocked(ctx); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Messages returns a copy of the history in order. Content slices are
@@ -216,16 +261,19 @@ func (s *Session) Cost() decimal.Decimal {
 
 // AddUser appends a USER message with blocks and returns it. The content
 // is not validated here: adapters reject invalid histories before the
-// wire, with an error naming the message.
-func (s *Session) AddUser(blocks ...canonical.Block) canonical.Message {
+// wire, with an error naming the message. With a Store, the error is a
+// *StoreError when the message could not be saved; it is in the history
+// all the same, and its write is retried (see StoreError): do not add it
+// again.
+func (s *Session) AddUser(blocks ...canonical.Block) (canonical.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.appendLocked(s.message(canonical.RoleUser, blocks, canonical.MessageMetadata{}), nil)
 }
 
 // AddSystem appends a SYSTEM message holding text (an empty placeholder
-// when text is empty) and returns it.
-func (s *Session) AddSystem(text string) canonical.Message {
+// when text is empty) and returns it. Its error is AddUser's.
+func (s *Session) AddSystem(text string) (canonical.Message, error) {
 	var blocks canonical.Blocks
 	if text != "" {
 		blocks = canonical.Blocks{canonical.TextBlock{Text: text}}
@@ -238,7 +286,9 @@ func (s *Session) AddSystem(text string) canonical.Message {
 // AddToolResult appends the TOOL message answering the tool call
 // toolUseID. It fails with an invalid_request error (code
 // tool_call_state) when the session has no such tool call or the call
-// already has a result (001 §5.2).
+// already has a result (001 §5.2), appending nothing; and with a
+// *StoreError when the appended message could not be saved yet (see
+// AddUser).
 func (s *Session) AddToolResult(toolUseID string, content canonical.Blocks, isError bool) (canonical.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -250,7 +300,7 @@ func (s *Session) AddToolResult(toolUseID string, content canonical.Blocks, isEr
 	}
 	block := canonical.ToolResultBlock{ToolUseID: toolUseID, Content: slices.Clone(content), IsError: isError}
 	m := s.message(canonical.RoleTool, canonical.Blocks{block}, canonical.MessageMetadata{ParentToolUseID: toolUseID})
-	return s.appendLocked(m, nil), nil
+	return s.appendLocked(m, nil)
 }
 
 // AddToolResultText is AddToolResult with a single text block.
@@ -309,31 +359,50 @@ func (s *Session) stamp() time.Time {
 	return t
 }
 
-// appendLocked stamps m, appends it and persists it with calls.
-func (s *Session) appendLocked(m canonical.Message, calls []ToolCall) canonical.Message {
+// appendLocked stamps m, appends it and persists it with calls. The
+// message is in the history whatever the store says; the error is the
+// *StoreError when it could not be saved yet.
+func (s *Session) appendLocked(m canonical.Message, calls []ToolCall) (canonical.Message, error) {
 	m.CreatedAt = s.stamp()
 	for i := range calls {
 		calls[i].SessionID, calls[i].MessageID, calls[i].CreatedAt = s.id, m.ID, m.CreatedAt
 	}
 	s.messages = append(s.messages, m)
+	var err error
 	if s.store != nil {
-		s.persist(func(ctx context.Context) error { return s.store.AppendMessage(ctx, s.id, m, calls) })
+		stored := m
+		err = s.persistLocked(func(ctx context.Context) error { return s.store.AppendMessage(ctx, s.id, stored, calls) })
 	}
 	out := m
 	out.Content = slices.Clone(m.Content)
-	return out
+	return out, err
 }
 
-// persist runs write against the store unless an earlier write failed,
-// recording the first failure.
-func (s *Session) persist(write func(context.Context) error) {
-	if s.err != nil {
-		return
+// persistLocked queues w behind any earlier unsaved writes and writes the
+// queue. It returns nil, or a *StoreError (as error).
+func (s *Session) persistLocked(w write) error {
+	s.pending = append(s.pending, w)
+	if err := s.flushLocked(context.Background()); err != nil {
+		return err
 	}
-	if err := write(context.Background()); err != nil {
-		s.err = fmt.Errorf("session %s: store: %w", s.id, err)
-		s.log.Error("session: store write failed; further calls are refused", "session_id", s.id, "error", err)
+	return nil
+}
+
+// flushLocked makes the queued writes in order, stopping at the first
+// failure, which it records and returns.
+func (s *Session) flushLocked(ctx context.Context) *StoreError {
+	for len(s.pending) > 0 {
+		if err := s.pending[0](ctx); err != nil {
+			s.err = &StoreError{SessionID: s.id, Unsaved: len(s.pending), Err: err}
+			s.log.Error("session: store write failed; it is queued and retried before the next write",
+				"session_id", s.id, "unsaved", len(s.pending), "error", err)
+			return s.err
+		}
+		s.pending[0] = nil
+		s.pending = s.pending[1:]
 	}
+	s.pending, s.err = nil, nil
+	return nil
 }
 
 // rowLocked snapshots the sessions row.

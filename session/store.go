@@ -36,13 +36,17 @@ type Store struct {
 // session has no row.
 var ErrSessionNotFound = errors.New("session not found")
 
-// busyTimeoutMS is how long a writer waits for another's lock.
-const busyTimeoutMS = 10000
+// busyTimeout is how long a writer waits for another's lock.
+const busyTimeout = 10 * time.Second
 
 // OpenStore opens (creating if needed) the store at path and brings its
 // schema up to date. ":memory:" gives a private in-memory store, which
-// lives in a single connection.
-func OpenStore(path string) (*Store, error) {
+// lives in a single connection. A write that finds the database locked
+// by another connection waits up to 10 s, then fails.
+func OpenStore(path string) (*Store, error) { return openStore(path, busyTimeout) }
+
+// openStore is OpenStore with the lock wait given.
+func openStore(path string, busy time.Duration) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("session: OpenStore: empty path")
 	}
@@ -50,7 +54,7 @@ func OpenStore(path string) (*Store, error) {
 	if strings.ContainsAny(path, "?#") && !memory {
 		return nil, fmt.Errorf("session: OpenStore %s: path may not contain '?' or '#'", path)
 	}
-	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_txlock=immediate", busyTimeoutMS)
+	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_txlock=immediate", busy.Milliseconds())
 	if !memory {
 		if dir := filepath.Dir(path); dir != "" {
 			if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -187,7 +187,7 @@ func TestToolCallRows(t *testing.T) {
 	assert.Equal(t, "call_2", calls[1].ProviderID)
 }
 
-func TestInterruptedWriteLeavesNoPartialMessage(t *testing.T) {
+func TestInterruptedWriteIsRetried(t *testing.T) {
 	ctx := context.Background()
 	st, _ := openFileStore(t)
 	a := &sessiontest.Adapter{Provider: "openai", Caps: allCaps}
@@ -200,9 +200,9 @@ func TestInterruptedWriteLeavesNoPartialMessage(t *testing.T) {
 	crash := errors.New("power cut")
 	st.afterMessageInsert = func() error { return crash }
 
-	m, err := s.Call(ctx, CallOptions{})
+	m, callErr := s.Call(ctx, CallOptions{})
 
-	require.ErrorIs(t, err, crash)
+	require.ErrorIs(t, callErr, crash)
 	require.NotNil(t, m, "the message is kept in memory")
 	assert.ErrorIs(t, s.Err(), crash)
 	var nMsgs, nCalls int
@@ -214,10 +214,25 @@ func TestInterruptedWriteLeavesNoPartialMessage(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []canonical.Role{canonical.RoleUser}, roles(loaded.Messages()))
 
+	var se *StoreError
+	require.ErrorAs(t, callErr, &se)
+	assert.Equal(t, 1, se.Unsaved)
+
+	_, err = s.Call(ctx, CallOptions{})
+	assert.ErrorIs(t, err, crash, "a session whose store still fails refuses further calls")
+	assert.Len(t, a.Requests(), 1, "no model call is made while a write is queued")
+
 	st.afterMessageInsert = nil
 	_, err = s.Call(ctx, CallOptions{})
-	assert.ErrorIs(t, err, crash, "a session whose store failed refuses further calls")
-	assert.Len(t, a.Requests(), 1)
+	require.NoError(t, err, "the queued write is saved first, then the call runs")
+	assert.Len(t, a.Requests(), 2)
+	assert.NoError(t, s.Err())
+	loaded, err = st.LoadSession(ctx, "s1", Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []canonical.Role{canonical.RoleUser, canonical.RoleAssistant, canonical.RoleAssistant}, roles(loaded.Messages()))
+	var callMsg string
+	require.NoError(t, st.db.QueryRow("SELECT message_id FROM tool_calls").Scan(&callMsg))
+	assert.Equal(t, m.ID, callMsg, "the retried write brought its tool_calls row")
 }
 
 func TestCancelledWriteContext(t *testing.T) {

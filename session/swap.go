@@ -52,7 +52,9 @@ func newSwapError(model string, override bool, reasons []string) *SwapError {
 // its declared capabilities; later calls record routing mode manual. On
 // refusal it returns a *SwapError and the active model is unchanged.
 // Thinking never blocks a swap; thinking the model cannot use is dropped
-// from its requests with a WARN entry.
+// from its requests with a WARN entry. With a Store, Swap first saves the
+// queued writes, refusing with their *StoreError when it cannot, and a
+// swap whose own write fails is undone (the active model is unchanged).
 func (s *Session) Swap(model string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -68,10 +70,15 @@ func (s *Session) Swap(model string) error {
 		s.log.Warn("session: thinking in the history will not be sent to the new model",
 			"session_id", s.id, "model", model, "adapter", ad.Name(), "blocks", dropped)
 	}
+	if s.store != nil {
+		if err := s.flushLocked(context.Background()); err != nil {
+			return fmt.Errorf("cannot swap to %s: %w", model, err)
+		}
+	}
 	prevModel, prevRouting := s.model, s.routing
 	s.model = model
 	s.routing = routingState{Mode: canonical.RoutingManual, Reason: ReasonSwap}
-	if s.store != nil && s.err == nil {
+	if s.store != nil {
 		if err := s.store.saveSession(context.Background(), s.rowLocked()); err != nil {
 			s.model, s.routing = prevModel, prevRouting
 			return fmt.Errorf("cannot swap to %s: store: %w", model, err)
