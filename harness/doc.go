@@ -94,6 +94,8 @@
 //	  events: {tool.use_end: 1}        # stream event counts (streaming calls)
 //	  text_contains: Hello             # or a list
 //	  text_matches: "(?i)hello"        # a Go regular expression
+//	  text: "Hello there!"             # the response text, exactly
+//	  usage: {input_tokens: 12, output_tokens: 4}   # only the fields given
 //	  refused: true                    # swap steps: the swap must be refused
 //
 // A failing step stops its run; its checks, and every stream invariant

@@ -29,6 +29,8 @@ const (
 	CheckEvents     = "events"
 	CheckText       = "text_contains"
 	CheckTextMatch  = "text_matches"
+	CheckTextExact  = "text"
+	CheckUsage      = "usage"
 	CheckStream     = "stream_invariants"
 	CheckBoth       = "stream_vs_complete"
 	CheckRefused    = "refused"
@@ -79,7 +81,50 @@ func expectCall(e *Expect, o *outcome) []Check {
 		}
 		checks = append(checks, c)
 	}
+	if e.Text != nil {
+		c := Check{Name: CheckTextExact, OK: o.resp != nil && text == *e.Text}
+		if !c.OK {
+			c.Message = fmt.Sprintf("response text %q, want %q", clip(text), clip(*e.Text))
+		}
+		checks = append(checks, c)
+	}
+	if e.Usage != nil {
+		checks = append(checks, expectUsage(e.Usage, o.resp))
+	}
 	return checks
+}
+
+// expectUsage compares the usage fields want sets.
+func expectUsage(want *ExpectUsage, resp *canonical.Response) Check {
+	c := Check{Name: CheckUsage, OK: true}
+	if resp == nil {
+		c.OK, c.Message = false, "no response to take usage from"
+		return c
+	}
+	u := resp.Usage
+	var problems []string
+	for _, f := range []struct {
+		name string
+		want *int
+		got  int
+	}{
+		{"input_tokens", want.InputTokens, u.InputTokens},
+		{"output_tokens", want.OutputTokens, u.OutputTokens},
+		{"cached_input_tokens", want.CachedInputTokens, u.CachedInputTokens},
+		{"cache_creation_input_tokens", want.CacheCreationInputTokens, u.CacheCreationInputTokens},
+		{"reasoning_tokens", want.ReasoningTokens, u.ReasoningTokens},
+	} {
+		if f.want != nil && *f.want != f.got {
+			problems = append(problems, fmt.Sprintf("%s %d, want %d", f.name, f.got, *f.want))
+		}
+	}
+	if want.Estimated != nil && *want.Estimated != u.Estimated {
+		problems = append(problems, fmt.Sprintf("estimated %v, want %v", u.Estimated, *want.Estimated))
+	}
+	if len(problems) > 0 {
+		c.OK, c.Message = false, strings.Join(problems, "; ")
+	}
+	return c
 }
 
 // expectError checks err against want; nil want means no error.

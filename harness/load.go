@@ -297,12 +297,15 @@ func (t *tree) decodeExpect(ptr string, raw json.RawMessage) (*Expect, error) {
 		Events       map[canonical.EventType]int `json:"events"`
 		TextContains json.RawMessage             `json:"text_contains"`
 		TextMatches  *string                     `json:"text_matches"`
+		Text         *string                     `json:"text"`
+		Usage        *ExpectUsage                `json:"usage"`
 		Refused      bool                        `json:"refused"`
 	}
 	if err := strictUnmarshal(raw, &ej); err != nil {
 		return nil, t.errorf(ptr, "%v", err)
 	}
-	e := &Expect{StopReason: ej.StopReason, Error: ej.Error, Attempts: ej.Attempts, Events: ej.Events, Refused: ej.Refused}
+	e := &Expect{StopReason: ej.StopReason, Error: ej.Error, Attempts: ej.Attempts, Events: ej.Events, Refused: ej.Refused,
+		Text: ej.Text, Usage: ej.Usage}
 	for i, rb := range ej.Blocks {
 		var name string
 		if json.Unmarshal(rb, &name) == nil {

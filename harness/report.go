@@ -207,7 +207,11 @@ func Markdown(r *Result) string {
 		}
 	}
 	p, f, s := r.Counts()
-	fmt.Fprintf(&sb, "\n%d passed, %d failed, %d skipped\n", p, f, s)
+	sb.WriteByte('\n')
+	if line := r.SourceSummary(); line != "" {
+		sb.WriteString(line + "\n\n")
+	}
+	fmt.Fprintf(&sb, "%d passed, %d failed, %d skipped\n", p, f, s)
 	return sb.String()
 }
 

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -56,9 +57,86 @@ func (r *Result) Summary() string {
 			fmt.Fprintf(&sb, "SKIP %s [%s]: %s\n", run.ID, run.Model, firstLine(run.Reason))
 		}
 	}
+	if line := r.SourceSummary(); line != "" {
+		sb.WriteString(line)
+		sb.WriteByte('\n')
+	}
 	p, f, s := r.Counts()
 	fmt.Fprintf(&sb, "%d passed, %d failed, %d skipped", p, f, s)
 	return sb.String()
+}
+
+// SourceMixed is the Source of a run whose cassettes have different
+// sources.
+const SourceMixed = "mixed"
+
+// SourceCount counts the runs replayed from cassettes of one source.
+type SourceCount struct {
+	// Source is the cassettes' provenance source: "imported" (real
+	// traffic converted by record import), "live" (recorded from the
+	// provider), "emulator" (synthesized by metis's emulator), "mixed",
+	// or "" for runs that replayed no cassette.
+	Source  string `json:"source"`
+	Passed  int    `json:"passed"`
+	Failed  int    `json:"failed"`
+	Skipped int    `json:"skipped"`
+}
+
+// CountsBySource counts runs by cassette source, in the order imported,
+// live, emulator, mixed, none.
+func (r *Result) CountsBySource() []SourceCount {
+	order := []string{"imported", "live", "emulator", SourceMixed, ""}
+	by := map[string]*SourceCount{}
+	for _, run := range r.Runs {
+		c := by[run.Source]
+		if c == nil {
+			c = &SourceCount{Source: run.Source}
+			by[run.Source] = c
+			if !slices.Contains(order, run.Source) {
+				order = append(order, run.Source)
+			}
+		}
+		switch run.Status {
+		case StatusPass:
+			c.Passed++
+		case StatusFail:
+			c.Failed++
+		case StatusSkip:
+			c.Skipped++
+		}
+	}
+	var out []SourceCount
+	for _, s := range order {
+		if c := by[s]; c != nil {
+			out = append(out, *c)
+		}
+	}
+	return out
+}
+
+// SourceSummary is one line counting runs by cassette source, real
+// traffic first: "by cassette source: imported 12 (12 passed); emulator
+// 43 (42 passed, 1 failed); no cassette 2 (2 passed)". It is empty when no run
+// replayed a cassette.
+func (r *Result) SourceSummary() string {
+	counts := r.CountsBySource()
+	if len(counts) == 0 || len(counts) == 1 && counts[0].Source == "" {
+		return ""
+	}
+	parts := make([]string, len(counts))
+	for i, c := range counts {
+		var st []string
+		for _, x := range []struct {
+			n    int
+			word string
+		}{{c.Passed, "passed"}, {c.Failed, "failed"}, {c.Skipped, "skipped"}} {
+			if x.n > 0 {
+				st = append(st, fmt.Sprintf("%d %s", x.n, x.word))
+			}
+		}
+		parts[i] = fmt.Sprintf("%s %d (%s)", or(c.Source, "no cassette"), c.Passed+c.Failed+c.Skipped, strings.Join(st, ", "))
+	}
+	return "by cassette source: " + strings.Join(parts, "; ")
 }
 
 func firstLine(s string) string {
@@ -73,6 +151,10 @@ type ScenarioResult struct {
 	File  string   `json:"file"`
 	Model string   `json:"model"`
 	Tags  []string `json:"tags,omitempty"`
+	// Source is the provenance source of the cassettes the run replayed:
+	// imported, live or emulator (SourceMixed when they differ), empty
+	// when it replayed none.
+	Source string `json:"source,omitempty"`
 	// Status is fail when a step failed or a finding has level error.
 	Status Status `json:"status"`
 	// Reason says why the run failed or was skipped.

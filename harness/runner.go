@@ -401,21 +401,31 @@ func (r *run) finish(res *ScenarioResult) {
 	}
 	r.mu.Unlock()
 	sortWires(wires)
+	var sources []string
 	for _, w := range wires {
 		base := w.created()
 		if base == nil {
 			continue
 		}
+		p, _ := base.(interface{ Provenance() replay.Provenance })
+		if p != nil {
+			sources = append(sources, string(p.Provenance().Source))
+		}
 		if u, ok := base.(interface {
 			Unused() []*cassette.Interaction
 		}); ok && res.Status == StatusPass {
 			if n := len(u.Unused()); n > 0 {
-				file := ""
-				if p, ok := base.(*replay.Player); ok {
-					file = p.File()
+				file, level, advice := "", LevelWarn, "re-record the cassette"
+				if pl, ok := base.(*replay.Player); ok {
+					file = pl.File()
+					if pl.Match() == replay.MatchEndpoint {
+						// Matching on the endpoint only, a request that
+						// never came is the one sign the run went astray.
+						level, advice = LevelError, "the run made fewer calls than the imported traffic holds"
+					}
 				}
-				res.Findings = append(res.Findings, Finding{ID: "cassette/unused", Level: LevelWarn, Step: -1,
-					Message: fmt.Sprintf("%s: %d recorded interaction(s) were never requested; re-record the cassette", or(file, w.provider), n)})
+				res.Findings = append(res.Findings, Finding{ID: "cassette/unused", Level: level, Step: -1,
+					Message: fmt.Sprintf("%s: %d recorded interaction(s) were never requested; %s", or(file, w.provider), n, advice)})
 			}
 		}
 		if f, ok := base.(interface{ Finish(passed bool) error }); ok {
@@ -425,9 +435,24 @@ func (r *run) finish(res *ScenarioResult) {
 			}
 		}
 	}
+	res.Source = runSource(sources)
 	for _, st := range r.stores {
 		st.Close()
 	}
+}
+
+// runSource is a run's cassette source: the one its cassettes share,
+// "mixed" when they differ, "" when it replayed none.
+func runSource(sources []string) string {
+	slices.Sort(sources)
+	sources = slices.Compact(sources)
+	switch len(sources) {
+	case 0:
+		return ""
+	case 1:
+		return sources[0]
+	}
+	return SourceMixed
 }
 
 func sortWires(ws []*wire) {

@@ -208,6 +208,10 @@ type Expect struct {
 	Events       map[canonical.EventType]int `json:"events,omitempty"`
 	TextContains []string                    `json:"text_contains,omitempty"`
 	TextMatches  *regexp.Regexp              `json:"-"`
+	// Text is the response text (Content.Text()), exactly.
+	Text *string `json:"text,omitempty"`
+	// Usage is the response's token usage; only set fields are compared.
+	Usage *ExpectUsage `json:"usage,omitempty"`
 	// Refused, on a swap, requires the swap to be refused.
 	Refused bool `json:"refused,omitempty"`
 }
@@ -235,6 +239,18 @@ func (b ExpectBlock) String() string {
 	}
 	sb.WriteByte(')')
 	return sb.String()
+}
+
+// ExpectUsage is expected token usage: each set field must equal the
+// response's (canonical.TokenUsage's meaning: input tokens billed at the
+// full rate, cached ones apart, output including reasoning).
+type ExpectUsage struct {
+	InputTokens              *int  `json:"input_tokens,omitempty"`
+	OutputTokens             *int  `json:"output_tokens,omitempty"`
+	CachedInputTokens        *int  `json:"cached_input_tokens,omitempty"`
+	CacheCreationInputTokens *int  `json:"cache_creation_input_tokens,omitempty"`
+	ReasoningTokens          *int  `json:"reasoning_tokens,omitempty"`
+	Estimated                *bool `json:"estimated,omitempty"`
 }
 
 // ExpectError is an expected failure: its class and, when set, its code.

@@ -98,7 +98,11 @@ func printResult(w io.Writer, res *harness.Result, verbose bool) {
 		}
 	}
 	p, f, s := res.Counts()
-	fmt.Fprintf(w, "\n%d passed, %d failed, %d skipped\n", p, f, s)
+	fmt.Fprintln(w)
+	if line := res.SourceSummary(); line != "" {
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", p, f, s)
 }
 
 func mark(s harness.Status) string {

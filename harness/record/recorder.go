@@ -168,7 +168,7 @@ func (r *Recorder) Save() error {
 		Scenario: r.opts.Scenario, Provider: r.opts.Provider, Model: r.opts.Model,
 		Source: r.opts.Source, Endpoint: r.opts.Endpoint,
 		RecordedAt: now().UTC().Truncate(time.Second), MetisVersion: Version,
-	}.header()
+	}.Header()
 	defer r.fs.cleanup()
 	if err := r.vcr.Stop(); err != nil {
 		return fmt.Errorf("record: writing %s: %w", r.path, err)

@@ -27,6 +27,8 @@ type Player struct {
 	file    string
 	pace    time.Duration
 	headers []string
+	prov    Provenance
+	match   Match
 
 	mu           sync.Mutex
 	interactions []*cassette.Interaction
@@ -36,8 +38,10 @@ type Player struct {
 }
 
 // Load reads the cassette at path (with or without its ".yaml" suffix)
-// and returns a Player for it. A missing file is an error wrapping
-// ErrNoCassette that names the file.
+// and returns a Player for it, matching as its provenance header says
+// (Provenance.Match). A missing file is an error wrapping ErrNoCassette
+// that names the file; a malformed provenance header is an error naming
+// its line. A cassette without a header has a zero Provenance.
 func Load(path string, opts ...Option) (*Player, error) {
 	name := strings.TrimSuffix(path, ".yaml")
 	c, err := cassette.Load(name)
@@ -47,13 +51,17 @@ func Load(path string, opts ...Option) (*Player, error) {
 		}
 		return nil, fmt.Errorf("loading cassette %s: %w", name+".yaml", err)
 	}
-	return New(c, opts...)
+	prov, err := loadProvenance(name + ".yaml")
+	if err != nil {
+		return nil, err
+	}
+	return New(c, append([]Option{withProvenance(prov)}, opts...)...)
 }
 
 // New returns a Player for a cassette already in memory. Interactions
 // whose recorded URL does not parse are an error.
 func New(c *cassette.Cassette, opts ...Option) (*Player, error) {
-	p := &Player{file: c.File, headers: DefaultHeaders, queues: map[string][]int{}}
+	p := &Player{file: c.File, headers: DefaultHeaders, queues: map[string][]int{}, match: MatchExact}
 	for _, o := range opts {
 		o.apply(p)
 	}
@@ -65,7 +73,7 @@ func New(c *cassette.Cassette, opts ...Option) (*Player, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cassette %s: interaction %d: bad URL %q: %w", c.File, in.ID, in.Request.URL, err)
 		}
-		text := Canonical(in.Request.Method, u, in.Request.Headers, []byte(in.Request.Body), p.headers)
+		text := p.key(in.Request.Method, u, in.Request.Headers, []byte(in.Request.Body))
 		p.texts[i] = text
 		p.queues[text] = append(p.queues[text], i)
 	}
@@ -74,6 +82,13 @@ func New(c *cassette.Cassette, opts ...Option) (*Player, error) {
 
 // File is the cassette's file name.
 func (p *Player) File() string { return p.file }
+
+// Provenance is the cassette's provenance header (zero when it has none
+// or was not loaded from a file).
+func (p *Player) Provenance() Provenance { return p.prov }
+
+// Match is how the player matches requests.
+func (p *Player) Match() Match { return p.match }
 
 // RoundTrip serves the first unserved interaction matching req. It reads
 // and closes req's body. The response's body honours req's context: once
@@ -91,7 +106,7 @@ func (p *Player) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := req.Context().Err(); err != nil {
 		return nil, err
 	}
-	text := Canonical(req.Method, req.URL, req.Header, body, p.headers)
+	text := p.key(req.Method, req.URL, req.Header, body)
 	p.mu.Lock()
 	q := p.queues[text]
 	if len(q) == 0 {
@@ -176,6 +191,8 @@ type MismatchError struct {
 	// Diff is a (-want +got) line diff of the nearest interaction's
 	// canonical request against this one's.
 	Diff string
+	// Match is how the player was matching.
+	Match Match
 }
 
 // Error explains the mismatch and includes the diff.
@@ -190,12 +207,15 @@ func (e *MismatchError) Error() string {
 		return sb.String()
 	}
 	fmt.Fprintf(&sb, "; nearest is interaction %d (-want +got):\n%s", e.Nearest, e.Diff)
+	if e.Match == MatchEndpoint {
+		sb.WriteString("(the cassette is imported and matches on the endpoint only: method, path, alt and whether the request streams)\n")
+	}
 	return sb.String()
 }
 
 // mismatch builds the error for text; p.mu is held.
 func (p *Player) mismatch(req *http.Request, text string) error {
-	e := &MismatchError{Cassette: p.file, Method: req.Method, URL: redactURL(req.URL), Nearest: -1}
+	e := &MismatchError{Cassette: p.file, Method: req.Method, URL: redactURL(req.URL), Nearest: -1, Match: p.match}
 	for i, t := range p.texts {
 		if t == text && p.served[i] {
 			e.Exhausted++
