@@ -3,7 +3,7 @@
 GO ?= go
 FUZZTIME ?= 20s
 
-.PHONY: test race lint conform record bench fuzz emulate
+.PHONY: test race lint conform validate record-missing record bench fuzz emulate
 
 test:            ## unit tests and the conformance suite (the README's test command)
 	$(GO) test ./...
@@ -17,6 +17,12 @@ lint:            ## gofmt check and go vet
 
 conform:         ## the main job: replay every scenario against the committed cassettes
 	$(GO) run ./cmd/conform run
+
+validate:        ## lint every scenario exactly as conform run does; warn about missing cassettes and goldens
+	$(GO) run ./cmd/conform validate
+
+record-missing:  ## record missing cassettes against the emulator and write missing goldens (a new scenario green)
+	$(GO) run ./cmd/conform run --record=missing
 
 record:          ## refresh cassettes against the live APIs (needs API keys); ARGS=--dry-run etc.
 	$(GO) run ./cmd/record $(ARGS)

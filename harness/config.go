@@ -35,10 +35,13 @@ type Config struct {
 	// Models keeps only matrix entries whose model is listed, by
 	// canonical id or by provider ("anthropic"). Tags keeps scenarios with
 	// at least one of the tags. IDs keeps scenarios whose id matches one of
-	// the path.Match globs ("tools/*"). Empty filters keep everything.
+	// the path.Match globs ("tools/*"). Skip drops scenarios whose id
+	// matches one of its globs or that have one of its tags. Empty filters
+	// keep everything.
 	Models []string
 	Tags   []string
 	IDs    []string
+	Skip   []string
 	// Shard and Shards split the selected runs: with Shards > 1, Run does
 	// only the runs whose position in the sorted selection is Shard modulo
 	// Shards (Shard counts from 0).

@@ -118,7 +118,8 @@
 // "@<model-name>" suffix used when two runs of a matrix talk to the same
 // provider. Transports are created lazily, so a run that never reaches the
 // wire needs no cassette; a missing one fails the run with "no cassette
-// cassettes/anthropic/x.yaml: run `record` to create it" (or skips it with
+// cassettes/anthropic/x.yaml: `conform run --record=missing` records it
+// against the emulator, ..." (or skips it with
 // Config.SkipMissingCassettes). Config.Transport replaces replay — the
 // record tool plugs go-vcr's recorder in there and scripts the emulator in
 // Config.BeforeCall.
@@ -142,5 +143,16 @@
 // whose Factories build it (it takes the injected Config.HTTPClient), and
 // whose CassetteDir holds your cassettes; set NoGoldens unless you keep
 // goldens; call Run and WriteReports. The Result, JUnit XML, report.json
-// and summary.md are the certification record.
+// (format ReportFormatVersion, schema ReportSchemaJSON), summary.md and
+// report.html are the certification record.
+//
+// # Reports
+//
+// A Result says what ran and who ran it: the start and wall duration, the
+// metis build (version and VCS revision), the Selection (filters and
+// shard), the registry entries used, and per run its outcome, timing,
+// scenario file and line, and cassette provenance (Source). WriteReports
+// writes it as JUnit, JSON, Markdown and HTML; ReadReport reads report.json
+// back, and MergeReports joins the reports of a run's shards into the
+// Result of the unsharded run.
 package harness

@@ -19,7 +19,7 @@ func TestParseErrors(t *testing.T) {
 		file string
 		want string
 	}{
-		{"malformed.yaml", "testdata/load/malformed.yaml:3: invalid YAML: did not find expected ',' or ']'"},
+		{"malformed.yaml", "testdata/load/malformed.yaml:3:9: invalid YAML: did not find expected ',' or ']' (while parsing a flow sequence; noticed at 4:6)"},
 		{"unknown-key.yaml", `testdata/load/unknown-key.yaml:8:7: steps[1].call: unknown key "max_tokens" (want both, max_output_tokens, model, reply, stream, thinking, tool_choice)`},
 		{"wrong-type.yaml", "testdata/load/wrong-type.yaml:7:15: steps[1].call.stream: got string, want boolean"},
 		{"two-actions.yaml", "testdata/load/two-actions.yaml:5:5: steps[0]: a step has exactly one of the keys user, call, tool_result, swap, cancel, inject, history"},
@@ -146,7 +146,8 @@ func TestLoadDirMatchesEmbeddedSuite(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	// Small seeds keep the fuzzer's minimization fast.
 	bad, _ := filepath.Glob("testdata/load/*.yaml")
-	for _, p := range append(bad, "testdata/e2e/scenarios/basic/hello.yaml") {
+	syntax, _ := filepath.Glob("testdata/syntax/*.yaml")
+	for _, p := range append(append(bad, syntax...), "testdata/e2e/scenarios/basic/hello.yaml") {
 		data, err := os.ReadFile(p)
 		if err == nil {
 			f.Add(data)
@@ -164,6 +165,44 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &e) {
 				t.Fatalf("error is not a *harness.Error: %v", err)
 			}
+			if e.Pos.Line < 1 {
+				t.Fatalf("error without a line: %v", err)
+			}
 		}
 	})
+}
+
+// YAML syntax errors are reported at line:column of the mistake (the
+// comments in the table say where it is), with the parser's context.
+func TestSyntaxErrorPositions(t *testing.T) {
+	tests := []struct {
+		file string
+		want string
+	}{
+		// line 6 is indented one space more than the list it belongs to
+		{"bad-indent.yaml", "6:4: invalid YAML: did not find expected '-' indicator (while parsing a block collection at 5:3)"},
+		// line 8 is indented one space less than the call's other keys
+		{"nested-indent.yaml", "8:6: invalid YAML: did not find expected key (while parsing a block mapping at 6:5)"},
+		// the quote opened at 2:8 is never closed
+		{"unclosed-quote.yaml", "2:8: invalid YAML: found unexpected end of stream (while scanning a quoted scalar; noticed at 6:1)"},
+		// line 5 starts with a tab
+		{"tab.yaml", "5:1: invalid YAML: found character that cannot start any token (while scanning for the next token)"},
+		// the second colon of line 2, at column 9
+		{"colon-in-value.yaml", "2:9: invalid YAML: mapping values are not allowed in this context"},
+		// the brace opened at 6:11 is never closed
+		{"unclosed-flow.yaml", "6:11: invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping; noticed at 7:9)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			path := "testdata/syntax/" + tt.file
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			_, err = harness.Parse(path, data)
+			require.Error(t, err)
+			assert.Equal(t, path+":"+tt.want, err.Error())
+			var e *harness.Error
+			require.ErrorAs(t, err, &e)
+			assert.Positive(t, e.Pos.Col, "the column is known")
+		})
+	}
 }

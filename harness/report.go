@@ -1,12 +1,18 @@
 package harness
 
 import (
+	_ "embed"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/metis-llm/metis/internal/buildinfo"
 )
 
 // Report file names WriteReports writes.
@@ -14,12 +20,31 @@ const (
 	ReportJUnit   = "junit.xml"
 	ReportJSON    = "report.json"
 	ReportSummary = "summary.md"
+	ReportHTML    = "report.html"
 )
+
+// ReportFiles are the files WriteReports writes, in the order the CLI
+// lists them.
+var ReportFiles = []string{ReportJUnit, ReportJSON, ReportSummary, ReportHTML}
+
+// ReportFormatVersion is the format_version of the report.json this
+// package writes; ReportSchemaJSON is its JSON Schema. The version goes up
+// when a field changes meaning or goes away; new fields may appear
+// without it.
+const ReportFormatVersion = 1
+
+// ReportSchemaJSON is the JSON Schema (2020-12) of report.json, published
+// as harness/report.schema.json.
+//
+//go:embed report.schema.json
+var ReportSchemaJSON []byte
 
 // WriteReports writes r to dir (created if needed) as junit.xml (one
 // testsuite per scenario, one testcase per model), report.json (every
-// step, check and finding) and summary.md (a scenario × model matrix for
-// $GITHUB_STEP_SUMMARY). Each file is written atomically.
+// step, check and finding, and what identifies the run; see Report),
+// summary.md (a scenario × model matrix for $GITHUB_STEP_SUMMARY) and
+// report.html (the matrix with every failure's details, one
+// self-contained file). Each file is written atomically.
 func WriteReports(dir string, r *Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("writing reports: %w", err)
@@ -28,27 +53,103 @@ func WriteReports(dir string, r *Result) error {
 	if err != nil {
 		return err
 	}
-	js, err := reportJSON(r)
+	js, err := encodeIndented(NewReport(r))
 	if err != nil {
 		return err
 	}
-	for name, data := range map[string][]byte{ReportJUnit: junit, ReportJSON: js, ReportSummary: []byte(Markdown(r))} {
-		if err := writeAtomic(filepath.Join(dir, name), data); err != nil {
+	page, err := HTML(r)
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{ReportJUnit: junit, ReportJSON: js, ReportSummary: []byte(Markdown(r)), ReportHTML: page}
+	for _, name := range ReportFiles {
+		if err := writeAtomic(filepath.Join(dir, name), files[name]); err != nil {
 			return fmt.Errorf("writing reports: %w", err)
 		}
 	}
 	return nil
 }
 
-// reportJSON is report.json: the counts and every run.
-func reportJSON(r *Result) ([]byte, error) {
+// Report is the document report.json holds: the Result with its format
+// version and its counts by outcome and by cassette source.
+type Report struct {
+	FormatVersion int            `json:"format_version"`
+	Metis         buildinfo.Info `json:"metis"`
+	Started       time.Time      `json:"started"`
+	Duration      time.Duration  `json:"duration_ns"`
+	Selection     Selection      `json:"selection"`
+	Registry      RegistryInfo   `json:"registry"`
+	Counts        Counts         `json:"counts"`
+	// Sources counts runs by the provenance of their cassettes
+	// (Result.CountsBySource).
+	Sources []SourceCount    `json:"sources"`
+	Runs    []ScenarioResult `json:"runs"`
+}
+
+// Counts are a Report's runs by outcome.
+type Counts struct {
+	Total   int `json:"total"`
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
+}
+
+// NewReport returns r as report.json presents it.
+func NewReport(r *Result) *Report {
 	p, f, s := r.Counts()
-	return encodeIndented(struct {
-		Passed  int `json:"passed"`
-		Failed  int `json:"failed"`
-		Skipped int `json:"skipped"`
-		*Result
-	}{p, f, s, r})
+	rep := &Report{
+		FormatVersion: ReportFormatVersion,
+		Metis:         r.Metis, Started: r.Started, Duration: r.Duration,
+		Selection: r.Selection, Registry: r.Registry,
+		Counts:  Counts{Total: len(r.Runs), Passed: p, Failed: f, Skipped: s},
+		Sources: r.CountsBySource(),
+		Runs:    r.Runs,
+	}
+	if rep.Sources == nil {
+		rep.Sources = []SourceCount{}
+	}
+	if rep.Runs == nil {
+		rep.Runs = []ScenarioResult{}
+	}
+	if rep.Registry.Adapters == nil {
+		rep.Registry.Adapters = []AdapterInfo{}
+	}
+	if rep.Registry.Models == nil {
+		rep.Registry.Models = []ModelInfo{}
+	}
+	return rep
+}
+
+// Result returns the Result the report was written from.
+func (rep *Report) Result() *Result {
+	return &Result{Runs: rep.Runs, Started: rep.Started, Duration: rep.Duration, Metis: rep.Metis,
+		Selection: rep.Selection, Registry: rep.Registry}
+}
+
+// ReadReport reads a report.json, checking its format version.
+func ReadReport(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading report: %w", err)
+	}
+	var head struct {
+		FormatVersion *int `json:"format_version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("%s: not a report.json: %w", path, err)
+	}
+	if head.FormatVersion == nil || *head.FormatVersion != ReportFormatVersion {
+		got := "none"
+		if head.FormatVersion != nil {
+			got = strconv.Itoa(*head.FormatVersion)
+		}
+		return nil, fmt.Errorf("%s: report format_version %s, want %d (written by another metis version?)", path, got, ReportFormatVersion)
+	}
+	var rep Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &rep, nil
 }
 
 type junitSuites struct {
@@ -64,6 +165,8 @@ type junitSuites struct {
 
 type junitSuite struct {
 	Name     string      `xml:"name,attr"`
+	File     string      `xml:"file,attr,omitempty"`
+	Stamp    string      `xml:"timestamp,attr,omitempty"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
@@ -76,6 +179,7 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	File      string        `xml:"file,attr,omitempty"`
+	Line      int           `xml:"line,attr,omitempty"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitMessage `xml:"failure"`
 	Skipped   *junitMessage `xml:"skipped"`
@@ -88,19 +192,24 @@ type junitMessage struct {
 }
 
 // JUnit renders r as JUnit XML: one testsuite per scenario id, one
-// testcase per model, with failure and skipped elements.
+// testcase per model, with failure and skipped elements. Times are wall
+// clock in seconds; each testcase carries the scenario's file and line.
 func JUnit(r *Result) ([]byte, error) {
 	root := junitSuites{Name: "metis conformance", Time: seconds(r.Duration.Seconds())}
+	stamp := ""
+	if !r.Started.IsZero() {
+		stamp = r.Started.UTC().Format("2006-01-02T15:04:05")
+	}
 	index := map[string]int{}
 	for _, run := range r.Runs {
 		i, ok := index[run.ID]
 		if !ok {
 			i = len(root.Suites)
 			index[run.ID] = i
-			root.Suites = append(root.Suites, junitSuite{Name: run.ID})
+			root.Suites = append(root.Suites, junitSuite{Name: run.ID, File: run.File, Stamp: stamp})
 		}
 		s := &root.Suites[i]
-		c := junitCase{Name: run.Model, Classname: run.ID, File: run.File, Time: seconds(run.Duration.Seconds())}
+		c := junitCase{Name: run.Model, Classname: run.ID, File: run.File, Line: run.Line, Time: seconds(run.Duration.Seconds())}
 		switch run.Status {
 		case StatusFail:
 			c.Failure = &junitMessage{Message: firstLine(run.Reason), Type: "fail", Text: details(&run)}
@@ -131,7 +240,8 @@ func JUnit(r *Result) ([]byte, error) {
 	return append([]byte(xml.Header), append(out, '\n')...), nil
 }
 
-func seconds(s float64) string { return fmt.Sprintf("%.3f", s) }
+// seconds formats a time attribute, to the microsecond.
+func seconds(s float64) string { return strconv.FormatFloat(s, 'f', 6, 64) }
 
 // details is the text of a failure: the failing steps' checks and every
 // finding, diffs included.
@@ -160,36 +270,70 @@ func details(run *ScenarioResult) string {
 	return sb.String()
 }
 
+// matrix is a Result's runs as a scenario × model grid: the scenario ids
+// and the models in order of first appearance, and each run by cell.
+type matrix struct {
+	ids, models []string
+	cell        map[[2]string]*ScenarioResult
+}
+
+func newMatrix(r *Result) matrix {
+	m := matrix{cell: map[[2]string]*ScenarioResult{}}
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if !slices.Contains(m.models, run.Model) {
+			m.models = append(m.models, run.Model)
+		}
+		if !slices.Contains(m.ids, run.ID) {
+			m.ids = append(m.ids, run.ID)
+		}
+		m.cell[[2]string{run.ID, run.Model}] = run
+	}
+	return m
+}
+
+// identity is one line saying which metis ran what: version, revision
+// and selection.
+func identity(r *Result) string {
+	s := "metis " + r.Metis.Version
+	if rev := r.Metis.Revision; rev != "" {
+		s += " @ " + rev[:min(len(rev), 12)]
+		if r.Metis.Modified {
+			s += " (modified)"
+		}
+	}
+	if sel := r.Selection.String(); sel != "" {
+		s += " · selection: " + sel
+	} else {
+		s += " · the whole suite"
+	}
+	return s
+}
+
 // Markdown renders r as a scenario × model matrix of ✅ (pass), ❌ (fail)
 // and ⏭ (skip), then the reason of each failure, then the counts; it is
 // meant for $GITHUB_STEP_SUMMARY.
 func Markdown(r *Result) string {
-	var models, ids []string
-	cell := map[[2]string]Status{}
-	for _, run := range r.Runs {
-		if !slices.Contains(models, run.Model) {
-			models = append(models, run.Model)
-		}
-		if !slices.Contains(ids, run.ID) {
-			ids = append(ids, run.ID)
-		}
-		cell[[2]string{run.ID, run.Model}] = run.Status
-	}
+	m := newMatrix(r)
 	var sb strings.Builder
-	sb.WriteString("## metis conformance\n\n| scenario |")
-	for _, m := range models {
-		sb.WriteString(" " + m + " |")
+	sb.WriteString("## metis conformance\n\n" + escapeHTML(identity(r)) + "\n\n| scenario |")
+	for _, model := range m.models {
+		sb.WriteString(" " + model + " |")
 	}
 	sb.WriteString("\n|---|")
-	for range models {
+	for range m.models {
 		sb.WriteString(":-:|")
 	}
 	sb.WriteByte('\n')
-	for _, id := range ids {
+	for _, id := range m.ids {
 		sb.WriteString("| `" + id + "` |")
-		for _, m := range models {
-			st, ran := cell[[2]string{id, m}]
-			sb.WriteString(" " + mark(st, ran) + " |")
+		for _, model := range m.models {
+			run := m.cell[[2]string{id, model}]
+			if run == nil {
+				sb.WriteString(" " + mark("", false) + " |")
+			} else {
+				sb.WriteString(" " + mark(run.Status, true) + " |")
+			}
 		}
 		sb.WriteByte('\n')
 	}

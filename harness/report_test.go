@@ -58,7 +58,7 @@ func TestJUnitIsValid(t *testing.T) {
 	require.Len(t, doc.Suites, 2)
 	assert.Equal(t, "basic/plain-text", doc.Suites[0].Name)
 	assert.Equal(t, 2, doc.Suites[0].Tests)
-	assert.Equal(t, "0.750", doc.Suites[0].Time)
+	assert.Equal(t, "0.750000", doc.Suites[0].Time)
 	c := doc.Suites[0].Cases[1]
 	assert.Equal(t, "openai:gpt-5", c.Name)
 	assert.Equal(t, "basic/plain-text", c.Classname)
@@ -94,8 +94,8 @@ func TestWriteReports(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	require.NoError(t, err)
 	var rep struct {
-		Passed, Failed, Skipped int
-		Runs                    []struct {
+		Counts struct{ Total, Passed, Failed, Skipped int }
+		Runs   []struct {
 			Status string
 			Steps  []struct {
 				Checks []struct{ Name string }
@@ -104,12 +104,13 @@ func TestWriteReports(t *testing.T) {
 		}
 	}
 	require.NoError(t, json.Unmarshal(data, &rep))
-	assert.Equal(t, 1, rep.Passed)
-	assert.Equal(t, 1, rep.Failed)
-	assert.Equal(t, 1, rep.Skipped)
+	assert.Equal(t, 3, rep.Counts.Total)
+	assert.Equal(t, 1, rep.Counts.Passed)
+	assert.Equal(t, 1, rep.Counts.Failed)
+	assert.Equal(t, 1, rep.Counts.Skipped)
 	assert.Equal(t, "stop_reason", rep.Runs[1].Steps[0].Checks[0].Name)
 	assert.Equal(t, "-a\n+b\n", rep.Runs[1].Findings[0].Diff)
-	for _, name := range []string{"junit.xml", "summary.md"} {
+	for _, name := range []string{"junit.xml", "summary.md", "report.html"} {
 		_, err := os.Stat(filepath.Join(dir, name))
 		assert.NoError(t, err)
 	}

@@ -1,10 +1,14 @@
 package harness
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/internal/buildinfo"
 )
 
 // Status is the outcome of a run or a step.
@@ -18,10 +22,91 @@ const (
 )
 
 // Result is the outcome of Run: one ScenarioResult per scenario × model,
-// sorted by scenario id and then matrix order.
+// sorted by scenario id and then matrix order, and what identifies the
+// run: when it started and how long it took in wall time, which metis
+// ran it, the filters that chose the runs, and the registry entries
+// they used.
 type Result struct {
-	Runs     []ScenarioResult `json:"runs"`
-	Duration time.Duration    `json:"duration_ns"`
+	Runs      []ScenarioResult `json:"runs"`
+	Started   time.Time        `json:"started"`
+	Duration  time.Duration    `json:"duration_ns"`
+	Metis     buildinfo.Info   `json:"metis"`
+	Selection Selection        `json:"selection"`
+	Registry  RegistryInfo     `json:"registry"`
+}
+
+// RegistryInfo identifies the registry entries a Result's runs used: the
+// adapters and the models (matrix models and those swapped or called
+// to), each as the registry resolved it.
+type RegistryInfo struct {
+	Adapters []AdapterInfo `json:"adapters"`
+	Models   []ModelInfo   `json:"models"`
+}
+
+// AdapterInfo is a registry adapter entry: its name and type.
+type AdapterInfo struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// ModelInfo is a registry model entry: its canonical id, the adapter
+// serving it and the model string sent on the wire.
+type ModelInfo struct {
+	ID       string `json:"id"`
+	Adapter  string `json:"adapter"`
+	WireName string `json:"wire_name"`
+}
+
+// newResult starts the Result of Run: its runs are filled in afterwards.
+func newResult(cfg *Config, reg *adapters.Registry, pairs []Pair, start time.Time) *Result {
+	return &Result{
+		Runs:      make([]ScenarioResult, len(pairs)),
+		Started:   start.UTC(),
+		Metis:     buildinfo.Read(),
+		Selection: cfg.selection(),
+		Registry:  describeRegistry(reg, pairs),
+	}
+}
+
+// describeRegistry lists the adapters and models pairs use, sorted.
+func describeRegistry(reg *adapters.Registry, pairs []Pair) RegistryInfo {
+	info := RegistryInfo{Adapters: []AdapterInfo{}, Models: []ModelInfo{}}
+	if reg == nil {
+		return info
+	}
+	seen := map[string]bool{}
+	adapterSeen := map[string]bool{}
+	add := func(id string) {
+		m, err := reg.Resolve(id)
+		if id == "" || err != nil || seen[m.ID] {
+			return
+		}
+		seen[m.ID] = true
+		info.Models = append(info.Models, ModelInfo{ID: m.ID, Adapter: m.Adapter, WireName: m.WireName})
+		if adapterSeen[m.Adapter] {
+			return
+		}
+		adapterSeen[m.Adapter] = true
+		a := AdapterInfo{Name: m.Adapter}
+		if c, err := reg.Config(m.Adapter, func(string) string { return FakeKey }); err == nil {
+			a.Type = c.Type
+		}
+		info.Adapters = append(info.Adapters, a)
+	}
+	for _, p := range pairs {
+		add(p.Model)
+		for _, st := range p.Scenario.Steps {
+			switch st.Kind {
+			case StepSwap:
+				add(st.Swap.Model)
+			case StepCall:
+				add(st.Call.Model)
+			}
+		}
+	}
+	slices.SortFunc(info.Models, func(a, b ModelInfo) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(info.Adapters, func(a, b AdapterInfo) int { return strings.Compare(a.Name, b.Name) })
+	return info
 }
 
 // Counts returns how many runs passed, failed and were skipped.
@@ -146,9 +231,11 @@ func firstLine(s string) string {
 
 // ScenarioResult is the outcome of one scenario run on one matrix model.
 type ScenarioResult struct {
-	ID    string   `json:"id"`
-	Title string   `json:"title"`
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// File and Line locate the scenario (the line of its id).
 	File  string   `json:"file"`
+	Line  int      `json:"line,omitempty"`
 	Model string   `json:"model"`
 	Tags  []string `json:"tags,omitempty"`
 	// Source is the provenance source of the cassettes the run replayed:
@@ -165,6 +252,11 @@ type ScenarioResult struct {
 	// Sleeps are the backoff waits the adapters asked the clock for, in
 	// order; the fake clock returns at once.
 	Sleeps []time.Duration `json:"sleeps_ns,omitempty"`
+	// WireRequests and Events are the run's wire requests and event trace,
+	// normalized as in the goldens; kept for failed runs only, so that a
+	// report shows what went over the wire.
+	WireRequests json.RawMessage `json:"wire_requests,omitempty"`
+	Events       json.RawMessage `json:"events,omitempty"`
 }
 
 // Name is "id [model]".

@@ -37,7 +37,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, errs
 	}
 	pairs := Select(scs, cfg)
-	res := &Result{Runs: make([]ScenarioResult, len(pairs))}
+	res := newResult(&cfg, reg, pairs, start)
 	par := max(cfg.Parallel, 1)
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
@@ -61,14 +61,14 @@ type Pair struct {
 	Model    string
 }
 
-// Select returns the runs cfg's Tags, IDs, Models, Shard and Shards keep,
+// Select returns the runs cfg's Tags, IDs, Skip, Models, Shard and Shards keep,
 // sorted by scenario id and then matrix order.
 func Select(scs []*Scenario, cfg Config) []Pair {
 	sorted := slices.Clone(scs)
 	slices.SortStableFunc(sorted, func(a, b *Scenario) int { return strings.Compare(a.ID, b.ID) })
 	var out []Pair
 	for _, sc := range sorted {
-		if !matchTags(sc, cfg.Tags) || !matchIDs(sc, cfg.IDs) {
+		if !matchTags(sc, cfg.Tags) || !matchIDs(sc, cfg.IDs) || skipped(sc, cfg.Skip) {
 			continue
 		}
 		for _, m := range sc.Models {
@@ -141,9 +141,9 @@ func (c *Config) registry() (*adapters.Registry, error) {
 // transports, with deterministic ids and a fake clock. A model lacking a
 // capability the scenario requires is skipped. It never panics on what
 // the transports or adapters return; problems are in the result.
-func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) ScenarioResult {
+func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) (res ScenarioResult) {
 	start := time.Now()
-	res := ScenarioResult{ID: sc.ID, Title: sc.Title, File: sc.File, Model: model, Tags: sc.Tags, Status: StatusPass}
+	res = ScenarioResult{ID: sc.ID, Title: sc.Title, File: sc.File, Line: sc.Position("/id").Line, Model: model, Tags: sc.Tags, Status: StatusPass}
 	defer func() { res.Duration = time.Since(start) }()
 	fail := func(format string, args ...any) ScenarioResult {
 		res.Status, res.Reason = StatusFail, fmt.Sprintf(format, args...)
@@ -194,6 +194,7 @@ func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) Sc
 		}
 	}
 	res.Sleeps = r.clock.Sleeps()
+	r.evidence(&res)
 	return res
 }
 

@@ -77,7 +77,7 @@ func TestRunMissingCassette(t *testing.T) {
 	require.NoError(t, err)
 	run := res.Runs[0]
 	assert.Equal(t, harness.StatusFail, run.Status)
-	want := "no cassette " + filepath.Join(cfg.CassetteDir, "anthropic", "basic", "hello.yaml") + ": run `record` to create it"
+	want := "no cassette " + filepath.Join(cfg.CassetteDir, "anthropic", "basic", "hello.yaml") + ": `conform run --record=missing` records it against the emulator, `record` against the live API"
 	assert.Equal(t, want, run.Reason)
 
 	cfg.SkipMissingCassettes = true

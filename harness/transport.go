@@ -117,7 +117,7 @@ func (c *Config) replayTransport(provider string, sc *Scenario, model string) (h
 	}
 	p, err := replay.Load(path, opts...)
 	if errors.Is(err, replay.ErrNoCassette) {
-		return nil, fmt.Errorf("%w: run `record` to create it", err)
+		return nil, fmt.Errorf("%w: `conform run --record=missing` records it against the emulator, `record` against the live API", err)
 	}
 	return p, err
 }

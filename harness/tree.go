@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	yaml4 "go.yaml.in/yaml/v4"
 )
 
 // maxNodes bounds the values a document may expand to, aliases included,
@@ -34,7 +36,7 @@ func newTree(file string, data []byte) (*tree, error) {
 	t := &tree{file: file, pos: map[string]Pos{}, keys: map[string]Pos{}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, t.syntaxError(err)
+		return nil, t.syntaxError(data, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "empty scenario file"}
@@ -52,21 +54,52 @@ func newTree(file string, data []byte) (*tree, error) {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// syntaxError locates a YAML parse error. The YAML parser reports only a
-// line, so the column is unknown.
-func (t *tree) syntaxError(err error) error {
+// syntaxError locates a YAML syntax error at line:column. yaml/v3 reports
+// only a line, and often the line of an enclosing construct, so the
+// document is parsed again with yaml/v4, whose errors carry the position
+// of the problem and of its context.
+func (t *tree) syntaxError(data []byte, err error) error {
+	var le *yaml4.LoadError
+	if err4 := yaml4.Unmarshal(data, &yaml4.Node{}); errors.As(err4, &le) && le.Mark.Line > 0 {
+		return &Error{Pos: t.mark(syntaxPosition(le)), Msg: "invalid YAML: " + syntaxMessage(le)}
+	}
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		if strings.HasPrefix(m[2], "did not find expected") {
-			// The parser reports these at its context mark, counting
-			// lines from 0; its scanner errors count from 1.
-			line++
-		}
 		return &Error{Pos: Pos{File: t.file, Line: line}, Msg: "invalid YAML: " + m[2]}
 	}
 	return &Error{Pos: Pos{File: t.file, Line: 1}, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
 }
+
+// syntaxPosition is where a YAML error is to be fixed: where the parser
+// stopped, except for a token the scanner could not finish (an unclosed
+// quote, a key without its colon) and an unclosed flow collection, which
+// are reported where they start.
+func syntaxPosition(le *yaml4.LoadError) yaml4.Mark {
+	if le.ContextMark.Line > 0 && (le.Stage == yaml4.ScannerStage || strings.Contains(le.ContextMsg, "flow")) {
+		return le.ContextMark
+	}
+	return le.Mark
+}
+
+// syntaxMessage is the error's message with its context and the other
+// position: "did not find expected '-' indicator (while parsing a block
+// collection at 5:3)".
+func syntaxMessage(le *yaml4.LoadError) string {
+	if le.ContextMsg == "" || le.ContextMark.Line == 0 {
+		return le.Message
+	}
+	at, other := syntaxPosition(le), le.ContextMark
+	if at == le.ContextMark {
+		if le.Mark.Line == 0 || le.Mark == at {
+			return fmt.Sprintf("%s (%s)", le.Message, le.ContextMsg)
+		}
+		return fmt.Sprintf("%s (%s; noticed at %d:%d)", le.Message, le.ContextMsg, le.Mark.Line, le.Mark.Column)
+	}
+	return fmt.Sprintf("%s (%s at %d:%d)", le.Message, le.ContextMsg, other.Line, other.Column)
+}
+
+func (t *tree) mark(m yaml4.Mark) Pos { return Pos{File: t.file, Line: m.Line, Col: m.Column} }
 
 func (t *tree) at(n *yaml.Node) Pos { return Pos{File: t.file, Line: n.Line, Col: n.Column} }
 

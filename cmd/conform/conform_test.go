@@ -30,7 +30,9 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"run", "--no-such-flag"},
 		{"run", "--shard", "0/2"},
 		{"run", "--shard", "3/2"},
-		{"validate"},
+		{"validate", "--scenarios", "no-such-dir"},
+		{"report"},
+		{"report", "merge"},
 	} {
 		code, _, _ := conform(t, args...)
 		assert.Equal(t, exitUsage, code, "conform %v", args)

@@ -3,47 +3,45 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/spf13/pflag"
-
 	"github.com/metis-llm/metis/emulator"
+	"github.com/metis-llm/metis/internal/cli"
 )
 
 // cmdEmulate is `conform emulate`: it serves the provider emulator on a
 // loopback address until interrupted, answering from a JSON file of
 // scripted replies (an array of emulator.Reply).
 func cmdEmulate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("conform emulate", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:0", "loopback address to listen on")
-	script := fs.String("replies", "", "JSON file with an array of scripted replies, served in order")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	c := cli.New("conform emulate", "", "Serve the provider emulator (Anthropic Messages, OpenAI Responses and Chat Completions,\n"+
+		"Gemini) on a loopback address until interrupted.")
+	addr := c.String("addr", "127.0.0.1:0", "loopback `ADDR` to listen on")
+	script := c.String("replies", "", "JSON `FILE` with an array of scripted replies, served in order")
+	if code, ok := c.Parse(args, stdout, stderr); !ok {
+		return code
+	}
+	if c.NArg() > 0 {
+		return c.Fail(stderr, fmt.Sprintf("unexpected arguments %q", c.Args()))
 	}
 	opts := []emulator.Option{emulator.WithAddr(*addr)}
 	if *script != "" {
 		data, err := os.ReadFile(*script)
 		if err != nil {
-			fmt.Fprintln(stderr, "conform:", err)
+			fmt.Fprintln(stderr, "conform emulate:", err)
 			return exitUsage
 		}
 		var replies []emulator.Reply
 		if err := json.Unmarshal(data, &replies); err != nil {
-			fmt.Fprintf(stderr, "conform: %s: %v\n", *script, err)
+			fmt.Fprintf(stderr, "conform emulate: %s: %v\n", *script, err)
 			return exitUsage
 		}
 		opts = append(opts, emulator.WithReplies(replies...))
 	}
 	srv := emulator.NewUnstartedServer(opts...)
 	if err := srv.Start(); err != nil {
-		fmt.Fprintln(stderr, "conform:", err)
+		fmt.Fprintln(stderr, "conform emulate:", err)
 		return exitUsage
 	}
 	defer srv.Close()

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/faults"
@@ -19,16 +21,18 @@ type selection struct {
 	goldens   string
 	models    []string
 	tags      []string
+	skip      []string
 	shard     string
 }
 
 func (s *selection) register(fs *pflag.FlagSet) {
-	fs.StringVar(&s.scenarios, "scenarios", "scenarios", "directory of scenario YAML files")
-	fs.StringVar(&s.cassettes, "cassettes", "cassettes", "directory of recorded cassettes")
-	fs.StringVar(&s.goldens, "goldens", "goldens", "directory of golden files")
-	fs.StringSliceVar(&s.models, "model", nil, "keep only these matrix models (canonical id or provider); repeatable")
-	fs.StringSliceVar(&s.tags, "tag", nil, "keep only scenarios with one of these tags; repeatable")
-	fs.StringVar(&s.shard, "shard", "", "run only shard i of n, as i/n (i counts from 1)")
+	fs.StringVar(&s.scenarios, "scenarios", "scenarios", "`DIR` of scenario YAML files")
+	fs.StringVar(&s.cassettes, "cassettes", "cassettes", "`DIR` of recorded cassettes")
+	fs.StringVar(&s.goldens, "goldens", "goldens", "`DIR` of golden files")
+	fs.StringSliceVar(&s.models, "model", nil, "keep only this matrix `MODEL` (canonical id or provider); repeatable")
+	fs.StringSliceVar(&s.tags, "tag", nil, "keep only scenarios with this `TAG`; repeatable")
+	fs.StringSliceVar(&s.skip, "skip", nil, "drop scenarios whose id matches this glob or that have this tag (`GLOB|TAG`); repeatable")
+	fs.StringVar(&s.shard, "shard", "", "run only shard `I/N` of the selection (I counts from 1)")
 }
 
 // config turns the flags and the id globs into a harness.Config.
@@ -39,6 +43,7 @@ func (s *selection) config(globs []string) (harness.Config, error) {
 		GoldenDir:   s.goldens,
 		Models:      s.models,
 		Tags:        s.tags,
+		Skip:        s.skip,
 		IDs:         globs,
 		Factories:   providers.Factories(),
 		Faults:      faults.FromSpec,
@@ -51,6 +56,28 @@ func (s *selection) config(globs []string) (harness.Config, error) {
 		cfg.Shard, cfg.Shards = i-1, n
 	}
 	return cfg, nil
+}
+
+// load loads and lints the scenarios and checks that the filters select
+// something. On failure it prints the problems to stderr (each naming
+// file:line:column, or the filter that matches nothing) and returns false;
+// the exit status is then exitUsage.
+func (s *selection) load(name string, cfg harness.Config, stderr io.Writer) ([]*harness.Scenario, bool) {
+	reg, err := adapters.DefaultRegistry()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return nil, false
+	}
+	scs, err := harness.LoadAndLint(cfg.ScenarioDir, reg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, false
+	}
+	if err := harness.NoMatch(scs, cfg); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return nil, false
+	}
+	return scs, true
 }
 
 // parseShard reads "i/n" with 1 <= i <= n.

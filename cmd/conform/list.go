@@ -1,36 +1,29 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/internal/cli"
 )
 
 // cmdList is `conform list`: one line per selected scenario × model.
 func cmdList(args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("conform list", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	c := cli.New("conform list", "[ID-GLOB...]", "List the scenario × model runs the filters select, as `conform run` would run them:\n"+
+		"one line per run, with the scenario id, the model and the tags, tab-separated.")
 	var sel selection
-	sel.register(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	sel.register(c.FlagSet)
+	if code, ok := c.Parse(args, stdout, stderr); !ok {
+		return code
 	}
-	cfg, err := sel.config(fs.Args())
+	cfg, err := sel.config(c.Args())
 	if err != nil {
-		fmt.Fprintln(stderr, "conform:", err)
-		return exitUsage
+		return c.Fail(stderr, err.Error())
 	}
-	scs, err := harness.LoadDir(cfg.ScenarioDir)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
+	scs, ok := sel.load(c.Name, cfg, stderr)
+	if !ok {
 		return exitUsage
 	}
 	for _, p := range harness.Select(scs, cfg) {

@@ -4,11 +4,14 @@
 //
 //	conform run [flags] [ID-GLOB...]   run the suite (what CI runs)
 //	conform list [flags] [ID-GLOB...]  list scenario × model runs
-//	conform validate FILE...           lint scenario files
-//	conform emulate [--addr ADDR]      serve the provider emulator by hand
+//	conform validate [flags] [FILE...] lint scenario files as run does
+//	conform emulate [flags]            serve the provider emulator by hand
+//	conform report merge [flags] DIR...  merge the reports of sharded runs
+//	conform version                    print the version and VCS revision
 //
-// Exit status: 0 when everything passed, 1 when a run failed, 2 on a
-// usage or configuration error.
+// Every command takes -h/--help. Exit status: 0 when everything passed, 1
+// when a run failed, 2 on a usage or configuration error (a bad flag, a
+// scenario that does not load, a filter that selects nothing).
 package main
 
 import (
@@ -33,40 +36,57 @@ func main() {
 	os.Exit(code)
 }
 
+// commands are conform's subcommands, in the order usage lists them.
+var commands = []struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}{
+	{"run", "replay every scenario × model against the cassettes and check it", cmdRun},
+	{"list", "list the scenario × model runs a filter selects", func(_ context.Context, args []string, stdout, stderr io.Writer) int {
+		return cmdList(args, stdout, stderr)
+	}},
+	{"validate", "lint scenario files exactly as run does; warn about missing cassettes and goldens", cmdValidate},
+	{"emulate", "serve the provider emulator on loopback", cmdEmulate},
+	{"report", "work with written reports (report merge DIR...)", cmdReport},
+	{"version", "print the metis version, VCS revision and Go version", cmdVersion},
+}
+
 // run is main without the process: it dispatches the subcommand and
 // returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
+		fmt.Fprint(stderr, "conform: no command given\n\n")
 		usage(stderr)
 		return exitUsage
 	}
-	switch args[0] {
-	case "run":
-		return cmdRun(ctx, args[1:], stdout, stderr)
-	case "list":
-		return cmdList(args[1:], stdout, stderr)
-	case "validate":
-		return cmdValidate(args[1:], stdout, stderr)
-	case "emulate":
-		return cmdEmulate(ctx, args[1:], stdout, stderr)
+	name, rest := args[0], args[1:]
+	switch name {
 	case "help", "-h", "--help":
-		usage(stdout)
-		return exitOK
+		if len(rest) == 0 {
+			usage(stdout)
+			return exitOK
+		}
+		name, rest = rest[0], []string{"--help"}
+	case "--version":
+		name = "version"
 	}
-	fmt.Fprintf(stderr, "conform: unknown command %q\n", args[0])
+	for _, c := range commands {
+		if c.name == name {
+			return c.run(ctx, rest, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "conform: unknown command %q\n\n", name)
 	usage(stderr)
 	return exitUsage
 }
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, `usage: conform <command> [flags]
-
-commands:
-  run       replay every scenario × model against the cassettes and check it
-  list      list the scenario × model runs a filter selects
-  validate  lint scenario files against scenarios/schema.json and the registry
-  emulate   serve the provider emulator on loopback
-
-Run "conform <command> --help" for the command's flags.
+	fmt.Fprint(w, "usage: conform <command> [flags] [args]\n\nRun and inspect metis's conformance suite.\n\ncommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+"conform <command> --help" shows a command's flags; "conform --version" is "conform version".
+Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error.
 `)
 }

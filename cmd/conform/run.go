@@ -2,67 +2,117 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-
-	"github.com/spf13/pflag"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/internal/cli"
 )
 
 // cmdRun is `conform run`: it prints one quiet line per run, then every
 // failure with its findings and diffs, then "N passed, N failed, N
-// skipped", and writes the reports.
+// skipped", writes the reports and says where they went.
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("conform run", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	c := cli.New("conform run", "[ID-GLOB...]", "Replay every scenario × model the filters select against the cassettes, check the\n"+
+		"stream invariants, the expectations and the goldens, and write the reports.")
+	c.Notes = `An ID-GLOB keeps scenarios whose id matches it ('tools/*') or starts with it (tools/).
+Reports go to --report-dir (default reports/). A filtered run (ID-GLOB, --model, --tag,
+--skip or --shard) without --report-dir writes to reports/filtered/ instead, so the
+full suite's reports are never overwritten by part of the suite.
+Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
+(including a filter that selects nothing).`
 	var (
 		sel       selection
 		parallel  int
 		update    bool
 		reportDir string
 		verbose   bool
+		mode      string
 	)
-	sel.register(fs)
-	fs.IntVarP(&parallel, "parallel", "p", 1, "how many scenario runs go at once")
-	fs.BoolVar(&update, "update", false, "rewrite the golden files that differ")
-	fs.StringVar(&reportDir, "report-dir", "reports", "where to write junit.xml, report.json and summary.md (empty: none)")
-	fs.BoolVarP(&verbose, "verbose", "v", false, "print every step's checks, not only failures")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conform run [flags] [ID-GLOB...]")
-		fs.PrintDefaults()
+	sel.register(c.FlagSet)
+	c.IntVarP(&parallel, "parallel", "p", 1, "run `N` scenarios at once")
+	c.BoolVar(&update, "update", false, "rewrite the golden files that differ")
+	c.StringVar(&reportDir, "report-dir", "reports", "`DIR` to write junit.xml, report.json, summary.md and report.html to (empty: none)")
+	c.BoolVarP(&verbose, "verbose", "v", false, "print every step's checks, not only failures")
+	c.StringVar(&mode, "record", recordNone, "`MODE` none: replay only; missing: first record absent cassettes against the built-in\n"+
+		"emulator and write absent goldens (a new scenario green in one command)")
+	if code, ok := c.Parse(args, stdout, stderr); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	cfg, err := sel.config(fs.Args())
+	cfg, err := sel.config(c.Args())
 	if err != nil {
-		fmt.Fprintln(stderr, "conform:", err)
-		return exitUsage
+		return c.Fail(stderr, err.Error())
+	}
+	if !slices.Contains(recordModes, mode) {
+		return c.Fail(stderr, fmt.Sprintf("--record %q: want one of %s", mode, strings.Join(recordModes, ", ")))
 	}
 	cfg.Parallel = parallel
 	cfg.UpdateGoldens = update
+	scs, ok := sel.load(c.Name, cfg, stderr)
+	if !ok {
+		return exitUsage
+	}
+	cfg.Scenarios = scs
+	var goldens *newGoldens
+	if mode == recordMissing {
+		if !recordMissingCassettes(ctx, cfg, stdout) {
+			fmt.Fprintln(stdout, "recording failed for the runs above; they fail below too")
+		}
+		goldens = &newGoldens{update: update}
+		cfg.Golden = goldens.compare
+	}
 
 	res, err := harness.Run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	printResult(stdout, res, verbose)
-	if reportDir != "" {
-		if err := harness.WriteReports(reportDir, res); err != nil {
-			fmt.Fprintln(stderr, "conform: writing reports:", err)
+	if goldens != nil {
+		if err := goldens.write(cfg, res, stdout); err != nil {
+			fmt.Fprintln(stderr, "conform run: writing goldens:", err)
 			return exitUsage
 		}
+	}
+	printResult(stdout, res, verbose)
+	if len(res.Runs) == 0 && res.Selection.Shard != nil {
+		fmt.Fprintf(stdout, "shard %s holds no run: the selection has fewer runs than shards\n", res.Selection.Shard)
+	}
+	if !writeReports(stdout, stderr, res, reportDir, c.Changed("report-dir")) {
+		return exitUsage
 	}
 	if res.Failed() {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// writeReports writes res's reports and prints where they went. A filtered
+// run writes under <dir>/filtered unless the directory was chosen
+// explicitly, and says so.
+func writeReports(stdout, stderr io.Writer, res *harness.Result, dir string, explicit bool) bool {
+	if dir == "" {
+		fmt.Fprintln(stdout, "reports: none written (--report-dir is empty)")
+		return true
+	}
+	if res.Selection.Filtered() && !explicit {
+		full := dir
+		dir = filepath.Join(dir, "filtered")
+		fmt.Fprintf(stdout, "filtered run (%s): reports go to %s, not %s, which keeps the full suite's; --report-dir chooses\n",
+			res.Selection, dir+string(filepath.Separator), full+string(filepath.Separator))
+	}
+	if err := harness.WriteReports(dir, res); err != nil {
+		fmt.Fprintln(stderr, "conform: writing reports:", err)
+		return false
+	}
+	paths := make([]string, len(harness.ReportFiles))
+	for i, name := range harness.ReportFiles {
+		paths[i] = filepath.Join(dir, name)
+	}
+	fmt.Fprintf(stdout, "reports: %s\n", strings.Join(paths, " "))
+	return true
 }
 
 // printResult writes the quiet per-run lines, the failure details and the

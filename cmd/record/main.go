@@ -9,11 +9,13 @@
 //	       [--cassettes DIR] [--scenarios DIR] [--goldens DIR]
 //
 // Against the live APIs the keys come from the registry's api_key_env
-// variables (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY). With
-// --emulator an in-process emulator answers every call from the
-// scenario's reply scripts, with a fake key. Existing cassettes are kept
-// unless --force, or --only-failing picks runs that fail replay now.
-// The work is done by package harness/record.
+// variables (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY); before
+// any work, record checks that every variable the selected runs need is
+// set, and lists all the missing ones at once (exit 2). With --emulator
+// an in-process emulator answers every call from the scenario's reply
+// scripts, with a fake key. Existing cassettes are kept unless --force,
+// or --only-failing picks runs that fail replay now. The work is done by
+// package harness/record.
 package main
 
 import (
@@ -25,9 +27,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/spf13/pflag"
-
 	"github.com/metis-llm/metis/harness/record"
+	"github.com/metis-llm/metis/internal/cli"
 )
 
 func main() {
@@ -39,36 +40,45 @@ func main() {
 
 // run is the command with its arguments and outputs, returning the exit
 // status: 0 done, 1 a run failed or the session could not start, 2 bad
-// usage, 130 interrupted.
+// usage or missing API keys, 130 interrupted.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("record", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	return runEnv(ctx, args, os.Getenv, stdout, stderr)
+}
+
+// runEnv is run with the environment as a function.
+func runEnv(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	c := cli.New("record", "", "Record scenario runs into cassettes, then replay them against the goldens.")
+	c.Notes = `Against the live APIs the keys come from the registry's api_key_env variables
+(ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY); record lists every one the selected
+runs need and the environment lacks before doing any work, and exits 2.
+Exit status: 0 done, 1 a run failed, 2 a usage error or missing keys, 130 interrupted.`
 	var cfg record.Config
-	fs.StringSliceVar(&cfg.IDs, "scenario", nil, "record only scenarios whose id matches `GLOB` (repeatable; tools/* or a prefix such as tools/)")
-	fs.StringSliceVar(&cfg.Models, "model", nil, "record only matrix models with this id or provider (repeatable)")
-	fs.StringVar(&cfg.BaseURL, "base-url", "", "send every request to this server (scheme, host, path prefix) instead of the providers'")
-	fs.BoolVar(&cfg.Emulator, "emulator", false, "answer from an in-process emulator scripted by the scenarios' replies, with a fake key")
-	fs.BoolVar(&cfg.Force, "force", false, "overwrite existing cassettes")
-	fs.BoolVar(&cfg.OnlyFailing, "only-failing", false, "record only runs that fail replay now, overwriting their cassettes")
-	fs.BoolVar(&cfg.DryRun, "dry-run", false, "list what would be recorded, record nothing")
-	fs.StringVar(&cfg.CassetteDir, "cassettes", "cassettes", "cassette `DIR`")
-	fs.StringVar(&cfg.ScenarioDir, "scenarios", "scenarios", "scenario `DIR`")
-	fs.StringVar(&cfg.GoldenDir, "goldens", "goldens", "golden `DIR` the new cassettes are compared with")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: record [flags]\n\nRecord scenario runs into cassettes, then replay them against the goldens.\n\nflags:\n%s", fs.FlagUsages())
+	c.StringSliceVar(&cfg.IDs, "scenario", nil, "record only scenarios whose id matches `GLOB` (repeatable; tools/* or a prefix such as tools/)")
+	c.StringSliceVar(&cfg.Models, "model", nil, "record only this matrix `MODEL` (canonical id or provider); repeatable")
+	c.StringVar(&cfg.BaseURL, "base-url", "", "send every request to this server (scheme, host, path prefix) instead of the providers'")
+	c.BoolVar(&cfg.Emulator, "emulator", false, "answer from an in-process emulator scripted by the scenarios' replies, with a fake key")
+	c.BoolVar(&cfg.Force, "force", false, "overwrite existing cassettes")
+	c.BoolVar(&cfg.OnlyFailing, "only-failing", false, "record only runs that fail replay now, overwriting their cassettes")
+	c.BoolVar(&cfg.DryRun, "dry-run", false, "list what would be recorded, record nothing")
+	c.StringVar(&cfg.CassetteDir, "cassettes", "cassettes", "cassette `DIR`")
+	c.StringVar(&cfg.ScenarioDir, "scenarios", "scenarios", "scenario `DIR`")
+	c.StringVar(&cfg.GoldenDir, "goldens", "goldens", "golden `DIR` the new cassettes are compared with")
+	if code, ok := c.Parse(args, stdout, stderr); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "record: %v\n", err)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "record: unexpected arguments %q (scenarios are chosen with --scenario)\n", fs.Args())
-		return 2
+	if c.NArg() > 0 {
+		return c.Fail(stderr, fmt.Sprintf("unexpected arguments %q (scenarios are chosen with --scenario)", c.Args()))
 	}
 	cfg.Out = stdout
+	cfg.Getenv = getenv
+	if missing := preflight(&cfg, getenv); len(missing) > 0 {
+		fmt.Fprintf(stderr, "record: the selected runs need API keys the environment lacks; set:\n")
+		for _, m := range missing {
+			fmt.Fprintf(stderr, "  %s\n", m)
+		}
+		fmt.Fprintln(stderr, "(or record against the emulator with --emulator, or preview with --dry-run)")
+		return cli.ExitUsage
+	}
 	sum, err := record.Run(ctx, cfg)
 	switch {
 	case errors.Is(err, context.Canceled):

@@ -1,0 +1,212 @@
+package harness_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metis-llm/metis/harness"
+)
+
+// realReport runs part of the committed suite with one golden altered, so
+// that one run fails with a golden diff, and writes its reports to a
+// temporary directory. The altered golden is the openai:gpt-5 transcript
+// of basic/plain-text, whose assistant greeting it changes.
+func realReport(t *testing.T) (dir string, res *harness.Result) {
+	t.Helper()
+	goldens := filepath.Join(t.TempDir(), "goldens")
+	for _, id := range []string{"basic", "tools"} {
+		require.NoError(t, os.CopyFS(filepath.Join(goldens, id), os.DirFS(filepath.Join("..", "goldens", id))))
+	}
+	altered := filepath.Join(goldens, "basic", "plain-text", "openai", "gpt-5", "transcript.json")
+	data, err := os.ReadFile(altered)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"text": "Hello there, how are you?"`)
+	require.NoError(t, os.WriteFile(altered, bytes.Replace(data, []byte("Hello there, how are you?"), []byte("Hello there, who are you?"), 1), 0o644))
+
+	res, err = harness.Run(context.Background(), harness.Config{
+		ScenarioDir: filepath.Join("..", "scenarios"), CassetteDir: filepath.Join("..", "cassettes"), GoldenDir: goldens,
+		IDs: []string{"basic/*", "tools/*"}, Factories: factories(),
+	})
+	require.NoError(t, err)
+	dir = filepath.Join(t.TempDir(), "reports")
+	require.NoError(t, harness.WriteReports(dir, res))
+	return dir, res
+}
+
+func compileReportSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(harness.ReportSchemaJSON))
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	const url = "https://github.com/metis-llm/metis/harness/report.schema.json"
+	require.NoError(t, c.AddResource(url, doc))
+	sch, err := c.Compile(url)
+	require.NoError(t, err)
+	return sch
+}
+
+// A real report.json validates against the published schema, and says
+// what produced it: format version, metis version and revision, Go
+// version, start and duration, selection, registry, counts by outcome and
+// by cassette source.
+func TestReportJSONValidatesAgainstItsSchema(t *testing.T) {
+	before := time.Now()
+	dir, _ := realReport(t)
+	data, err := os.ReadFile(filepath.Join(dir, harness.ReportJSON))
+	require.NoError(t, err)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	require.NoError(t, err)
+	require.NoError(t, compileReportSchema(t).Validate(inst))
+
+	var rep struct {
+		FormatVersion int `json:"format_version"`
+		Metis         struct {
+			Version   string `json:"version"`
+			GoVersion string `json:"go_version"`
+		}
+		Started    time.Time `json:"started"`
+		DurationNS int64     `json:"duration_ns"`
+		Selection  struct{ IDs []string }
+		Registry   struct {
+			Adapters []struct{ Name, Type string }
+			Models   []struct {
+				ID       string `json:"id"`
+				Adapter  string `json:"adapter"`
+				WireName string `json:"wire_name"`
+			}
+		}
+		Counts  struct{ Total, Passed, Failed, Skipped int }
+		Sources []struct {
+			Source                  string
+			Passed, Failed, Skipped int
+		}
+		Runs []struct {
+			ID, Model, File, Source, Status string
+			Line                            int
+			WireRequests                    json.RawMessage `json:"wire_requests"`
+			Events                          json.RawMessage `json:"events"`
+		}
+	}
+	require.NoError(t, json.Unmarshal(data, &rep))
+
+	assert.Equal(t, 1, rep.FormatVersion)
+	assert.Equal(t, runtime.Version(), rep.Metis.GoVersion)
+	assert.NotEmpty(t, rep.Metis.Version)
+	assert.WithinRange(t, rep.Started, before.Add(-time.Second), time.Now())
+	assert.Positive(t, rep.DurationNS)
+	assert.Equal(t, []string{"basic/*", "tools/*"}, rep.Selection.IDs)
+
+	// Counts and sources, recounted from the runs and the cassettes' own
+	// provenance headers.
+	require.NotEmpty(t, rep.Runs)
+	assert.Equal(t, len(rep.Runs), rep.Counts.Total)
+	assert.Equal(t, 1, rep.Counts.Failed, "the altered golden")
+	assert.Equal(t, rep.Counts.Total, rep.Counts.Passed+rep.Counts.Failed+rep.Counts.Skipped)
+	header := regexp.MustCompile(`(?m)^# source: (\S+)$`)
+	sources := map[string]int{}
+	models := map[string]bool{}
+	for _, run := range rep.Runs {
+		prov, _, _ := strings.Cut(run.Model, ":")
+		cassette, err := os.ReadFile(filepath.Join("..", "cassettes", prov, filepath.FromSlash(run.ID)+".yaml"))
+		require.NoError(t, err)
+		m := header.FindSubmatch(cassette)
+		require.NotNil(t, m)
+		assert.Equal(t, string(m[1]), run.Source, run.ID)
+		sources[string(m[1])]++
+		models[run.Model] = true
+		assert.Equal(t, filepath.Join("..", "scenarios", filepath.FromSlash(run.ID)+".yaml"), run.File)
+		assert.Positive(t, run.Line)
+		if run.Status == "fail" {
+			assert.Contains(t, string(run.WireRequests), `"path": "/v1/responses"`, "a failure keeps its wire requests")
+			assert.Contains(t, string(run.Events), `"type": "message.complete"`, "and its event trace")
+		} else {
+			assert.Empty(t, run.WireRequests)
+		}
+	}
+	got := map[string]int{}
+	for _, c := range rep.Sources {
+		got[c.Source] += c.Passed + c.Failed + c.Skipped
+	}
+	assert.Equal(t, sources, got)
+	var ran []string
+	for _, m := range rep.Registry.Models {
+		ran = append(ran, m.ID)
+		prov, name, _ := strings.Cut(m.ID, ":")
+		assert.Equal(t, prov, m.Adapter)
+		assert.Equal(t, name, m.WireName)
+	}
+	for m := range models {
+		assert.Contains(t, ran, m)
+	}
+	assert.Len(t, rep.Registry.Adapters, 3)
+	for _, a := range rep.Registry.Adapters {
+		assert.Equal(t, a.Name, a.Type, "the default registry's cloud adapters are named for their types")
+	}
+}
+
+// The schema is strict: a report missing a required field, with an
+// unknown field or an unknown outcome does not validate.
+func TestReportSchemaRejectsDrift(t *testing.T) {
+	dir, _ := realReport(t)
+	data, err := os.ReadFile(filepath.Join(dir, harness.ReportJSON))
+	require.NoError(t, err)
+	sch := compileReportSchema(t)
+	for name, edit := range map[string]func(m map[string]any){
+		"no format_version":  func(m map[string]any) { delete(m, "format_version") },
+		"format_version 2":   func(m map[string]any) { m["format_version"] = 2 },
+		"an unknown field":   func(m map[string]any) { m["extra"] = true },
+		"an unknown outcome": func(m map[string]any) { m["runs"].([]any)[0].(map[string]any)["status"] = "maybe" },
+		"no counts":          func(m map[string]any) { delete(m, "counts") },
+	} {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(data, &m))
+		edit(m)
+		b, err := json.Marshal(m)
+		require.NoError(t, err)
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		require.NoError(t, err)
+		assert.Error(t, sch.Validate(inst), name)
+	}
+}
+
+// ReadReport reads back what WriteReports wrote.
+func TestReadReportRoundTrips(t *testing.T) {
+	dir, res := realReport(t)
+	rep, err := harness.ReadReport(filepath.Join(dir, harness.ReportJSON))
+	require.NoError(t, err)
+	back := rep.Result()
+	assert.Equal(t, res.Started.UTC(), back.Started.UTC())
+	back.Started = res.Started
+	compact := func(r *harness.Result) {
+		for i := range r.Runs {
+			for _, raw := range []*json.RawMessage{&r.Runs[i].WireRequests, &r.Runs[i].Events} {
+				if len(*raw) > 0 {
+					var b bytes.Buffer
+					require.NoError(t, json.Compact(&b, *raw))
+					*raw = b.Bytes()
+				}
+			}
+		}
+	}
+	compact(res)
+	compact(back)
+	assert.Equal(t, res, back)
+
+	bad := filepath.Join(t.TempDir(), "report.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"format_version": 7, "runs": []}`), 0o644))
+	_, err = harness.ReadReport(bad)
+	assert.ErrorContains(t, err, "report format_version 7, want 1")
+}
