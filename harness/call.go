@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 
 	"github.com/metis-llm/metis/canonical"
@@ -12,9 +13,9 @@ import (
 )
 
 // call runs a call step: it arms the pending cancel and fault, makes the
-// call through the session, and checks the stream invariants, the
-// expectations and, with both: true, the agreement of the streamed and
-// unstreamed results.
+// call through the session (or, with direct, straight to the adapter),
+// and checks the stream invariants, the expectations and, with both:
+// true, the agreement of the streamed and unstreamed results.
 func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 	c := st.Call
 	cancelSpec, inject := r.pendingCancel, r.pendingInject
@@ -30,29 +31,16 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 	}
 	obs := ad.(*observed)
 	obs.reset()
-	r.mu.Lock()
-	w := r.wires[obs.Name()]
-	r.mu.Unlock()
-	if w == nil {
-		return nil, nil, fmt.Errorf("no transport for adapter %s", obs.Name())
-	}
-
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var fault http.RoundTripper
-	if inject != nil {
-		if r.cfg.Faults == nil {
-			return nil, nil, errors.New("fault injection not available (Config.Faults is nil)")
-		}
-		if fault, err = r.cfg.Faults(inject, roundTripFunc(w.send)); err != nil {
-			return nil, nil, fmt.Errorf("fault injection: %w", err)
-		}
-	}
 	var onSend func()
 	if cancelSpec != nil && cancelSpec.BeforeFirstByte {
 		onSend = cancel
 	}
-	w.arm(fault, onSend)
+	w, err := r.arm(obs.Name(), inject, onSend)
+	if err != nil {
+		return nil, nil, err
+	}
 	defer w.disarm()
 
 	info := CallInfo{Scenario: r.sc, Model: r.model, CallModel: model, Provider: obs.Name(), Step: st, Stream: c.Streams()}
@@ -61,15 +49,21 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 			return nil, nil, fmt.Errorf("before call: %w", err)
 		}
 	}
-	o := &outcome{stream: c.Streams(), cancelled: cancelSpec != nil && cancelSpec.BeforeFirstByte}
+	o := &outcome{stream: c.Streams(), direct: c.Direct, cancelled: cancelSpec != nil && cancelSpec.BeforeFirstByte}
+	sleeps := len(r.clock.Sleeps())
+	before := len(r.sess.Messages())
 	r.countAttempts(&o.attempts)
 	opts := session.CallOptions{
 		Model: c.Model, MaxOutputTokens: c.MaxOutputTokens, ToolChoice: c.ToolChoice,
-		Thinking: c.Thinking, RequestID: r.newRequestID(),
+		Thinking: c.Thinking, StopSequences: c.StopSequences, Temperature: c.Temperature,
+		OutputSchema: c.OutputSchema, RequestID: r.newRequestID(),
 	}
-	if o.stream {
+	switch {
+	case c.Direct:
+		r.direct(callCtx, cancel, cancelSpec, obs, model, opts, st.Index, o)
+	case o.stream:
 		r.stream(callCtx, cancel, cancelSpec, opts, st.Index, o)
-	} else {
+	default:
 		_, o.err = r.sess.Call(callCtx, opts)
 		_, o.resp = obs.last()
 		if o.resp != nil {
@@ -91,7 +85,12 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 		sc, findings = streamChecks(st.Index, o)
 		checks = append(checks, sc)
 	}
-	checks = append(checks, expectCall(st.Expect, o)...)
+	d := r.stepData(st.Index, sleeps)
+	if msgs := r.sess.Messages(); len(msgs) > before && msgs[len(msgs)-1].Role == canonical.RoleAssistant {
+		m := msgs[len(msgs)-1]
+		d.msg = &m
+	}
+	checks = append(checks, expectCall(r.expectFor(st.Expect, model), o, d)...)
 	if c.Both && o.err == nil && o.resp != nil {
 		req, _ := obs.last()
 		checks = append(checks, r.compareComplete(ctx, obs, info, req, o.resp))
@@ -99,10 +98,82 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 	return checks, findings, nil
 }
 
+// arm prepares the wire of provider for the next call: the pending fault,
+// if any, and onSend, called as each request goes out.
+func (r *run) arm(provider string, inject map[string]any, onSend func()) (*wire, error) {
+	r.mu.Lock()
+	w := r.wires[provider]
+	r.mu.Unlock()
+	if w == nil {
+		return nil, fmt.Errorf("no transport for adapter %s", provider)
+	}
+	var fault http.RoundTripper
+	if inject != nil {
+		if r.cfg.Faults == nil {
+			return nil, errors.New("fault injection not available (Config.Faults is nil)")
+		}
+		var err error
+		if fault, err = r.cfg.Faults(inject, roundTripFunc(w.send)); err != nil {
+			return nil, fmt.Errorf("fault injection: %w", err)
+		}
+	}
+	w.arm(fault, onSend)
+	return w, nil
+}
+
+// stepData collects what step i produced: its log records, its wire
+// exchanges, the sleeps after the first skip, and the session's cost.
+func (r *run) stepData(i, skipSleeps int) *stepData {
+	sleeps := r.clock.Sleeps()
+	return &stepData{
+		logs:        r.logs.forStep(i),
+		exchanges:   r.exchangesOf(i),
+		sleeps:      sleeps[min(skipSleeps, len(sleeps)):],
+		sessionCost: r.sess.Cost(),
+	}
+}
+
+// expectFor refines e for a call to model: its wire format and the names
+// the model goes by (its id, its column names, its provider).
+func (r *run) expectFor(e *Expect, model string) *Expect {
+	if e == nil {
+		return nil
+	}
+	return e.refine(r.cfg.wireOf(r.reg, model), r.cfg.modelKeys(model))
+}
+
+// direct sends the session's history, without the session's policy, to
+// the adapter, streaming or not; nothing is appended to the session.
+func (r *run) direct(ctx context.Context, cancel context.CancelFunc, spec *CancelStep, obs *observed, model string, opts session.CallOptions, step int, o *outcome) {
+	req := &canonical.Request{
+		RequestID: opts.RequestID, SessionID: sessionID, Messages: r.sess.Messages(),
+		ToolChoice: opts.ToolChoice, SystemPrompt: r.sc.System, Model: model,
+		MaxOutputTokens: opts.MaxOutputTokens, StopSequences: opts.StopSequences,
+		Temperature: opts.Temperature, OutputSchema: opts.OutputSchema, Thinking: opts.Thinking,
+		Stream: o.stream, ToolIDs: r.sess.ToolIDs(),
+	}
+	if len(r.sc.Tools) > 0 {
+		req.Tools = r.sc.Tools
+	}
+	if !o.stream {
+		o.resp, o.err = obs.Complete(ctx, req)
+		if o.resp != nil {
+			r.addTrace(responseLine(step, o.resp))
+		}
+		return
+	}
+	r.consume(obs.Stream(ctx, req), cancel, spec, step, o)
+}
+
 // stream consumes a streaming session call, cancelling it as spec says.
 func (r *run) stream(ctx context.Context, cancel context.CancelFunc, spec *CancelStep, opts session.CallOptions, step int, o *outcome) {
+	r.consume(r.sess.Stream(ctx, opts), cancel, spec, step, o)
+}
+
+// consume reads a stream into o, cancelling it as spec says.
+func (r *run) consume(events iter.Seq2[canonical.StreamEvent, error], cancel context.CancelFunc, spec *CancelStep, step int, o *outcome) {
 	n := 0
-	for ev, err := range r.sess.Stream(ctx, opts) {
+	for ev, err := range events {
 		if err != nil {
 			o.err = err
 			continue

@@ -49,6 +49,10 @@ type Config struct {
 	// Parallel is how many runs go at once; 0 or 1 runs them in order.
 	Parallel int
 
+	// Columns are the matrix's columns, for scenarios that name no
+	// models; nil means DefaultColumns() (scenarios/columns.yaml).
+	Columns []Column
+
 	// Registry resolves models to adapters; nil means
 	// adapters.DefaultRegistry().
 	Registry *adapters.Registry

@@ -21,18 +21,49 @@
 //	spec: ["000 §4.1.1"]                # seed references
 //	tags: [tools, streaming]            # for filters and ginkgo labels
 //	requires: [tools, streaming]        # capabilities the matrix model must declare
-//	models: [anthropic:claude-sonnet-4-6, openai:gpt-5]   # the matrix (required)
+//	lacks: [images]                     # capabilities it must not declare (refusal scenarios)
+//	columns: [compat]                   # narrow the column-derived matrix (names or tags)
+//	models: [anthropic:claude-sonnet-4-6, openai:gpt-5]   # or an explicit matrix
+//	same_as: anthropic:claude-sonnet-4-6  # every run's transcript must equal this model's
+//	known_failures: [{models: [vllm], symptom: "ends a tool turn with stop"}]
 //	system: You are terse.              # the session's system prompt
 //	max_retries: 2                      # overrides the registry's
 //	tools:                              # canonical.ToolDefinition, as YAML
 //	  - {name: read_file, description: ..., input_schema: {type: object, ...}, side_effects: read}
 //	steps: [...]                        # required
 //
-// requires takes canonical.Capabilities' boolean fields without the
-// "supports_" prefix: images, thinking, tools, system_prompt,
+// requires and lacks take canonical.Capabilities' boolean fields without
+// the "supports_" prefix: images, thinking, tools, system_prompt,
 // structured_output, streaming, streaming_tool_calls, parallel_tool_calls,
-// prompt_caching, system_messages_in_list. A matrix model whose adapter
-// does not declare one of them is skipped, with the reason.
+// prompt_caching, system_messages_in_list. An explicit matrix model whose
+// adapter does not declare one of requires (or declares one of lacks) is
+// skipped, with the reason.
+//
+// # The matrix
+//
+// A scenario without models runs on every column of the matrix
+// (Config.Columns; by default scenarios/columns.yaml) whose model declares
+// every capability of requires and none of lacks; columns: narrows that
+// to the columns it names or tags ("compat", "local", "openai-chat"). The
+// columns are one per adapter and wire dialect: anthropic,
+// openai-responses, openai-chat, gemini, vllm, ollama, lmstudio, llamacpp,
+// openrouter, each with a wire (anthropic, responses, chat, gemini) and
+// tags (hosted, local, native, compat, chat, openai). Select and Expand
+// fill such a scenario's Models from the columns, using the capabilities
+// the registry's adapters declare (no network); a test fails when an
+// adapter or dialect of the registry has no column.
+//
+// same_as names a model of the matrix: every other run is repeated on it
+// (without goldens) and the two final transcripts must be equal once
+// message and tool ids are renumbered and what may differ between
+// providers is removed — metadata model, provider, usage, provider_raw,
+// the routing's chosen model, thinking blocks (000 §10.2.1).
+//
+// known_failures marks runs that fail because of a known adapter bug: a
+// marked run that fails gets StatusKnownFailure (listed by conform run,
+// not failing it, the symptom and the actual failure in its reason); a
+// marked run that passes fails, so the mark goes with the fix. models
+// names matrix models, column names or providers (none: every run).
 //
 // # Steps
 //
@@ -62,6 +93,28 @@
 //	- cancel: {before_first_byte: true}    # or before its response arrives
 //	- inject: {status: 429, headers: {retry-after: "2"}, times: 1}
 //	- history: [{role: tool, content: [{type: tool_result, tool_use_id: tu_..., content: [...]}]}]
+//	- reload: true                         # persist to SQLite, reopen, continue
+//	- ready: true                          # or {model: vllm:...}: the readiness probe
+//
+// A call also takes stop_sequences, temperature and output_schema (a JSON
+// Schema for structured output), and direct: true, which sends the
+// session's history as it is straight to the adapter — without the
+// session's cross-provider policy (foreign thinking and signatures
+// stripped, failed turns skipped, missing results synthesized) — so that
+// what an adapter itself does with such content is tested; the response
+// is checked but not appended to the session.
+//
+// reload gives the run's session a SQLite store in a temporary file from
+// the start; the step closes the store, reopens the file, loads the
+// session (session.Store.LoadSession) and continues with it. Its check
+// (reload) requires the loaded session to equal the saved one: messages
+// byte for byte, the tool-id map and the active model.
+//
+// ready calls the adapter's Ready (adapters.Readier, 004 §5) for its model
+// (default: the active one) through the run's wire, so a pending inject
+// applies to the probe's requests. Its expect takes error (without one
+// the probe must succeed), request, logs and waits; an adapter without a
+// probe fails the step.
 //
 // inject hands its mapping, as written (numbers become float64), to
 // Config.Faults, which wraps the provider's transport for every HTTP
@@ -78,8 +131,10 @@
 // check how adapters refuse invalid histories before the wire.
 //
 // reply scripts what the emulator answers when `record` makes the
-// cassette: {text, thinking, tool_calls: [{id, name, input}], stop_reason,
-// usage: {input_tokens, output_tokens, ...}}. It plays no part in replay.
+// cassette: {text, thinking, signature, tool_calls: [{id, name, input}],
+// stop_reason (canonical, or a provider's own finish reason sent
+// verbatim), stop_sequence, usage: {input_tokens, output_tokens, ...}}.
+// It plays no part in replay.
 // A call that never reaches the provider (every attempt faulted, refused
 // before the wire) has no reply.
 //
@@ -97,6 +152,44 @@
 //	  text: "Hello there!"             # the response text, exactly
 //	  usage: {input_tokens: 12, output_tokens: 4}   # only the fields given
 //	  refused: true                    # swap steps: the swap must be refused
+//	  reasons: [images]                # ... with a reason containing each text
+//	  provider_stop_reason: stop       # the provider's finish reason, verbatim
+//	  status: cancelled                # the appended ASSISTANT message's status
+//	  usage: {input_tokens: 8, output_tokens: 42, cached_input_tokens: 0, estimated: false}
+//	  cost: {usd: "0.000654", pricing_version: "2026-05-08"}   # or cost: "0.000654"
+//	  session_cost: "0.001104"         # the session's total after the call
+//	  logs: [{level: WARN, message: dropped, fields: {block_type: thinking}, count: 1}]
+//	  request:                         # one check or a list, of the step's wire requests
+//	    index: -1                      # which one (default the last; negative from the end)
+//	    method: POST
+//	    path: /v1/chat/completions
+//	    json: {/messages/0/role: system, /stream_options/include_usage: true}
+//	    contains: {tools: [{function: {name: read_file}}]}   # a partial object
+//	    absent: [/tools]
+//	    headers: {x-title: metis}
+//	    includes: [toolu_01], excludes: [signature]          # raw body texts
+//	  waits: [2s, {min: 1s, max: 1.25s}]  # sleeps on the virtual clock, exactly
+//	  fragments: verbatim              # streamed fragments appear as such on the wire
+//	  raw: {choices: [{logprobs: {}}]} # partial object of the unstreamed body
+//	  provider_raw: {...}              # partial object of the response's provider_raw
+//	  per_wire: {chat: {...}}          # refinements for calls in a wire format
+//	  per_model: {vllm: {...}}         # ... or to a model, column or provider
+//
+// usage compares the response's canonical.TokenUsage field by field; cost
+// and session_cost are exact decimals from the session's price table.
+// logs match records the adapters and the session wrote during the step
+// (Config.Logger still receives them): level, a text the message
+// contains, attributes compared as text; count requires exactly that many
+// (0: none). request checks use JSON Pointers (RFC 6901; a negative array
+// index counts from the end) into the request body; contains matches
+// objects by subset and arrays element by element. waits are the sleeps
+// the adapters asked the fake clock for during the step — a Retry-After
+// wait is exact, backoff with jitter a range. fragments: verbatim requires
+// every text, thinking and tool-input delta of the stream to appear in the
+// raw response body, JSON-string encoded as the provider sent it (000
+// §5.4). per_wire and per_model replace the general expectation's fields
+// for calls to a wire format or model (its id, column or provider);
+// per_model wins.
 //
 // A failing step stops its run; its checks, and every stream invariant
 // violation as a Finding, are in the ScenarioResult.
@@ -136,6 +229,16 @@
 // CompareGolden compares and, with update, rewrites only files that differ;
 // go test does the same through goldie (GOLDIE_UPDATE=1). Both diff with
 // GoldenDiff, in the (-want +got) convention.
+//
+// # Traceability
+//
+// scenarios/spec-cases.yaml lists the test cases the specification names
+// (000 §5.2, §10.1–§10.3; 001 §11.1–§11.2; 003 §10.1–§10.3; 004 fixtures
+// 001–008), each with the columns it applies to, and the sections a
+// spec: reference may name. Lint rejects a spec: reference that names
+// neither a case nor a section. Trace maps each case to the runs of the
+// scenarios naming it; `conform list --trace` prints it, and a test fails
+// when a case has a column no run covers.
 //
 // # Certifying a third-party adapter
 //

@@ -25,7 +25,7 @@ import (
 func TestSuiteAgainstEmulator(t *testing.T) {
 	scs, err := harness.LoadFS(scenarios.FS)
 	require.NoError(t, err)
-	for _, p := range harness.Select(scs, harness.Config{}) {
+	for _, p := range harness.Select(scs, harness.Config{Factories: factories()}) {
 		t.Run(p.Scenario.ID+"/"+p.Model, func(t *testing.T) {
 			cfg := emulated(t)
 			res := harness.RunScenario(context.Background(), cfg, p.Scenario, p.Model)

@@ -12,6 +12,7 @@ import (
 
 // outcome is what one call step produced.
 type outcome struct {
+	direct    bool
 	stream    bool
 	cancelled bool
 	events    []canonical.StreamEvent
@@ -36,9 +37,9 @@ const (
 	CheckRefused    = "refused"
 )
 
-// expectCall checks a call's outcome against e (which may be nil: the call
-// must then succeed).
-func expectCall(e *Expect, o *outcome) []Check {
+// expectCall checks a call's outcome and what its step produced against
+// e (which may be nil: the call must then succeed).
+func expectCall(e *Expect, o *outcome, d *stepData) []Check {
 	if e == nil {
 		e = &Expect{}
 	}
@@ -88,10 +89,7 @@ func expectCall(e *Expect, o *outcome) []Check {
 		}
 		checks = append(checks, c)
 	}
-	if e.Usage != nil {
-		checks = append(checks, expectUsage(e.Usage, o.resp))
-	}
-	return checks
+	return append(checks, expectMore(e, o, d)...)
 }
 
 // expectUsage compares the usage fields want sets.
@@ -174,6 +172,19 @@ func expectBlocks(want []ExpectBlock, resp *canonical.Response) Check {
 		if g.Type() != w.Type {
 			problems = append(problems, fmt.Sprintf("block %d is %s, want %s", i, g.Type(), w.Type))
 			continue
+		}
+		switch b := g.(type) {
+		case canonical.TextBlock:
+			if w.Text != nil && b.Text != *w.Text {
+				problems = append(problems, fmt.Sprintf("block %d text %q, want %q", i, clip(b.Text), clip(*w.Text)))
+			}
+		case canonical.ThinkingBlock:
+			if w.Text != nil && b.Text != *w.Text {
+				problems = append(problems, fmt.Sprintf("block %d thinking %q, want %q", i, clip(b.Text), clip(*w.Text)))
+			}
+			if w.Signature != nil && b.Signature != *w.Signature {
+				problems = append(problems, fmt.Sprintf("block %d signature %q, want %q", i, clip(b.Signature), clip(*w.Signature)))
+			}
 		}
 		tu, ok := g.(canonical.ToolUseBlock)
 		if !ok {

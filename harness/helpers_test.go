@@ -63,7 +63,7 @@ func (rw rewriteHost) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func toEmulator(r *harness.Reply) emulator.Reply {
-	out := emulator.Reply{Text: r.Text, Thinking: r.Thinking, StopReason: r.StopReason}
+	out := emulator.Reply{Text: r.Text, Thinking: r.Thinking, Signature: r.Signature, StopReason: r.StopReason, StopSequence: r.StopSequence}
 	if r.Usage != nil {
 		out.Usage = *r.Usage
 	}

@@ -97,6 +97,7 @@ func (l *linter) lint() {
 		}
 	}
 	l.steps(tools)
+	l.lintMore()
 }
 
 func (l *linter) model(ptr, m string) {
@@ -175,6 +176,13 @@ func (l *linter) steps(tools map[string]bool) {
 			answered++
 		case StepSwap:
 			l.model(ptr+"/swap", st.Swap.Model)
+		case StepReady:
+			l.model(ptr+"/ready/model", st.Ready.Model)
+			if pendingCancel >= 0 {
+				l.errorf(ptr, LintCancelTarget, "the cancel of step %d cannot apply to a ready step", pendingCancel+1)
+				pendingCancel = -1
+			}
+			pendingInject = -1
 		case StepCancel:
 			if pendingCancel >= 0 {
 				l.errorf(ptr, LintCancelTarget, "a second cancel before the call the cancel of step %d applies to", pendingCancel+1)
@@ -199,7 +207,7 @@ func (l *linter) steps(tools map[string]bool) {
 		l.errorf(fmt.Sprintf("/steps/%d", pendingCancel), LintCancelTarget, "cancel is not followed by a call")
 	}
 	if pendingInject >= 0 {
-		l.errorf(fmt.Sprintf("/steps/%d", pendingInject), LintInjectTarget, "inject is not followed by a call")
+		l.errorf(fmt.Sprintf("/steps/%d", pendingInject), LintInjectTarget, "inject is not followed by a call or ready step")
 	}
 }
 

@@ -128,7 +128,7 @@ steps:
 				`c.yaml:8:11: the cancel of step 2 counts stream events, so this call must have stream: true [cancel-target]`,
 				`c.yaml:10:5: a second cancel before the call the cancel of step 4 applies to [cancel-target]`,
 				`c.yaml:11:18: the cancel of step 5 cannot apply to a call with both: true [cancel-target]`,
-				`c.yaml:12:5: inject is not followed by a call [inject-target]`,
+				`c.yaml:12:5: inject is not followed by a call or ready step [inject-target]`,
 			},
 		},
 		{

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,7 +68,7 @@ func loadFS(fsys fs.FS, name func(rel string) string) ([]*Scenario, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || path.Ext(p) != ".yaml" {
+		if d.IsDir() || path.Ext(p) != ".yaml" || dataFiles[p] {
 			return nil
 		}
 		data, err := fs.ReadFile(fsys, p)
@@ -104,6 +103,10 @@ type fileJSON struct {
 	Tags        []string          `json:"tags"`
 	Requires    []string          `json:"requires"`
 	Models      []string          `json:"models"`
+	Columns     []string          `json:"columns"`
+	Lacks       []string          `json:"lacks"`
+	SameAs      string            `json:"same_as"`
+	Known       []KnownFailure    `json:"known_failures"`
 	Tools       []json.RawMessage `json:"tools"`
 	System      string            `json:"system"`
 	MaxRetries  *int              `json:"max_retries"`
@@ -118,6 +121,8 @@ type stepJSON struct {
 	Cancel     json.RawMessage `json:"cancel"`
 	Inject     map[string]any  `json:"inject"`
 	History    json.RawMessage `json:"history"`
+	Reload     json.RawMessage `json:"reload"`
+	Ready      json.RawMessage `json:"ready"`
 	Expect     json.RawMessage `json:"expect"`
 	Note       string          `json:"note"`
 }
@@ -135,6 +140,7 @@ func (t *tree) decode() (*Scenario, error) {
 	sc := &Scenario{
 		ID: f.ID, Title: f.Title, Description: f.Description, Spec: f.Spec, Tags: f.Tags,
 		Requires: f.Requires, Models: f.Models, System: f.System, MaxRetries: f.MaxRetries,
+		Columns: f.Columns, Lacks: f.Lacks, SameAs: f.SameAs, KnownFailures: f.Known,
 	}
 	for i, rt := range f.Tools {
 		var td canonical.ToolDefinition
@@ -183,6 +189,14 @@ func (t *tree) step(i int, sj stepJSON) (Step, error) {
 	case sj.History != nil:
 		st.Kind = StepHistory
 		st.History, err = t.decodeHistory(ptr+"/history", sj.History)
+	case sj.Reload != nil:
+		st.Kind, st.Reload = StepReload, true
+	case sj.Ready != nil:
+		st.Kind = StepReady
+		st.Ready = &ReadyStep{}
+		if string(sj.Ready) != "null" && string(sj.Ready) != "true" {
+			err = strictUnmarshal(sj.Ready, st.Ready)
+		}
 	}
 	if err != nil {
 		var e *Error
@@ -192,8 +206,8 @@ func (t *tree) step(i int, sj stepJSON) (Step, error) {
 		return st, t.errorf(ptr+"/"+string(st.Kind), "%v", err)
 	}
 	if sj.Expect != nil {
-		if st.Kind != StepCall && st.Kind != StepSwap {
-			return st, &Error{Pos: t.keyPosition(ptr + "/expect"), Msg: fmt.Sprintf("steps[%d]: expect belongs to a call or swap step, not a %s step", i, st.Kind)}
+		if st.Kind != StepCall && st.Kind != StepSwap && st.Kind != StepReady {
+			return st, &Error{Pos: t.keyPosition(ptr + "/expect"), Msg: fmt.Sprintf("steps[%d]: expect belongs to a call, swap or ready step, not a %s step", i, st.Kind)}
 		}
 		st.Expect, err = t.decodeExpect(ptr+"/expect", sj.Expect)
 		if err != nil {
@@ -227,10 +241,14 @@ func (t *tree) decodeCall(ptr string, raw json.RawMessage) (*CallStep, error) {
 	var cj struct {
 		Stream          bool                      `json:"stream"`
 		Both            bool                      `json:"both"`
+		Direct          bool                      `json:"direct"`
 		Model           string                    `json:"model"`
 		MaxOutputTokens int                       `json:"max_output_tokens"`
 		Thinking        *canonical.ThinkingConfig `json:"thinking"`
 		ToolChoice      json.RawMessage           `json:"tool_choice"`
+		StopSequences   []string                  `json:"stop_sequences"`
+		Temperature     *float64                  `json:"temperature"`
+		OutputSchema    json.RawMessage           `json:"output_schema"`
 		Reply           *Reply                    `json:"reply"`
 	}
 	if string(raw) != "null" {
@@ -238,7 +256,11 @@ func (t *tree) decodeCall(ptr string, raw json.RawMessage) (*CallStep, error) {
 			return nil, err
 		}
 	}
-	c := &CallStep{Stream: cj.Stream, Both: cj.Both, Model: cj.Model, MaxOutputTokens: cj.MaxOutputTokens, Thinking: cj.Thinking, Reply: cj.Reply}
+	c := &CallStep{
+		Stream: cj.Stream, Both: cj.Both, Direct: cj.Direct, Model: cj.Model, MaxOutputTokens: cj.MaxOutputTokens,
+		Thinking: cj.Thinking, StopSequences: cj.StopSequences, Temperature: cj.Temperature,
+		OutputSchema: cj.OutputSchema, Reply: cj.Reply,
+	}
 	if cj.ToolChoice != nil {
 		var mode string
 		if json.Unmarshal(cj.ToolChoice, &mode) == nil {
@@ -286,62 +308,6 @@ func (t *tree) decodeHistory(ptr string, raw json.RawMessage) ([]canonical.Messa
 		out = append(out, m)
 	}
 	return out, nil
-}
-
-func (t *tree) decodeExpect(ptr string, raw json.RawMessage) (*Expect, error) {
-	var ej struct {
-		StopReason   canonical.StopReason        `json:"stop_reason"`
-		Blocks       []json.RawMessage           `json:"blocks"`
-		Error        *ExpectError                `json:"error"`
-		Attempts     *int                        `json:"attempts"`
-		Events       map[canonical.EventType]int `json:"events"`
-		TextContains json.RawMessage             `json:"text_contains"`
-		TextMatches  *string                     `json:"text_matches"`
-		Text         *string                     `json:"text"`
-		Usage        *ExpectUsage                `json:"usage"`
-		Refused      bool                        `json:"refused"`
-	}
-	if err := strictUnmarshal(raw, &ej); err != nil {
-		return nil, t.errorf(ptr, "%v", err)
-	}
-	e := &Expect{StopReason: ej.StopReason, Error: ej.Error, Attempts: ej.Attempts, Events: ej.Events, Refused: ej.Refused,
-		Text: ej.Text, Usage: ej.Usage}
-	for i, rb := range ej.Blocks {
-		var name string
-		if json.Unmarshal(rb, &name) == nil {
-			e.Blocks = append(e.Blocks, ExpectBlock{Type: canonical.BlockType(name)})
-			continue
-		}
-		var tb struct {
-			ToolUse struct {
-				Name  string          `json:"name"`
-				Input json.RawMessage `json:"input"`
-			} `json:"tool_use"`
-		}
-		if err := strictUnmarshal(rb, &tb); err != nil {
-			return nil, t.errorf(ptr+"/blocks/"+strconv.Itoa(i), "%v", err)
-		}
-		e.Blocks = append(e.Blocks, ExpectBlock{Type: canonical.BlockToolUse, Name: tb.ToolUse.Name, Input: tb.ToolUse.Input})
-	}
-	if ej.Blocks != nil && e.Blocks == nil {
-		e.Blocks = []ExpectBlock{} // "blocks: []" expects no content
-	}
-	if ej.TextContains != nil {
-		var one string
-		if json.Unmarshal(ej.TextContains, &one) == nil {
-			e.TextContains = []string{one}
-		} else if err := json.Unmarshal(ej.TextContains, &e.TextContains); err != nil {
-			return nil, t.errorf(ptr+"/text_contains", "%v", err)
-		}
-	}
-	if ej.TextMatches != nil {
-		re, err := regexp.Compile(*ej.TextMatches)
-		if err != nil {
-			return nil, t.errorf(ptr+"/text_matches", "invalid regular expression: %v", err)
-		}
-		e.TextMatches = re
-	}
-	return e, nil
 }
 
 // Capabilities returns the capability names a scenario's requires may

@@ -20,13 +20,13 @@ func TestParseErrors(t *testing.T) {
 		want string
 	}{
 		{"malformed.yaml", "testdata/load/malformed.yaml:3:9: invalid YAML: did not find expected ',' or ']' (while parsing a flow sequence; noticed at 4:6)"},
-		{"unknown-key.yaml", `testdata/load/unknown-key.yaml:8:7: steps[1].call: unknown key "max_tokens" (want both, max_output_tokens, model, reply, stream, thinking, tool_choice)`},
+		{"unknown-key.yaml", `testdata/load/unknown-key.yaml:8:7: steps[1].call: unknown key "max_tokens" (want both, direct, max_output_tokens, model, output_schema, reply, stop_sequences, stream, temperature, thinking, tool_choice)`},
 		{"wrong-type.yaml", "testdata/load/wrong-type.yaml:7:15: steps[1].call.stream: got string, want boolean"},
-		{"two-actions.yaml", "testdata/load/two-actions.yaml:5:5: steps[0]: a step has exactly one of the keys user, call, tool_result, swap, cancel, inject, history"},
-		{"no-action.yaml", "testdata/load/no-action.yaml:5:5: steps[0]: want one of the keys user, call, tool_result, swap, cancel, inject, history"},
-		{"missing-models.yaml", "testdata/load/missing-models.yaml:1:1: missing property 'models'"},
+		{"two-actions.yaml", "testdata/load/two-actions.yaml:5:5: steps[0]: a step has exactly one of the keys user, call, tool_result, swap, cancel, inject, history, reload, ready"},
+		{"no-action.yaml", "testdata/load/no-action.yaml:5:5: steps[0]: want one of the keys user, call, tool_result, swap, cancel, inject, history, reload, ready"},
+		{"missing-steps.yaml", "testdata/load/missing-steps.yaml:1:1: missing property 'steps'"},
 		{"bad-enum.yaml", "testdata/load/bad-enum.yaml:8:20: steps[1].expect.stop_reason: value must be one of 'end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'cancelled', 'error', 'content_filter'"},
-		{"expect-on-user.yaml", "testdata/load/expect-on-user.yaml:6:5: steps[0]: expect belongs to a call or swap step, not a user step"},
+		{"expect-on-user.yaml", "testdata/load/expect-on-user.yaml:6:5: steps[0]: expect belongs to a call, swap or ready step, not a user step"},
 		{"bad-regexp.yaml", "testdata/load/bad-regexp.yaml:8:21: invalid regular expression: error parsing regexp: missing closing ): `(unclosed`"},
 		{"duplicate-key.yaml", `testdata/load/duplicate-key.yaml:3:1: duplicate key "title" (first at line 2)`},
 		{"not-a-mapping.yaml", "testdata/load/not-a-mapping.yaml:1:1: a scenario is a mapping of id, title, models, steps, ...; got a list"},

@@ -19,6 +19,9 @@ const (
 	StatusPass Status = "pass"
 	StatusFail Status = "fail"
 	StatusSkip Status = "skip"
+	// StatusKnownFailure is a run that failed as a known adapter bug
+	// says it would (Scenario.KnownFailures); it does not fail the suite.
+	StatusKnownFailure Status = "known_failure"
 )
 
 // Result is the outcome of Run: one ScenarioResult per scenario × model,

@@ -33,8 +33,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
-	if errs := Lint(scs, reg); errs != nil {
+	if errs := append(Lint(scs, reg), LintColumns(scs, cfg.columns())...); errs != nil {
 		return nil, errs
+	}
+	if _, err := Expand(scs, cfg); err != nil {
+		return nil, err
 	}
 	pairs := Select(scs, cfg)
 	res := newResult(&cfg, reg, pairs, start)
@@ -61,10 +64,19 @@ type Pair struct {
 	Model    string
 }
 
+// Expand returns scs with the matrix of each scenario that names no
+// models filled in from cfg's columns (see Config.Matrix); such scenarios
+// are copies. The error names the scenarios whose matrix could not be
+// computed.
+func Expand(scs []*Scenario, cfg Config) ([]*Scenario, error) {
+	return cfg.expand(scs)
+}
+
 // Select returns the runs cfg's Tags, IDs, Skip, Models, Shard and Shards keep,
 // sorted by scenario id and then matrix order.
 func Select(scs []*Scenario, cfg Config) []Pair {
-	sorted := slices.Clone(scs)
+	sorted, _ := Expand(scs, cfg) // Run reports the error; a scenario that fails to expand has no runs
+	sorted = slices.Clone(sorted)
 	slices.SortStableFunc(sorted, func(a, b *Scenario) int { return strings.Compare(a.ID, b.ID) })
 	var out []Pair
 	for _, sc := range sorted {
@@ -156,6 +168,13 @@ func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) (r
 	if err != nil {
 		return fail("%v", err)
 	}
+	if len(sc.Models) == 0 && !sc.FromColumns {
+		exp, err := cfg.expand([]*Scenario{sc})
+		if err != nil {
+			return fail("%v", err)
+		}
+		sc = exp[0]
+	}
 	r := newRun(&cfg, sc, model, reg)
 	ad, err := r.adapterFor(model)
 	if err != nil {
@@ -172,8 +191,24 @@ func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) (r
 			return res
 		}
 	}
+	for _, name := range sc.Lacks {
+		has, known := Has(caps, name)
+		switch {
+		case !known:
+			return fail("lacks names unknown capability %q", name)
+		case has:
+			res.Status, res.Reason = StatusSkip, fmt.Sprintf("%s declares %s", model, name)
+			return res
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.runTimeout())
 	defer cancel()
+	if sc.hasReload() {
+		if err := r.openFileStore(); err != nil {
+			r.finish(&res)
+			return fail("%v", err)
+		}
+	}
 	r.sess = session.New(r.sessOpts)
 	complete := r.execSafely(ctx, &res)
 	if complete && !cfg.NoGoldens {
@@ -193,8 +228,12 @@ func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) (r
 			}
 		}
 	}
+	if complete && res.Status == StatusPass && sc.SameAs != "" && sc.SameAs != model {
+		r.sameAs(ctx, &res)
+	}
 	res.Sleeps = r.clock.Sleeps()
 	r.evidence(&res)
+	applyKnownFailure(&cfg, sc, &res)
 	return res
 }
 

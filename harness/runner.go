@@ -1,11 +1,13 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -33,14 +35,20 @@ type run struct {
 	sess     *session.Session
 	sessOpts session.Options
 	stores   []*session.Store
+	// fileStore is the session's SQLite file, in tempDir, when the
+	// scenario reloads it.
+	fileStore *session.Store
+	tempDir   string
 
-	mu       sync.Mutex
-	adapters map[string]*observed // by adapter name
-	wires    map[string]*wire     // by adapter name
-	requests []wireRequest
-	trace    []traceLine
-	attempts *int // the current call's attempt counter
-	step     int  // the current step's index, for trace lines
+	mu        sync.Mutex
+	adapters  map[string]*observed // by adapter name
+	wires     map[string]*wire     // by adapter name
+	requests  []wireRequest
+	exchanges []*exchange
+	trace     []traceLine
+	logs      *logCapture
+	attempts  *int // the current call's attempt counter
+	step      int  // the current step's index, for trace lines
 
 	msgN, reqN    int
 	pendingCancel *CancelStep
@@ -51,6 +59,7 @@ func newRun(cfg *Config, sc *Scenario, model string, reg *adapters.Registry) *ru
 	r := &run{
 		cfg: cfg, sc: sc, model: model, reg: reg, clock: newFakeClock(),
 		adapters: map[string]*observed{}, wires: map[string]*wire{},
+		logs: newLogCapture(cfg.logger()),
 	}
 	r.sessOpts = session.Options{
 		ID:       sessionID,
@@ -58,7 +67,7 @@ func newRun(cfg *Config, sc *Scenario, model string, reg *adapters.Registry) *ru
 		Tools:    sc.Tools,
 		System:   sc.System,
 		Adapters: r.adapterFor,
-		Logger:   cfg.logger(),
+		Logger:   r.logs.logger(),
 		Now:      r.clock.Tick,
 		IDs:      r.newMessageID,
 	}
@@ -98,7 +107,7 @@ func (r *run) adapterFor(model string) (adapters.Adapter, error) {
 		c.Transport = nil
 		c.Clock = r.clock
 		c.OnAttempt = r.onAttempt
-		c.Logger = r.cfg.logger()
+		c.Logger = r.logs.logger()
 		if r.sc.MaxRetries != nil {
 			c.MaxRetries = *r.sc.MaxRetries
 		}
@@ -152,9 +161,31 @@ func (r *run) addTrace(l traceLine) {
 	r.mu.Unlock()
 }
 
-// recordRequest keeps a request for requests.json: its path, the query
-// without the API key, and the canonical JSON body.
-func (r *run) recordRequest(provider string, req *http.Request, body []byte) {
+// exchange is one HTTP request of a run and what the adapter read of its
+// response, for a step's request and fragments expectations.
+type exchange struct {
+	step     int
+	method   string
+	path     string // without the query
+	header   http.Header
+	body     []byte
+	wire     wireRequest
+	mu       sync.Mutex
+	status   int
+	response bytes.Buffer
+}
+
+// responseBody returns what was read of the response so far.
+func (ex *exchange) responseBody() []byte {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return bytes.Clone(ex.response.Bytes())
+}
+
+// recordRequest keeps a request for requests.json (its path, the query
+// without the API key, and the canonical JSON body) and as an exchange
+// of the current step.
+func (r *run) recordRequest(provider string, req *http.Request, body []byte) *exchange {
 	p := req.URL.EscapedPath()
 	q := req.URL.Query()
 	q.Del("key")
@@ -171,8 +202,24 @@ func (r *run) recordRequest(provider string, req *http.Request, body []byte) {
 		}
 	}
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.requests = append(r.requests, wr)
-	r.mu.Unlock()
+	ex := &exchange{step: r.step, method: req.Method, path: req.URL.Path, header: req.Header.Clone(), body: body, wire: wr}
+	r.exchanges = append(r.exchanges, ex)
+	return ex
+}
+
+// exchangesOf returns the exchanges of step i, in order.
+func (r *run) exchangesOf(i int) []*exchange {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []*exchange
+	for _, ex := range r.exchanges {
+		if ex.step == i {
+			out = append(out, ex)
+		}
+	}
+	return out
 }
 
 // transportFailure returns the first failure to create a provider's
@@ -196,6 +243,7 @@ func (r *run) exec(ctx context.Context, res *ScenarioResult) bool {
 		r.mu.Lock()
 		r.step = st.Index
 		r.mu.Unlock()
+		r.logs.setStep(st.Index)
 		sr := r.execStep(ctx, st, res)
 		res.Steps = append(res.Steps, sr)
 		if err := r.transportFailure(); err != nil {
@@ -249,6 +297,12 @@ func (r *run) execStep(ctx context.Context, st *Step, res *ScenarioResult) StepR
 		r.pendingInject = st.Inject
 	case StepHistory:
 		err = r.history(ctx, st.History)
+	case StepReload:
+		var c Check
+		c, err = r.reload(ctx)
+		sr.Checks = append(sr.Checks, c)
+	case StepReady:
+		sr.Checks, err = r.ready(ctx, st)
 	case StepCall:
 		var findings []Finding
 		sr.Checks, findings, err = r.call(ctx, st)
@@ -325,6 +379,9 @@ func (r *run) swap(st *Step) ([]Check, error) {
 	}
 	if e.Error != nil {
 		checks = append(checks, expectError(e.Error, err))
+	}
+	if e.Reasons != nil {
+		checks = append(checks, expectReasons(e.Reasons, err))
 	}
 	return checks, nil
 }
@@ -438,6 +495,12 @@ func (r *run) finish(res *ScenarioResult) {
 	res.Source = runSource(sources)
 	for _, st := range r.stores {
 		st.Close()
+	}
+	if r.fileStore != nil {
+		r.fileStore.Close()
+	}
+	if r.tempDir != "" {
+		os.RemoveAll(r.tempDir)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/metis-llm/metis/canonical"
 )
@@ -23,9 +24,28 @@ type Scenario struct {
 	// without "supports_") the run's first model must declare.
 	Requires []string `json:"requires,omitempty"`
 	// Models is the matrix: one run per model, which starts the session.
-	Models []string                   `json:"models"`
-	Tools  []canonical.ToolDefinition `json:"tools,omitempty"`
-	System string                     `json:"system,omitempty"`
+	// When a scenario names no models, Select fills it from the columns
+	// (Config.Columns) that Columns selects and whose declared
+	// capabilities meet Requires and Lacks (see Matrix).
+	Models []string `json:"models"`
+	// Columns restricts a column-derived matrix to the columns named, or
+	// tagged, so ("compat", "anthropic"); empty means every column.
+	Columns []string `json:"columns,omitempty"`
+	// Lacks lists capabilities a column must NOT declare to run the
+	// scenario, for scenarios about honest refusals.
+	Lacks []string `json:"lacks,omitempty"`
+	// SameAs names a model of the matrix whose final transcript every
+	// other run's must equal, modulo model, provider, ids, signatures,
+	// provider_raw and cost (000 §10.2.1 substitutability).
+	SameAs string `json:"same_as,omitempty"`
+	// KnownFailures mark runs expected to fail because of a known adapter
+	// bug: such a run that fails is reported as a known failure, not a
+	// failure; one that passes fails, so the mark is removed with the fix.
+	KnownFailures []KnownFailure `json:"known_failures,omitempty"`
+	// FromColumns is set when Models came from the columns.
+	FromColumns bool                       `json:"-"`
+	Tools       []canonical.ToolDefinition `json:"tools,omitempty"`
+	System      string                     `json:"system,omitempty"`
 	// MaxRetries, when set, overrides the registry's max_retries.
 	MaxRetries *int   `json:"max_retries,omitempty"`
 	Steps      []Step `json:"steps"`
@@ -83,10 +103,12 @@ const (
 	StepCancel     StepKind = "cancel"
 	StepInject     StepKind = "inject"
 	StepHistory    StepKind = "history"
+	StepReload     StepKind = "reload"
+	StepReady      StepKind = "ready"
 )
 
 // Step is one action of a scenario. Exactly one of the action fields is
-// set, as Kind says; Expect may accompany a call or a swap.
+// set, as Kind says; Expect may accompany a call, a swap or a ready step.
 type Step struct {
 	Kind StepKind `json:"kind"`
 	// Index is the step's position in Scenario.Steps.
@@ -103,6 +125,11 @@ type Step struct {
 	Inject map[string]any `json:"inject,omitempty"`
 	// History holds raw canonical messages appended without validation.
 	History []canonical.Message `json:"history,omitempty"`
+	// Reload persists the session to SQLite, reopens it and continues
+	// with the reloaded session.
+	Reload bool `json:"reload,omitempty"`
+	// Ready probes a model's readiness (adapters.Readier).
+	Ready *ReadyStep `json:"ready,omitempty"`
 
 	Expect *Expect `json:"expect,omitempty"`
 }
@@ -139,11 +166,21 @@ type CallStep struct {
 	// same request non-streaming straight to the adapter, and requires
 	// the two results to agree. Stream is then ignored.
 	Both bool `json:"both,omitempty"`
+	// Direct sends the session's history, as it is, straight to the
+	// adapter, bypassing the session's cross-provider policy (foreign
+	// thinking, failed turns, missing results), so that what an adapter
+	// does with such content is tested; the response is checked but not
+	// appended to the session.
+	Direct bool `json:"direct,omitempty"`
 	// Model overrides the active model for this call.
 	Model           string                    `json:"model,omitempty"`
 	MaxOutputTokens int                       `json:"max_output_tokens,omitempty"`
 	Thinking        *canonical.ThinkingConfig `json:"thinking,omitempty"`
 	ToolChoice      *canonical.ToolChoice     `json:"tool_choice,omitempty"`
+	StopSequences   []string                  `json:"stop_sequences,omitempty"`
+	Temperature     *float64                  `json:"temperature,omitempty"`
+	// OutputSchema asks for structured output matching this JSON Schema.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	// Reply is what the emulator answers when the call is recorded. It
 	// plays no part at replay.
 	Reply *Reply `json:"reply,omitempty"`
@@ -155,11 +192,17 @@ func (c *CallStep) Streams() bool { return c.Stream || c.Both }
 // Reply scripts the emulator's answer to a call being recorded; the
 // record tool turns it into an emulator.Reply.
 type Reply struct {
-	Text       string                `json:"text,omitempty"`
-	Thinking   string                `json:"thinking,omitempty"`
-	ToolCalls  []ReplyToolCall       `json:"tool_calls,omitempty"`
-	StopReason canonical.StopReason  `json:"stop_reason,omitempty"`
-	Usage      *canonical.TokenUsage `json:"usage,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Thinking string `json:"thinking,omitempty"`
+	// Signature is the reasoning's opaque token; empty makes the emulator
+	// derive one.
+	Signature string          `json:"signature,omitempty"`
+	ToolCalls []ReplyToolCall `json:"tool_calls,omitempty"`
+	// StopReason is a canonical stop reason, rendered in each provider's
+	// terms, or a provider's own finish reason sent verbatim.
+	StopReason   canonical.StopReason  `json:"stop_reason,omitempty"`
+	StopSequence string                `json:"stop_sequence,omitempty"`
+	Usage        *canonical.TokenUsage `json:"usage,omitempty"`
 }
 
 // ReplyToolCall is one scripted tool call. ID is the provider's id, when
@@ -185,6 +228,21 @@ type SwapStep struct {
 	ExpectRefusal bool   `json:"expect_refusal,omitempty"`
 }
 
+// ReadyStep probes whether Model (default: the active model) can serve
+// now, through the adapter's Ready method (004 §5). Its expect takes
+// error (without one the probe must succeed) and request.
+type ReadyStep struct {
+	Model string `json:"model,omitempty"`
+}
+
+// KnownFailure marks the runs of a scenario that fail because of a known
+// adapter bug. Models lists matrix models, column names or providers
+// (empty: every run); Symptom says what goes wrong.
+type KnownFailure struct {
+	Models  []string `json:"models,omitempty"`
+	Symptom string   `json:"symptom"`
+}
+
 // CancelStep arms a cancellation of the next call step: after its
 // AfterEvents-th stream event, after its first event of type After, or
 // before the first byte of its response. The first two need a streaming
@@ -195,10 +253,13 @@ type CancelStep struct {
 	BeforeFirstByte bool                `json:"before_first_byte,omitempty"`
 }
 
-// Expect is what a call or swap step must produce. Unset fields are not
-// checked, except Error: a call without an expected error must succeed.
+// Expect is what a call, swap or ready step must produce. Unset fields
+// are not checked, except Error: a call without an expected error must
+// succeed.
 type Expect struct {
 	StopReason canonical.StopReason `json:"stop_reason,omitempty"`
+	// ProviderStopReason is the provider's own finish reason, verbatim.
+	ProviderStopReason string `json:"provider_stop_reason,omitempty"`
 	// Blocks are the response's content blocks, in order, exactly.
 	Blocks []ExpectBlock `json:"blocks,omitempty"`
 	Error  *ExpectError  `json:"error,omitempty"`
@@ -210,18 +271,113 @@ type Expect struct {
 	TextMatches  *regexp.Regexp              `json:"-"`
 	// Text is the response text (Content.Text()), exactly.
 	Text *string `json:"text,omitempty"`
-	// Usage is the response's token usage; only set fields are compared.
+	// Refused, on a swap, requires the swap to be refused; Reasons are
+	// texts each of which one of the refusal's reasons must contain.
+	Refused bool     `json:"refused,omitempty"`
+	Reasons []string `json:"reasons,omitempty"`
+	// Status is the status of the ASSISTANT message the call appended.
+	Status canonical.MessageStatus `json:"status,omitempty"`
+	// Usage is the response's token usage, field by field.
 	Usage *ExpectUsage `json:"usage,omitempty"`
-	// Refused, on a swap, requires the swap to be refused.
-	Refused bool `json:"refused,omitempty"`
+	// Cost is the appended message's exact cost and price table version;
+	// SessionCost the session's total cost after the call. Both are
+	// decimal strings compared as decimals.
+	Cost        *ExpectCost `json:"cost,omitempty"`
+	SessionCost string      `json:"session_cost,omitempty"`
+	// Logs are log records the step must (or, with count 0, must not)
+	// have written.
+	Logs []ExpectLog `json:"logs,omitempty"`
+	// Requests are checks of the wire requests the step sent.
+	Requests []ExpectRequest `json:"request,omitempty"`
+	// Waits are the sleeps the adapters asked the virtual clock for
+	// during the step, in order, exactly as many.
+	Waits []ExpectWait `json:"waits,omitempty"`
+	// Fragments "verbatim" requires every streamed text, thinking and
+	// tool-input fragment to appear as such in the raw response body.
+	Fragments string `json:"fragments,omitempty"`
+	// Raw is a partial JSON object the non-streamed response body must
+	// contain; ProviderRaw one the response's provider_raw must contain.
+	Raw         json.RawMessage `json:"raw,omitempty"`
+	ProviderRaw json.RawMessage `json:"provider_raw,omitempty"`
+	// PerWire and PerModel refine the expectation for runs whose call
+	// goes to a wire format (anthropic, responses, chat, gemini) or to a
+	// model (a canonical id, a column name or a provider): their set
+	// fields replace the general ones, PerModel last.
+	PerWire  map[string]*Expect `json:"per_wire,omitempty"`
+	PerModel map[string]*Expect `json:"per_model,omitempty"`
+}
+
+// ExpectUsage is expected token usage; nil fields are not checked.
+type ExpectUsage struct {
+	InputTokens              *int  `json:"input_tokens,omitempty"`
+	OutputTokens             *int  `json:"output_tokens,omitempty"`
+	CachedInputTokens        *int  `json:"cached_input_tokens,omitempty"`
+	CacheCreationInputTokens *int  `json:"cache_creation_input_tokens,omitempty"`
+	ReasoningTokens          *int  `json:"reasoning_tokens,omitempty"`
+	Estimated                *bool `json:"estimated,omitempty"`
+}
+
+// ExpectCost is an expected message cost.
+type ExpectCost struct {
+	USD            string `json:"usd"`
+	PricingVersion string `json:"pricing_version,omitempty"`
+}
+
+// ExpectLog is an expected log record: its level (DEBUG, INFO, WARN,
+// ERROR), a text its message contains, and attributes with their values
+// as text. Count, when set, is how many records must match exactly; 0
+// requires none.
+type ExpectLog struct {
+	Level   string            `json:"level,omitempty"`
+	Message string            `json:"message,omitempty"`
+	Fields  map[string]string `json:"fields,omitempty"`
+	Count   *int              `json:"count,omitempty"`
+}
+
+// ExpectRequest checks one wire request of the step: the Index-th (from
+// 0; negative counts from the end; default -1, the last). Method and
+// Path, when set, must match (Path without the query). JSON maps JSON
+// Pointers (RFC 6901, "/messages/0/role") to the value there; Contains
+// is a partial object the body must contain (objects by subset, arrays
+// element by element); Absent lists pointers that must not resolve;
+// Headers are header values, by case-insensitive name; Includes and
+// Excludes are texts the raw body must, or must not, contain.
+type ExpectRequest struct {
+	Index    *int                       `json:"index,omitempty"`
+	Method   string                     `json:"method,omitempty"`
+	Path     string                     `json:"path,omitempty"`
+	JSON     map[string]json.RawMessage `json:"json,omitempty"`
+	Contains json.RawMessage            `json:"contains,omitempty"`
+	Absent   []string                   `json:"absent,omitempty"`
+	Headers  map[string]string          `json:"headers,omitempty"`
+	Includes []string                   `json:"includes,omitempty"`
+	Excludes []string                   `json:"excludes,omitempty"`
+}
+
+// ExpectWait is an expected sleep: exactly Exact, or within [Min, Max].
+type ExpectWait struct {
+	Exact    time.Duration `json:"exact,omitempty"`
+	Min, Max time.Duration `json:"-"`
+}
+
+// String renders the wait as in YAML.
+func (w ExpectWait) String() string {
+	if w.Min != 0 || w.Max != 0 {
+		return fmt.Sprintf("[%s, %s]", w.Min, w.Max)
+	}
+	return w.Exact.String()
 }
 
 // ExpectBlock is one expected content block: its type and, for tool_use,
-// optionally the tool's name and input (compared as JSON values).
+// optionally the tool's name and input (compared as JSON values); for
+// text and thinking, optionally the exact text; for thinking, the exact
+// signature.
 type ExpectBlock struct {
-	Type  canonical.BlockType `json:"type"`
-	Name  string              `json:"name,omitempty"`
-	Input json.RawMessage     `json:"input,omitempty"`
+	Type      canonical.BlockType `json:"type"`
+	Name      string              `json:"name,omitempty"`
+	Input     json.RawMessage     `json:"input,omitempty"`
+	Text      *string             `json:"text,omitempty"`
+	Signature *string             `json:"signature,omitempty"`
 }
 
 // String renders the block as in YAML: "text" or "tool_use(read_file)".
@@ -239,18 +395,6 @@ func (b ExpectBlock) String() string {
 	}
 	sb.WriteByte(')')
 	return sb.String()
-}
-
-// ExpectUsage is expected token usage: each set field must equal the
-// response's (canonical.TokenUsage's meaning: input tokens billed at the
-// full rate, cached ones apart, output including reasoning).
-type ExpectUsage struct {
-	InputTokens              *int  `json:"input_tokens,omitempty"`
-	OutputTokens             *int  `json:"output_tokens,omitempty"`
-	CachedInputTokens        *int  `json:"cached_input_tokens,omitempty"`
-	CacheCreationInputTokens *int  `json:"cache_creation_input_tokens,omitempty"`
-	ReasoningTokens          *int  `json:"reasoning_tokens,omitempty"`
-	Estimated                *bool `json:"estimated,omitempty"`
 }
 
 // ExpectError is an expected failure: its class and, when set, its code.

@@ -149,7 +149,7 @@ func allowedKeys(schemaURL string) string {
 
 func oneOfMessage(ptr string) string {
 	if isStep(ptr) {
-		return "a step has exactly one of the keys user, call, tool_result, swap, cancel, inject, history"
+		return "a step has exactly one of the keys user, call, tool_result, swap, cancel, inject, history, reload, ready"
 	}
 	return "matches more than one alternative"
 }

@@ -32,7 +32,7 @@ var _ = Describe("conformance", func() {
 		panic(err) // a broken scenario file is a programmer error here
 	}
 	var entries []TableEntry
-	for _, p := range harness.Select(scs, harness.Config{}) {
+	for _, p := range harness.Select(scs, harness.Config{Factories: factories()}) {
 		labels := append([]string{canonical.ProviderOf(p.Model)}, p.Scenario.Tags...)
 		entries = append(entries, Entry(p.Scenario.ID+" ["+p.Model+"]", p, Label(labels...)))
 	}

@@ -33,18 +33,18 @@ func newWire(r *run, provider string) *wire { return &wire{r: r, provider: provi
 
 // RoundTrip records req and sends it on.
 func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
 	if req.Body != nil {
-		body, err := io.ReadAll(req.Body)
+		var err error
+		body, err = io.ReadAll(req.Body)
 		req.Body.Close()
 		if err != nil {
 			return nil, fmt.Errorf("harness: reading request body: %w", err)
 		}
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		w.r.recordRequest(w.provider, req, body)
-	} else {
-		w.r.recordRequest(w.provider, req, nil)
 	}
+	ex := w.r.recordRequest(w.provider, req, body)
 	w.mu.Lock()
 	next, onSend := w.fault, w.onSend
 	w.mu.Unlock()
@@ -54,8 +54,32 @@ func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
 	if next == nil {
 		next = roundTripFunc(w.send)
 	}
-	return next.RoundTrip(req)
+	resp, err := next.RoundTrip(req)
+	if err == nil && resp != nil && resp.Body != nil {
+		ex.status = resp.StatusCode
+		resp.Body = &teeBody{rc: resp.Body, ex: ex}
+	}
+	return resp, err
 }
+
+// teeBody copies what the adapter reads of a response body into its
+// exchange, for expectations on the raw response.
+type teeBody struct {
+	rc io.ReadCloser
+	ex *exchange
+}
+
+func (t *teeBody) Read(p []byte) (int, error) {
+	n, err := t.rc.Read(p)
+	if n > 0 {
+		t.ex.mu.Lock()
+		t.ex.response.Write(p[:n])
+		t.ex.mu.Unlock()
+	}
+	return n, err
+}
+
+func (t *teeBody) Close() error { return t.rc.Close() }
 
 // send forwards to the provider's transport, creating it first.
 func (w *wire) send(req *http.Request) (*http.Response, error) {

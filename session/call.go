@@ -23,6 +23,8 @@ type CallOptions struct {
 	MaxOutputTokens int
 	// Temperature is sent when set.
 	Temperature *float64
+	// StopSequences end generation when the model produces one of them.
+	StopSequences []string
 	// ToolChoice constrains tool use; nil leaves it to the model.
 	ToolChoice *canonical.ToolChoice
 	// Thinking asks for reasoning where the model supports it.
@@ -215,6 +217,7 @@ func (s *Session) requestLocked(model string, msgs []canonical.Message, opts Cal
 		SystemPrompt:    s.system,
 		Model:           model,
 		MaxOutputTokens: opts.MaxOutputTokens,
+		StopSequences:   opts.StopSequences,
 		Temperature:     opts.Temperature,
 		OutputSchema:    opts.OutputSchema,
 		Thinking:        opts.Thinking,

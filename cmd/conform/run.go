@@ -148,11 +148,22 @@ func printResult(w io.Writer, res *harness.Result, verbose bool) {
 		}
 	}
 	p, f, s := res.Counts()
+	known := res.KnownFailures()
+	if len(known) > 0 {
+		fmt.Fprintf(w, "\nknown failures (adapter bugs each scenario's known_failures names; they do not fail the run):\n")
+		for _, r := range known {
+			fmt.Fprintf(w, "  %s: %s\n", r.Name(), firstLine(r.Reason))
+		}
+	}
 	fmt.Fprintln(w)
 	if line := res.SourceSummary(); line != "" {
 		fmt.Fprintln(w, line)
 	}
-	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", p, f, s)
+	fmt.Fprintf(w, "%d passed, %d failed, %d skipped", p, f, s)
+	if len(known) > 0 {
+		fmt.Fprintf(w, ", %d known failures", len(known))
+	}
+	fmt.Fprintln(w)
 }
 
 func mark(s harness.Status) string {
@@ -161,6 +172,8 @@ func mark(s harness.Status) string {
 		return "ok"
 	case harness.StatusFail:
 		return "FAIL"
+	case harness.StatusKnownFailure:
+		return "xfail"
 	}
 	return "skip"
 }

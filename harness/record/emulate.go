@@ -70,7 +70,7 @@ func (s *script) respond(c emulator.Call) (emulator.Reply, error) {
 
 // toEmulator converts a scenario's reply script.
 func toEmulator(r *harness.Reply) emulator.Reply {
-	out := emulator.Reply{Text: r.Text, Thinking: r.Thinking, StopReason: r.StopReason}
+	out := emulator.Reply{Text: r.Text, Thinking: r.Thinking, Signature: r.Signature, StopReason: r.StopReason, StopSequence: r.StopSequence}
 	if r.Usage != nil {
 		out.Usage = *r.Usage
 	}

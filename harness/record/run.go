@@ -148,7 +148,7 @@ func (s *session) selectRuns() ([]harness.Pair, error) {
 		return nil, errs
 	}
 	s.cfg.Scenarios = scs
-	pairs := harness.Select(scs, harness.Config{IDs: s.cfg.IDs, Models: s.cfg.Models})
+	pairs := harness.Select(scs, harness.Config{IDs: s.cfg.IDs, Models: s.cfg.Models, Registry: s.reg, Factories: s.cfg.Factories})
 	if len(pairs) == 0 {
 		return nil, fmt.Errorf("record: no scenario run matches (scenarios %q, models %q)", strings.Join(s.cfg.IDs, ","), strings.Join(s.cfg.Models, ","))
 	}

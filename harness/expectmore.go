@@ -1,0 +1,459 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/metis-llm/metis/canonical"
+)
+
+// Check names of the expectations on usage, logs, wire and stream.
+const (
+	CheckProviderStop = "provider_stop_reason"
+	CheckStatus       = "status"
+	CheckCost         = "cost"
+	CheckSessionCost  = "session_cost"
+	CheckLogs         = "logs"
+	CheckRequest      = "request"
+	CheckWaits        = "waits"
+	CheckFragments    = "fragments"
+	CheckRaw          = "raw"
+	CheckProviderRaw  = "provider_raw"
+	CheckReasons      = "reasons"
+	CheckReload       = "reload"
+	CheckSameAs       = "same_as"
+)
+
+// FragmentsVerbatim is the one value of expect.fragments.
+const FragmentsVerbatim = "verbatim"
+
+// stepData is what a step produced besides its call's outcome.
+type stepData struct {
+	logs      []logRecord
+	exchanges []*exchange
+	sleeps    []time.Duration
+	// msg is the ASSISTANT message the call appended, if any.
+	msg *canonical.Message
+	// sessionCost is the session's total cost after the step.
+	sessionCost decimal.Decimal
+}
+
+// refine returns e with the PerWire entry for wire and the PerModel
+// entries naming one of keys (the call's model, its column names and its
+// provider) applied, PerModel last.
+func (e *Expect) refine(wire string, keys []string) *Expect {
+	if e == nil || (e.PerWire == nil && e.PerModel == nil) {
+		return e
+	}
+	out := *e
+	out.PerWire, out.PerModel = nil, nil
+	if w, ok := e.PerWire[wire]; ok {
+		out = merge(out, w.refine(wire, keys))
+	}
+	for _, k := range keys {
+		if m, ok := e.PerModel[k]; ok {
+			out = merge(out, m.refine(wire, keys))
+		}
+	}
+	return &out
+}
+
+// merge returns base with every field that over sets replaced.
+func merge(base Expect, over *Expect) Expect {
+	if over == nil {
+		return base
+	}
+	if over.StopReason != "" {
+		base.StopReason = over.StopReason
+	}
+	if over.ProviderStopReason != "" {
+		base.ProviderStopReason = over.ProviderStopReason
+	}
+	if over.Blocks != nil {
+		base.Blocks = over.Blocks
+	}
+	if over.Error != nil {
+		base.Error = over.Error
+	}
+	if over.Attempts != nil {
+		base.Attempts = over.Attempts
+	}
+	if over.Events != nil {
+		base.Events = maps.Clone(base.Events)
+		if base.Events == nil {
+			base.Events = map[canonical.EventType]int{}
+		}
+		maps.Copy(base.Events, over.Events)
+	}
+	if over.TextContains != nil {
+		base.TextContains = over.TextContains
+	}
+	if over.TextMatches != nil {
+		base.TextMatches = over.TextMatches
+	}
+	if over.Refused {
+		base.Refused = true
+	}
+	if over.Reasons != nil {
+		base.Reasons = over.Reasons
+	}
+	if over.Status != "" {
+		base.Status = over.Status
+	}
+	if over.Text != nil {
+		base.Text = over.Text
+	}
+	if over.Usage != nil {
+		base.Usage = over.Usage
+	}
+	if over.Cost != nil {
+		base.Cost = over.Cost
+	}
+	if over.SessionCost != "" {
+		base.SessionCost = over.SessionCost
+	}
+	if over.Logs != nil {
+		base.Logs = over.Logs
+	}
+	if over.Requests != nil {
+		base.Requests = over.Requests
+	}
+	if over.Waits != nil {
+		base.Waits = over.Waits
+	}
+	if over.Fragments != "" {
+		base.Fragments = over.Fragments
+	}
+	if over.Raw != nil {
+		base.Raw = over.Raw
+	}
+	if over.ProviderRaw != nil {
+		base.ProviderRaw = over.ProviderRaw
+	}
+	return base
+}
+
+// expectMore checks the expectations on the step's messages, usage, logs,
+// wire requests, waits and raw stream.
+func expectMore(e *Expect, o *outcome, d *stepData) []Check {
+	var checks []Check
+	if e.ProviderStopReason != "" {
+		got := ""
+		if o.resp != nil {
+			got = o.resp.ProviderStopReason
+		}
+		c := Check{Name: CheckProviderStop, OK: got == e.ProviderStopReason}
+		if !c.OK {
+			c.Message = fmt.Sprintf("provider stop reason %q, want %q", got, e.ProviderStopReason)
+		}
+		checks = append(checks, c)
+	}
+	if e.Status != "" {
+		c := Check{Name: CheckStatus, OK: d.msg != nil && d.msg.Metadata.Status == e.Status}
+		switch {
+		case d.msg == nil:
+			c.Message = fmt.Sprintf("the call appended no message, want one with status %s", e.Status)
+		case !c.OK:
+			c.Message = fmt.Sprintf("message status %s, want %s", d.msg.Metadata.Status, e.Status)
+		}
+		checks = append(checks, c)
+	}
+	if e.Usage != nil {
+		checks = append(checks, expectUsage(e.Usage, o.resp))
+	}
+	if e.Cost != nil {
+		checks = append(checks, expectCost(e.Cost, d.msg))
+	}
+	if e.SessionCost != "" {
+		want, _ := parseDecimal(e.SessionCost)
+		c := Check{Name: CheckSessionCost, OK: d.sessionCost.Equal(want)}
+		if !c.OK {
+			c.Message = fmt.Sprintf("session cost $%s, want $%s", d.sessionCost, want)
+		}
+		checks = append(checks, c)
+	}
+	for _, l := range e.Logs {
+		checks = append(checks, expectLog(l, d.logs))
+	}
+	for _, rq := range e.Requests {
+		checks = append(checks, expectRequest(rq, d.exchanges))
+	}
+	if e.Waits != nil {
+		checks = append(checks, expectWaits(e.Waits, d.sleeps))
+	}
+	if e.Fragments != "" {
+		checks = append(checks, expectFragments(o.events, d.exchanges))
+	}
+	if e.Raw != nil {
+		var raw []byte
+		if o.resp != nil {
+			raw = o.resp.RawBody
+		}
+		checks = append(checks, expectPartial(CheckRaw, "raw response body", e.Raw, raw))
+	}
+	if e.ProviderRaw != nil {
+		var raw []byte
+		if o.resp != nil {
+			raw = o.resp.ProviderRaw
+		}
+		checks = append(checks, expectPartial(CheckProviderRaw, "provider_raw", e.ProviderRaw, raw))
+	}
+	return checks
+}
+
+func expectCost(want *ExpectCost, msg *canonical.Message) Check {
+	c := Check{Name: CheckCost, OK: true}
+	if msg == nil || msg.Metadata.Usage == nil {
+		c.OK, c.Message = false, "the call appended no message with usage"
+		return c
+	}
+	u := msg.Metadata.Usage
+	w, _ := parseDecimal(want.USD)
+	var problems []string
+	if !u.CostUSD.Equal(w) {
+		problems = append(problems, fmt.Sprintf("cost $%s, want $%s", u.CostUSD, w))
+	}
+	if want.PricingVersion != "" && u.PricingVersion != want.PricingVersion {
+		problems = append(problems, fmt.Sprintf("pricing_version %q, want %q", u.PricingVersion, want.PricingVersion))
+	}
+	if len(problems) > 0 {
+		c.OK, c.Message = false, strings.Join(problems, "; ")
+	}
+	return c
+}
+
+func expectLog(want ExpectLog, recs []logRecord) Check {
+	c := Check{Name: CheckLogs, OK: true}
+	n := 0
+	for _, r := range recs {
+		if want.matches(r) {
+			n++
+		}
+	}
+	switch {
+	case want.Count != nil && n != *want.Count:
+		c.OK = false
+		c.Message = fmt.Sprintf("%d record(s) with %s, want %d", n, want, *want.Count)
+	case want.Count == nil && n == 0:
+		c.OK = false
+		c.Message = "no record with " + want.String()
+	}
+	if !c.OK {
+		c.Message += "; the step logged " + describeLogs(recs)
+	}
+	return c
+}
+
+func describeLogs(recs []logRecord) string {
+	if len(recs) == 0 {
+		return "nothing"
+	}
+	parts := make([]string, len(recs))
+	for i, r := range recs {
+		parts[i] = r.String()
+	}
+	return strings.Join(parts, " | ")
+}
+
+func expectRequest(want ExpectRequest, exs []*exchange) Check {
+	c := Check{Name: CheckRequest, OK: true}
+	i := -1
+	if want.Index != nil {
+		i = *want.Index
+	}
+	label := "request " + strconv.Itoa(i)
+	if i < 0 {
+		i += len(exs)
+	}
+	if i < 0 || i >= len(exs) {
+		c.OK, c.Message = false, fmt.Sprintf("the step sent %d request(s); there is no %s", len(exs), label)
+		return c
+	}
+	ex := exs[i]
+	label = fmt.Sprintf("request %d (%s %s)", i, ex.method, ex.path)
+	var problems []string
+	if want.Method != "" && !strings.EqualFold(want.Method, ex.method) {
+		problems = append(problems, fmt.Sprintf("method %s, want %s", ex.method, want.Method))
+	}
+	if want.Path != "" && want.Path != ex.path {
+		problems = append(problems, fmt.Sprintf("path %s, want %s", ex.path, want.Path))
+	}
+	for k, v := range want.Headers {
+		if got := ex.header.Get(k); got != v {
+			problems = append(problems, fmt.Sprintf("header %s %q, want %q", http.CanonicalHeaderKey(k), got, v))
+		}
+	}
+	for _, s := range want.Includes {
+		if !bytes.Contains(ex.body, []byte(s)) {
+			problems = append(problems, fmt.Sprintf("body does not contain %q", s))
+		}
+	}
+	for _, s := range want.Excludes {
+		if bytes.Contains(ex.body, []byte(s)) {
+			problems = append(problems, fmt.Sprintf("body contains %q", s))
+		}
+	}
+	if len(want.JSON) > 0 || want.Contains != nil || len(want.Absent) > 0 {
+		doc, err := decodeJSON(ex.body)
+		if err != nil {
+			problems = append(problems, "body is not JSON: "+err.Error())
+		} else {
+			problems = append(problems, jsonChecks(want, doc)...)
+		}
+	}
+	if len(problems) > 0 {
+		c.OK, c.Message = false, label+": "+strings.Join(problems, "; ")
+	}
+	return c
+}
+
+// jsonChecks checks a request body's JSON against want's json, contains
+// and absent.
+func jsonChecks(want ExpectRequest, doc any) []string {
+	var problems []string
+	ptrs := slices.Sorted(maps.Keys(want.JSON))
+	for _, p := range ptrs {
+		w, err := decodeJSON(want.JSON[p])
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: bad expected value: %v", p, err))
+			continue
+		}
+		got, ok := resolvePointer(doc, p)
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("%s: missing, want %s", p, describeJSON(w)))
+		case !jsonValueEqual(w, got):
+			problems = append(problems, fmt.Sprintf("%s: %s, want %s", p, describeJSON(got), describeJSON(w)))
+		}
+	}
+	if want.Contains != nil {
+		w, err := decodeJSON(want.Contains)
+		if err != nil {
+			problems = append(problems, "contains: bad expected value: "+err.Error())
+		} else if m := jsonContains(w, doc, ""); m != "" {
+			problems = append(problems, "contains: "+m)
+		}
+	}
+	for _, p := range want.Absent {
+		if got, ok := resolvePointer(doc, p); ok {
+			problems = append(problems, fmt.Sprintf("%s: %s, want it absent", p, describeJSON(got)))
+		}
+	}
+	return problems
+}
+
+func expectWaits(want []ExpectWait, got []time.Duration) Check {
+	c := Check{Name: CheckWaits, OK: len(want) == len(got)}
+	for i := 0; c.OK && i < len(want); i++ {
+		w := want[i]
+		if w.Min != 0 || w.Max != 0 {
+			c.OK = got[i] >= w.Min && got[i] <= w.Max
+		} else {
+			c.OK = got[i] == w.Exact
+		}
+	}
+	if !c.OK {
+		ws := make([]string, len(want))
+		for i, w := range want {
+			ws[i] = w.String()
+		}
+		gs := make([]string, len(got))
+		for i, g := range got {
+			gs[i] = g.String()
+		}
+		c.Message = fmt.Sprintf("waits [%s], want [%s]", strings.Join(gs, ", "), strings.Join(ws, ", "))
+	}
+	return c
+}
+
+// expectFragments checks that every streamed text, thinking and tool
+// input fragment appears verbatim in the raw bodies of the step's
+// responses: as the provider sent it, JSON-string-encoded, not parsed
+// and re-serialized (000 §5.4).
+func expectFragments(events []canonical.StreamEvent, exs []*exchange) Check {
+	c := Check{Name: CheckFragments, OK: true}
+	var raw []byte
+	for _, ex := range exs {
+		raw = append(raw, ex.responseBody()...)
+	}
+	n := 0
+	for i, ev := range events {
+		var frag string
+		switch ev.Type {
+		case canonical.EventTextDelta, canonical.EventThinkingDelta:
+			frag = ev.Text
+		case canonical.EventToolUseInput:
+			frag = ev.PartialJSON
+		default:
+			continue
+		}
+		if frag == "" {
+			continue
+		}
+		n++
+		enc := jsonStringBody(frag)
+		if !bytes.Contains(raw, enc) && !bytes.Contains(raw, []byte(frag)) {
+			c.OK = false
+			c.Message = fmt.Sprintf("event %d (%s): fragment %s is not in the raw response", i, ev.Type, enc)
+			return c
+		}
+	}
+	if n == 0 {
+		c.OK, c.Message = false, "the call streamed no fragment"
+	}
+	return c
+}
+
+// jsonStringBody is s encoded as a JSON string, without the quotes and
+// without HTML escaping.
+func jsonStringBody(s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) //nolint:errcheck // a string always encodes
+	b := bytes.TrimSpace(buf.Bytes())
+	return b[1 : len(b)-1]
+}
+
+// expectPartial checks that the JSON document got contains want.
+func expectPartial(name, what string, want json.RawMessage, got []byte) Check {
+	c := Check{Name: name, OK: false}
+	if len(got) == 0 {
+		c.Message = "no " + what
+		return c
+	}
+	w, err := decodeJSON(want)
+	if err != nil {
+		c.Message = "bad expected value: " + err.Error()
+		return c
+	}
+	doc, err := decodeJSON(got)
+	if err != nil {
+		c.Message = what + " is not JSON: " + err.Error()
+		return c
+	}
+	if m := jsonContains(w, doc, ""); m != "" {
+		c.Message = what + ": " + m
+		return c
+	}
+	c.OK = true
+	return c
+}
+
+// parseDecimal reads an exact decimal such as "0.000654".
+func parseDecimal(s string) (decimal.Decimal, error) {
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Decimal{}, fmt.Errorf("%q is not a decimal number", s)
+	}
+	return d, nil
+}

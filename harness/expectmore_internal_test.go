@@ -1,0 +1,315 @@
+package harness
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/shopspring/decimal"
+
+	"github.com/metis-llm/metis/canonical"
+)
+
+func intp2(i int) *int { return &i }
+
+func TestJSONPointer(t *testing.T) {
+	doc, err := decodeJSON([]byte(`{"a":{"b/c":[1,{"d~e":"x"}]},"n":1.50,"empty":""}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		ptr    string
+		want   string // JSON of the value; "" when it must not resolve
+		badPtr bool
+	}{
+		{ptr: "", want: `{"a":{"b/c":[1,{"d~e":"x"}]},"empty":"","n":1.50}`},
+		{ptr: "/a/b~1c/0", want: `1`},
+		{ptr: "/a/b~1c/1/d~0e", want: `"x"`},
+		{ptr: "/a/b~1c/-1/d~0e", want: `"x"`},
+		{ptr: "/a/b~1c/-2", want: `1`},
+		{ptr: "/a/b~1c/2"},
+		{ptr: "/a/b~1c/-3"},
+		{ptr: "/a/b~1c/x"},
+		{ptr: "/n", want: `1.50`},
+		{ptr: "/empty", want: `""`},
+		{ptr: "/missing"},
+		{ptr: "/n/deeper"},
+		{ptr: "a", badPtr: true},
+		{ptr: "/a~2", badPtr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ptr, func(t *testing.T) {
+			_, err := splitPointer(tt.ptr)
+			if tt.badPtr != (err != nil) {
+				t.Fatalf("splitPointer(%q) error %v, want error %t", tt.ptr, err, tt.badPtr)
+			}
+			got, ok := resolvePointer(doc, tt.ptr)
+			if tt.want == "" {
+				if ok {
+					t.Fatalf("resolvePointer(%q) = %v, want no value", tt.ptr, got)
+				}
+				return
+			}
+			want, _ := decodeJSON([]byte(tt.want))
+			if !ok || !jsonValueEqual(want, got) {
+				t.Fatalf("resolvePointer(%q) = %v, %t; want %s", tt.ptr, got, ok, tt.want)
+			}
+		})
+	}
+}
+
+func TestJSONContains(t *testing.T) {
+	got, _ := decodeJSON([]byte(`{"model":"m","messages":[{"role":"system","content":"S"},{"role":"user","content":[{"type":"text","text":"hi"}]}],"stream":true,"n":2}`))
+	tests := []struct {
+		want     string
+		mismatch string // substring of the mismatch, "" when it contains
+	}{
+		{want: `{}`},
+		{want: `{"stream":true}`},
+		{want: `{"n":2.0}`},
+		{want: `{"messages":[{"role":"system"},{"content":[{"text":"hi"}]}]}`},
+		{want: `{"messages":[{"role":"system"}]}`, mismatch: "/messages: 2 element(s), want 1"},
+		{want: `{"messages":[{"role":"user"},{}]}`, mismatch: `/messages/0/role: "system", want "user"`},
+		{want: `{"tools":[]}`, mismatch: "/tools: missing"},
+		{want: `{"model":{"id":"m"}}`, mismatch: `/model: "m", want an object`},
+		{want: `{"stream":"true"}`, mismatch: `/stream: true, want "true"`},
+		{want: `[]`, mismatch: "(root): "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			w, err := decodeJSON([]byte(tt.want))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := jsonContains(w, got, "")
+			if tt.mismatch == "" && m != "" || tt.mismatch != "" && !strings.Contains(m, tt.mismatch) {
+				t.Fatalf("jsonContains = %q, want %q", m, tt.mismatch)
+			}
+		})
+	}
+}
+
+func TestExpectRequest(t *testing.T) {
+	exs := []*exchange{
+		{method: "POST", path: "/v1/messages", header: http.Header{"Anthropic-Version": {"2023-06-01"}},
+			body: []byte(`{"system":"S","messages":[{"role":"user","content":"hi"}],"max_tokens":4096}`)},
+		{method: "POST", path: "/v1/messages", header: http.Header{},
+			body: []byte(`{"system":"S","messages":[{"role":"user","content":"again"}],"stream":true}`)},
+	}
+	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
+	tests := []struct {
+		name string
+		want ExpectRequest
+		msg  string // "" for a pass
+	}{
+		{name: "last by default", want: ExpectRequest{JSON: map[string]json.RawMessage{"/stream": raw("true")}}},
+		{name: "first", want: ExpectRequest{Index: intp2(0), JSON: map[string]json.RawMessage{"/max_tokens": raw("4096"), "/messages/0/content": raw(`"hi"`)}}},
+		{name: "negative index", want: ExpectRequest{Index: intp2(-2), Headers: map[string]string{"anthropic-version": "2023-06-01"}}},
+		{name: "out of range", want: ExpectRequest{Index: intp2(2)}, msg: "the step sent 2 request(s); there is no request 2"},
+		{name: "wrong value", want: ExpectRequest{JSON: map[string]json.RawMessage{"/system": raw(`"T"`)}}, msg: `/system: "S", want "T"`},
+		{name: "missing", want: ExpectRequest{JSON: map[string]json.RawMessage{"/tools": raw(`[]`)}}, msg: "/tools: missing, want []"},
+		{name: "absent", want: ExpectRequest{Absent: []string{"/tools", "/system"}}, msg: `/system: "S", want it absent`},
+		{name: "contains", want: ExpectRequest{Contains: raw(`{"messages":[{"content":"again"}]}`)}},
+		{name: "contains fails", want: ExpectRequest{Contains: raw(`{"messages":[{"content":"hi"}]}`)}, msg: `contains: /messages/0/content: "again", want "hi"`},
+		{name: "path", want: ExpectRequest{Method: "post", Path: "/v1/messages"}},
+		{name: "wrong path", want: ExpectRequest{Path: "/v1/chat/completions"}, msg: "path /v1/messages, want /v1/chat/completions"},
+		{name: "header", want: ExpectRequest{Headers: map[string]string{"anthropic-version": "2023-06-01"}}, msg: `header Anthropic-Version "", want "2023-06-01"`},
+		{name: "includes", want: ExpectRequest{Includes: []string{`"again"`}, Excludes: []string{"hi"}}},
+		{name: "excludes", want: ExpectRequest{Excludes: []string{"again"}}, msg: `body contains "again"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := expectRequest(tt.want, exs)
+			if tt.msg == "" {
+				if !c.OK {
+					t.Fatalf("failed: %s", c.Message)
+				}
+				return
+			}
+			if c.OK || !strings.Contains(c.Message, tt.msg) {
+				t.Fatalf("check %+v, want a failure containing %q", c, tt.msg)
+			}
+		})
+	}
+	if c := expectRequest(ExpectRequest{JSON: map[string]json.RawMessage{"/a": raw("1")}}, []*exchange{{body: []byte("not json")}}); c.OK {
+		t.Fatal("a body that is not JSON passed a json check")
+	}
+}
+
+func TestExpectLogs(t *testing.T) {
+	recs := []logRecord{
+		{Level: slog.LevelWarn, Message: "adapters: dropped a block the provider cannot represent", Attrs: map[string]string{"block_type": "thinking", "adapter": "openai"}},
+		{Level: slog.LevelWarn, Message: "adapters: dropped a block the provider cannot represent", Attrs: map[string]string{"block_type": "redacted_thinking", "adapter": "openai"}},
+		{Level: slog.LevelInfo, Message: "retrying", Attrs: map[string]string{"attempt": "2"}},
+	}
+	tests := []struct {
+		name string
+		want ExpectLog
+		ok   bool
+	}{
+		{"any warn", ExpectLog{Level: "WARN"}, true},
+		{"lower case level", ExpectLog{Level: "warn", Fields: map[string]string{"block_type": "thinking"}}, true},
+		{"message and field", ExpectLog{Message: "dropped", Fields: map[string]string{"adapter": "openai"}}, true},
+		{"exact count", ExpectLog{Level: "WARN", Count: intp2(2)}, true},
+		{"wrong count", ExpectLog{Level: "WARN", Count: intp2(1)}, false},
+		{"none wanted", ExpectLog{Level: "ERROR", Count: intp2(0)}, true},
+		{"none wanted but some", ExpectLog{Level: "INFO", Count: intp2(0)}, false},
+		{"wrong field value", ExpectLog{Fields: map[string]string{"adapter": "anthropic"}}, false},
+		{"missing field", ExpectLog{Fields: map[string]string{"session_id": "s"}}, false},
+		{"wrong level", ExpectLog{Level: "ERROR"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := expectLog(tt.want, recs)
+			if c.OK != tt.ok {
+				t.Fatalf("ok %t, want %t: %s", c.OK, tt.ok, c.Message)
+			}
+		})
+	}
+}
+
+func TestLogCaptureFlattensGroupsAndAttrs(t *testing.T) {
+	c := newLogCapture(slog.New(slog.DiscardHandler))
+	c.setStep(3)
+	log := c.logger().With("adapter", "openai").WithGroup("req")
+	log.Warn("dropped", "id", "r1", slog.Group("block", "type", "thinking"))
+	recs := c.forStep(3)
+	want := []logRecord{{Step: 3, Level: slog.LevelWarn, Message: "dropped",
+		Attrs: map[string]string{"adapter": "openai", "req.id": "r1", "req.block.type": "thinking"}}}
+	if diff := cmp.Diff(want, recs); diff != "" {
+		t.Fatalf("records (-want +got):\n%s", diff)
+	}
+	if got := c.forStep(2); len(got) != 0 {
+		t.Fatalf("step 2 has %d records, want none", len(got))
+	}
+}
+
+func TestExpectWaits(t *testing.T) {
+	tests := []struct {
+		name string
+		want []ExpectWait
+		got  []time.Duration
+		ok   bool
+	}{
+		{"exact", []ExpectWait{{Exact: 2 * time.Second}}, []time.Duration{2 * time.Second}, true},
+		{"range", []ExpectWait{{Min: time.Second, Max: 1250 * time.Millisecond}}, []time.Duration{1100 * time.Millisecond}, true},
+		{"below range", []ExpectWait{{Min: time.Second, Max: 1250 * time.Millisecond}}, []time.Duration{999 * time.Millisecond}, false},
+		{"too many", []ExpectWait{{Exact: time.Second}}, []time.Duration{time.Second, time.Second}, false},
+		{"none", []ExpectWait{}, nil, true},
+		{"none but one", []ExpectWait{}, []time.Duration{time.Second}, false},
+		{"wrong", []ExpectWait{{Exact: 60 * time.Second}}, []time.Duration{90 * time.Second}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if c := expectWaits(tt.want, tt.got); c.OK != tt.ok {
+				t.Fatalf("ok %t, want %t: %s", c.OK, tt.ok, c.Message)
+			}
+		})
+	}
+}
+
+func TestExpectFragments(t *testing.T) {
+	ex := &exchange{}
+	ex.response.WriteString(`data: {"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"{\"path\": \"REA"}}` + "\n\n" +
+		`data: {"delta":{"partial_json":"DME.md\"}"}}` + "\n\n" + `data: {"delta":{"text":"Hé <b>"}}`)
+	verbatim := []canonical.StreamEvent{
+		{Type: canonical.EventToolUseInput, PartialJSON: `{"path": "REA`},
+		{Type: canonical.EventToolUseInput, PartialJSON: `DME.md"}`},
+		{Type: canonical.EventTextDelta, Text: "Hé <b>"},
+	}
+	if c := expectFragments(verbatim, []*exchange{ex}); !c.OK {
+		t.Fatalf("verbatim fragments failed: %s", c.Message)
+	}
+	reparsed := []canonical.StreamEvent{{Type: canonical.EventToolUseInput, PartialJSON: `{"path":"README.md"}`}}
+	if c := expectFragments(reparsed, []*exchange{ex}); c.OK {
+		t.Fatal("a re-serialized fragment passed")
+	}
+	if c := expectFragments(nil, []*exchange{ex}); c.OK {
+		t.Fatal("a call without fragments passed")
+	}
+}
+
+func TestExpectUsageAndCost(t *testing.T) {
+	resp := &canonical.Response{Usage: canonical.TokenUsage{InputTokens: 8, OutputTokens: 42, CachedInputTokens: 3}}
+	if c := expectUsage(&ExpectUsage{InputTokens: intp2(8), OutputTokens: intp2(42), CachedInputTokens: intp2(3)}, resp); !c.OK {
+		t.Fatal(c.Message)
+	}
+	if c := expectUsage(&ExpectUsage{CacheCreationInputTokens: intp2(1)}, resp); c.OK || !strings.Contains(c.Message, "cache_creation_input_tokens 0, want 1") {
+		t.Fatalf("got %+v", c)
+	}
+	msg := &canonical.Message{Metadata: canonical.MessageMetadata{Usage: &canonical.Usage{CostUSD: decimal.RequireFromString("0.000654"), PricingVersion: "2026-05-08"}}}
+	if c := expectCost(&ExpectCost{USD: "0.0006540", PricingVersion: "2026-05-08"}, msg); !c.OK {
+		t.Fatal(c.Message)
+	}
+	if c := expectCost(&ExpectCost{USD: "0.000655"}, msg); c.OK {
+		t.Fatal("a wrong cost passed")
+	}
+	if c := expectCost(&ExpectCost{USD: "0.000654", PricingVersion: "2025-01-01"}, msg); c.OK {
+		t.Fatal("a wrong pricing version passed")
+	}
+	if c := expectCost(&ExpectCost{USD: "0"}, nil); c.OK {
+		t.Fatal("a cost passed without a message")
+	}
+}
+
+func TestRefine(t *testing.T) {
+	base := &Expect{
+		StopReason: canonical.StopEndTurn,
+		Events:     map[canonical.EventType]int{canonical.EventMessageStart: 1},
+		PerWire: map[string]*Expect{
+			WireChat: {StopReason: canonical.StopToolUse, Events: map[canonical.EventType]int{canonical.EventToolUseEnd: 1}},
+		},
+		PerModel: map[string]*Expect{
+			"vllm":   {ProviderStopReason: "stop"},
+			"ollama": {StopReason: canonical.StopMaxTokens},
+		},
+	}
+	got := base.refine(WireChat, []string{"vllm", "vllm", "vllm:qwen"})
+	if got.StopReason != canonical.StopToolUse || got.ProviderStopReason != "stop" {
+		t.Fatalf("refined %+v", got)
+	}
+	if diff := cmp.Diff(map[canonical.EventType]int{canonical.EventMessageStart: 1, canonical.EventToolUseEnd: 1}, got.Events); diff != "" {
+		t.Fatalf("events (-want +got):\n%s", diff)
+	}
+	if base.Events[canonical.EventToolUseEnd] != 0 {
+		t.Fatal("refine changed the general expectation")
+	}
+	if got := base.refine(WireAnthropic, []string{"anthropic"}); got.StopReason != canonical.StopEndTurn || got.PerWire != nil {
+		t.Fatalf("refined for anthropic %+v", got)
+	}
+	if got := base.refine(WireChat, []string{"ollama"}); got.StopReason != canonical.StopMaxTokens {
+		t.Fatalf("per_model does not win over per_wire: %+v", got)
+	}
+}
+
+func TestSubstitutable(t *testing.T) {
+	mk := func(model, provider, sig string) []canonical.Message {
+		return []canonical.Message{
+			{ID: "msg_1", Role: canonical.RoleUser, Content: canonical.Blocks{canonical.TextBlock{Text: "hi"}}},
+			{ID: "msg_2", Role: canonical.RoleAssistant, Content: canonical.Blocks{
+				canonical.ThinkingBlock{Text: "t", Signature: sig},
+				canonical.TextBlock{Text: "hello"},
+			}, Metadata: canonical.MessageMetadata{Model: model, Provider: provider,
+				Usage:       &canonical.Usage{InputTokens: len(model)},
+				ProviderRaw: map[string]json.RawMessage{provider: json.RawMessage(`{"x":1}`)}}},
+		}
+	}
+	a, err := substitutable(mk("anthropic:claude-sonnet-4-6", "anthropic", "sig-a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := substitutable(mk("openai:gpt-5", "openai", "sig-b"))
+	if diff := GoldenDiff(a, b); diff != "" {
+		t.Fatalf("transcripts differing only by model, provider, usage, provider_raw and thinking differ:\n%s", diff)
+	}
+	other := mk("openai:gpt-5", "openai", "")
+	other[1].Content[1] = canonical.TextBlock{Text: "hello!"}
+	c, _ := substitutable(other)
+	if GoldenDiff(a, c) == "" {
+		t.Fatal("different text compared equal")
+	}
+}

@@ -1,0 +1,47 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+)
+
+// knownFailure returns the known failure sc declares for its run on
+// model: one whose Models name the model, its column or its provider, or
+// one without Models.
+func (c *Config) knownFailure(sc *Scenario, model string) *KnownFailure {
+	keys := c.modelKeys(model)
+	for i, kf := range sc.KnownFailures {
+		if len(kf.Models) == 0 || slices.ContainsFunc(kf.Models, func(m string) bool { return slices.Contains(keys, m) }) {
+			return &sc.KnownFailures[i]
+		}
+	}
+	return nil
+}
+
+// applyKnownFailure turns a run that failed as a known failure of sc says
+// into StatusKnownFailure, and fails one that passed although marked.
+func applyKnownFailure(cfg *Config, sc *Scenario, res *ScenarioResult) {
+	kf := cfg.knownFailure(sc, res.Model)
+	if kf == nil {
+		return
+	}
+	switch res.Status {
+	case StatusFail:
+		res.Status = StatusKnownFailure
+		res.Reason = fmt.Sprintf("known failure (%s); got: %s", kf.Symptom, res.Reason)
+	case StatusPass:
+		res.Status = StatusFail
+		res.Reason = fmt.Sprintf("marked as a known failure (%s) but passed: remove the mark from %s", kf.Symptom, sc.File)
+	}
+}
+
+// KnownFailures returns the runs that failed as known adapter bugs.
+func (r *Result) KnownFailures() []ScenarioResult {
+	var out []ScenarioResult
+	for _, run := range r.Runs {
+		if run.Status == StatusKnownFailure {
+			out = append(out, run)
+		}
+	}
+	return out
+}
