@@ -132,6 +132,12 @@ func ReadReport(path string) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading report: %w", err)
 	}
+	return ParseReport(path, data)
+}
+
+// ParseReport decodes a report.json's content, checking its format
+// version; path names it in errors.
+func ParseReport(path string, data []byte) (*Report, error) {
 	var head struct {
 		FormatVersion *int `json:"format_version"`
 	}

@@ -29,6 +29,9 @@ func MergeReports(reps []*Report, names []string) (*Result, error) {
 		return nil, fmt.Errorf("merge: %s is not a shard (written without --shard); merge takes the reports of every shard i/n of one run", name(0))
 	}
 	n := first.Selection.Shard.Count
+	if n < 1 {
+		return nil, fmt.Errorf("merge: %s is shard %s, which is not a shard count", name(0), first.Selection.Shard)
+	}
 	if len(reps) != n {
 		return nil, fmt.Errorf("merge: %d report(s) for %d shards: %s", len(reps), n, missingShards(reps, n))
 	}
@@ -40,11 +43,13 @@ func MergeReports(reps []*Report, names []string) (*Result, error) {
 			return nil, fmt.Errorf("merge: %s is not a shard (written without --shard)", name(i))
 		case sh.Count != n:
 			return nil, fmt.Errorf("merge: %s is shard %s, %s is shard %s: different shard counts", name(0), first.Selection.Shard, name(i), sh)
+		case sh.Index < 1 || sh.Index > n:
+			return nil, fmt.Errorf("merge: %s claims to be shard %s, which does not exist", name(i), sh)
 		case byShard[sh.Index-1] != nil:
 			return nil, fmt.Errorf("merge: shard %s given twice (%s)", sh, name(i))
 		}
 		if a, b := first.Metis, rep.Metis; a.Version != b.Version || a.Revision != b.Revision || a.Modified != b.Modified {
-			return nil, fmt.Errorf("merge: %s was written by metis %s and %s by metis %s: shards of one run come from one build", name(0), a, name(i), b)
+			return nil, fmt.Errorf("merge: %s was written by %s and %s by %s: shards of one run come from one build", name(0), a, name(i), b)
 		}
 		if a, b := unsharded(first.Selection), unsharded(rep.Selection); a != b {
 			return nil, fmt.Errorf("merge: %s selected %q and %s selected %q: shards of one run share their filters", name(0), a, name(i), b)
@@ -98,6 +103,10 @@ func missingShards(reps []*Report, n int) string {
 	var missing []string
 	for i := 1; i <= n; i++ {
 		if !have[i] {
+			if len(missing) == 5 {
+				missing = append(missing, "…")
+				break
+			}
 			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
 		}
 	}

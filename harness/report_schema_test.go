@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/internal/buildinfo"
 )
 
 // realReport runs part of the committed suite with one golden altered, so
@@ -209,4 +210,61 @@ func TestReadReportRoundTrips(t *testing.T) {
 	require.NoError(t, os.WriteFile(bad, []byte(`{"format_version": 7, "runs": []}`), 0o644))
 	_, err = harness.ReadReport(bad)
 	assert.ErrorContains(t, err, "report format_version 7, want 1")
+}
+
+// Merging reports never panics, whatever the files hold: a report is
+// either refused with an error or merged.
+func FuzzMergeReports(f *testing.F) {
+	f.Add([]byte(`{"format_version":1,"selection":{"shard":{"index":1,"count":2}},"runs":[{"id":"a","model":"m","status":"pass"}]}`),
+		[]byte(`{"format_version":1,"selection":{"shard":{"index":2,"count":2}},"runs":[]}`))
+	f.Add([]byte(`{"format_version":1,"selection":{"shard":{"index":0,"count":1}}}`), []byte(`{}`))
+	f.Add([]byte(`{"format_version":1,"selection":{"shard":{"index":3,"count":2}}}`), []byte(`{"format_version":1,"selection":{"shard":{"index":1,"count":2}}}`))
+	f.Add([]byte(`{"format_version":1,"selection":{"shard":{"index":1,"count":-1}}}`), []byte(`null`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var reps []*harness.Report
+		for _, data := range [][]byte{a, b} {
+			rep, err := harness.ParseReport("r.json", data)
+			if err != nil {
+				if !strings.HasPrefix(err.Error(), "r.json: ") {
+					t.Fatalf("error does not name the file: %v", err)
+				}
+				continue
+			}
+			reps = append(reps, rep)
+		}
+		res, err := harness.MergeReports(reps, nil)
+		if err == nil {
+			n := 0
+			for _, r := range reps {
+				n += len(r.Runs)
+			}
+			if len(res.Runs) != n {
+				t.Fatalf("merged %d runs out of %d", len(res.Runs), n)
+			}
+		}
+	})
+}
+
+func TestMergeReportsErrors(t *testing.T) {
+	shard := func(i, n int) *harness.Report {
+		return &harness.Report{FormatVersion: 1, Metis: buildinfo.Info{Version: "v1.0.0", GoVersion: "go1.26.8"},
+			Selection: harness.Selection{Shard: &harness.Shard{Index: i, Count: n}}}
+	}
+	tests := []struct {
+		name string
+		reps []*harness.Report
+		want string
+	}{
+		{"none", nil, "merge: no report given"},
+		{"a shard of a billion", []*harness.Report{shard(1, 1000000000)},
+			"merge: 1 report(s) for 1000000000 shards: missing shard 2/1000000000, 3/1000000000, 4/1000000000, 5/1000000000, 6/1000000000, …"},
+		{"index out of range", []*harness.Report{shard(1, 2), shard(3, 2)}, "merge: b claims to be shard 3/2, which does not exist"},
+		{"index zero", []*harness.Report{shard(0, 1)}, "merge: a claims to be shard 0/1, which does not exist"},
+		{"different builds", []*harness.Report{shard(1, 2), func() *harness.Report { r := shard(2, 2); r.Metis.Revision = "abc"; return r }()},
+			"merge: a was written by metis v1.0.0 (revision unknown) go1.26.8 and b by metis v1.0.0 (revision abc) go1.26.8: shards of one run come from one build"},
+	}
+	for _, tt := range tests {
+		_, err := harness.MergeReports(tt.reps, []string{"a", "b"})
+		assert.EqualError(t, err, tt.want, tt.name)
+	}
 }
