@@ -7,6 +7,8 @@
 //	record [--scenario GLOB] [--model MODEL] [--base-url URL] [--emulator]
 //	       [--force] [--only-failing] [--dry-run]
 //	       [--cassettes DIR] [--scenarios DIR] [--goldens DIR]
+//	record import [--out FILE | --scenario ID --provider NAME] [--format F]
+//	       [--match endpoint|exact] [--project P] [--force] INPUT...
 //
 // Against the live APIs the keys come from the registry's api_key_env
 // variables (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY); before
@@ -15,7 +17,9 @@
 // an in-process emulator answers every call from the scenario's reply
 // scripts, with a fake key. Existing cassettes are kept unless --force,
 // or --only-failing picks runs that fail replay now. The work is done by
-// package harness/record.
+// package harness/record. `record import` converts traffic other tools
+// recorded (vcrpy, go-vcr, HAR, recording directories) into a cassette
+// instead; package harness/importer does that work.
 package main
 
 import (
@@ -47,6 +51,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // runEnv is run with the environment as a function.
 func runEnv(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "import" {
+		return runImport(args[1:], stdout, stderr)
+	}
 	c := cli.New("record", "", "Record scenario runs into cassettes, then replay them against the goldens.")
 	c.Notes = `Against the live APIs the keys come from the registry's api_key_env variables
 (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY); record lists every one the selected
