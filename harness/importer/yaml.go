@@ -326,6 +326,6 @@ func (y ynode) writeJSON(buf *bytes.Buffer, depth int, budget *int) error {
 func writeJSONString(buf *bytes.Buffer, s string) {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	enc.Encode(s) //nolint:errcheck // a string always encodes
+	enc.Encode(s)               //nolint:errcheck // a string always encodes
 	buf.Truncate(buf.Len() - 1) // the encoder's newline
 }
