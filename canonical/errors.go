@@ -1,9 +1,13 @@
 package canonical
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
+
+	"github.com/metis-llm/metis/internal/secrets"
 )
 
 // ErrorClass is the closed set of failure classes of 000 §6.1.
@@ -54,6 +58,12 @@ const (
 
 // AdapterError is the one error type adapters return (000 §6.3). Inspect
 // it with errors.As; Unwrap exposes the underlying cause.
+//
+// However it is printed — Error (so %v, %s, %q), %#v, slog, JSON —
+// anything shaped like a credential in its message or its cause (API
+// keys, tokens, JWTs; see internal/secrets) is replaced by [REDACTED], so
+// that a key a provider echoes back never reaches a log or a report. The
+// fields themselves keep what the provider said.
 type AdapterError struct {
 	Class ErrorClass `json:"class"`
 	// Code is a finer, stable reason such as CodeModelNotFound.
@@ -79,8 +89,11 @@ type AdapterError struct {
 	Err error `json:"-"`
 }
 
-// Error formats the class, code, status and message.
-func (e *AdapterError) Error() string {
+// Error formats the class, code, status, message and cause, with
+// credentials redacted.
+func (e *AdapterError) Error() string { return secrets.Redact(e.text()) }
+
+func (e *AdapterError) text() string {
 	s := string(e.Class)
 	if e.Code != "" {
 		s += "/" + e.Code
@@ -102,6 +115,59 @@ func (e *AdapterError) Error() string {
 
 // Unwrap returns the underlying cause.
 func (e *AdapterError) Unwrap() error { return e.Err }
+
+// GoString is %#v's form: the fields, credentials redacted.
+func (e *AdapterError) GoString() string {
+	cause := "nil"
+	if e.Err != nil {
+		cause = fmt.Sprintf("%q", secrets.Redact(e.Err.Error()))
+	}
+	return fmt.Sprintf("&canonical.AdapterError{Class:%q, Code:%q, Provider:%q, Status:%d, Message:%q, Retryable:%t, RequestID:%q, ProviderRequestID:%q, RetryAfter:%d, Attempts:%d, Err:%s}",
+		e.Class, e.Code, e.Provider, e.Status, secrets.Redact(e.Message), e.Retryable, e.RequestID, e.ProviderRequestID, e.RetryAfter, e.Attempts, cause)
+}
+
+// LogValue makes slog log the error as a group of its fields, credentials
+// redacted.
+func (e *AdapterError) LogValue() slog.Value {
+	attrs := []slog.Attr{slog.String("class", string(e.Class))}
+	if e.Code != "" {
+		attrs = append(attrs, slog.String("code", e.Code))
+	}
+	if e.Provider != "" {
+		attrs = append(attrs, slog.String("provider", e.Provider))
+	}
+	if e.Status != 0 {
+		attrs = append(attrs, slog.Int("status", e.Status))
+	}
+	attrs = append(attrs, slog.String("message", secrets.Redact(e.Message)))
+	if e.RequestID != "" {
+		attrs = append(attrs, slog.String("request_id", e.RequestID))
+	}
+	if e.ProviderRequestID != "" {
+		attrs = append(attrs, slog.String("provider_request_id", e.ProviderRequestID))
+	}
+	if e.Attempts != 0 {
+		attrs = append(attrs, slog.Int("attempts", e.Attempts))
+	}
+	if e.RetryAfter != 0 {
+		attrs = append(attrs, slog.Duration("retry_after", e.RetryAfter))
+	}
+	if e.Err != nil {
+		attrs = append(attrs, slog.String("cause", secrets.Redact(e.Err.Error())))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// adapterErrorJSON has AdapterError's fields without its methods.
+type adapterErrorJSON AdapterError
+
+// MarshalJSON writes the fields with credentials in the message
+// redacted.
+func (e AdapterError) MarshalJSON() ([]byte, error) {
+	c := adapterErrorJSON(e)
+	c.Message = secrets.Redact(c.Message)
+	return json.Marshal(c)
+}
 
 // ClassOf returns the ErrorClass of err: its AdapterError's class, or
 // ErrOther for any other non-nil error, or "" for nil.

@@ -13,15 +13,29 @@
 //     x-goog-api-key, api-key, OpenAI-Organization, OpenAI-Project,
 //     Cookie, User-Agent and SDK telemetry among them — as are response
 //     headers not on ResponseHeaders (Set-Cookie, Date, rate-limit
-//     counters); request ids are masked (req_masked_1, …); API-key query
-//     parameters (key, api_key, …) leave the URL and the form; durations
-//     become zero. Bodies are kept byte for byte: they are the wire
-//     format under test, and tool ids in them must round-trip.
+//     counters); request ids are masked (req_masked_1, …); the URL loses
+//     its user info, and query parameters not on replay.QueryParams
+//     (alt, api-version, beta) keep their names with the value REDACTED,
+//     in the URL and the form alike; every configured key becomes
+//     REDACTED wherever it is — URL, path, kept headers, request and
+//     response bodies; and in both bodies the string value of every field
+//     that holds a credential (api_key, x-api-key, access_token,
+//     refresh_token, id_token, client_secret, secret, password,
+//     authorization, cookie, … as internal/secrets.IsSecretField says)
+//     becomes REDACTED, in JSON, in the JSON of server-sent events and in
+//     JSON carried inside a JSON string (a tool call's arguments). That
+//     field scrubbing needs no configured key, so recordings of keyless
+//     local servers get it too. Everything else in a body is kept byte
+//     for byte: it is the wire format under test, and tool ids in it must
+//     round-trip. Durations become zero.
 //  2. writes the cassette to a temporary file in the cassette's directory,
 //     behind a provenance header (see below);
-//  3. scans the written bytes for the configured API keys and for key
-//     shapes (sk-…, sk-ant-…, AIza…, Bearer …), and fails loudly, deleting
-//     the file, if any remains;
+//  3. scans the written bytes for the configured API keys and for every
+//     credential shape internal/secrets knows (Anthropic, OpenAI project,
+//     admin and other sk-… keys, Google API keys and OAuth tokens, AWS
+//     access key ids, GitHub and Slack tokens, JWTs, bearer tokens,
+//     private keys, high-entropy values assigned to a key, token, secret
+//     or password), and fails loudly, deleting the file, if any remains;
 //  4. renames the file over the cassette — unless the cassette already
 //     holds the same recording (recorded_at and the per-run canonical ids
 //     tu_<ULID>, req_<ULID> aside), which is then left as it is, so that
@@ -32,8 +46,9 @@
 // cassette is never half written.
 //
 // The scrubbing matches what harness/replay ignores when it matches a
-// request (the host, keys, SDK headers; it compares the method, path,
-// query without "key", canonical JSON body and anthropic-version and
+// request (the host, keys, SDK headers, the values of query parameters
+// off the allowlist and of credential fields in the body; it compares the
+// method, path, query, canonical JSON body and anthropic-version and
 // anthropic-beta), so a scrubbed cassette replays.
 //
 // # Provenance

@@ -77,7 +77,7 @@ func NewRecorder(path string, opts Options) (*Recorder, error) {
 		opts.Source = SourceLive
 	}
 	r := &Recorder{path: path, opts: opts, fs: &tempFS{path: path}}
-	s := newScrubber(opts.RequestHeaders, opts.ResponseHeaders)
+	s := newScrubber(opts.RequestHeaders, opts.ResponseHeaders, opts.Secrets)
 	vcr, err := recorder.New(strings.TrimSuffix(path, ".yaml"),
 		recorder.WithMode(recorder.ModeRecordOnly),
 		recorder.WithRealTransport(opts.Transport),

@@ -46,8 +46,8 @@ func TestScrub(t *testing.T) {
 		Response: cassette.Response{Headers: respHeader, Duration: 1234 * time.Millisecond, Trailer: http.Header{"X": {"y"}}},
 	}
 	require.NoError(t, record.Scrub(i))
-	assert.Equal(t, "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", i.Request.URL)
-	assert.Equal(t, url.Values{"alt": {"sse"}}, i.Request.Form)
+	assert.Equal(t, "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?API_KEY=REDACTED&alt=sse&key=REDACTED", i.Request.URL)
+	assert.Equal(t, url.Values{"alt": {"sse"}, "key": {"REDACTED"}}, i.Request.Form)
 	assert.Equal(t, http.Header{
 		"Content-Type":      {"application/json"},
 		"Anthropic-Version": {"2023-06-01"},
@@ -80,7 +80,7 @@ func TestScanSecrets(t *testing.T) {
 	got := record.ScanSecrets(data, "my-own-configured-secret", "short")
 	assert.Equal(t, []record.Leak{
 		{Line: 5, Kind: "a configured API key", Redacted: "my-o…"},
-		{Line: 2, Kind: "an OpenAI or Anthropic key (sk-…)", Redacted: "sk-a…"},
+		{Line: 2, Kind: "an Anthropic API key (sk-ant-…)", Redacted: "sk-a…"},
 		{Line: 3, Kind: "a Google API key (AIza…)", Redacted: "AIza…"},
 		{Line: 4, Kind: "a bearer token", Redacted: "bear…"},
 	}, got)

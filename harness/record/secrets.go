@@ -7,22 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
+
+	"github.com/metis-llm/metis/internal/secrets"
 )
-
-// minKeyLen is the shortest configured key the scan looks for; shorter
-// values would match by chance.
-const minKeyLen = 8
-
-// keyShapes are the forms provider keys take, whatever their value.
-var keyShapes = []struct {
-	kind string
-	re   *regexp.Regexp
-}{
-	{"an OpenAI or Anthropic key (sk-…)", regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{20,}`)},
-	{"a Google API key (AIza…)", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
-	{"a bearer token", regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{16,}=*`)},
-}
 
 // Leak is a secret found where none may be.
 type Leak struct {
@@ -46,12 +33,15 @@ func (l Leak) String() string {
 }
 
 // ScanSecrets returns every occurrence in data of the given keys (those
-// of at least 8 bytes) and of anything shaped like a provider key: sk-…
-// and sk-ant-… keys, Google AIza… keys, and bearer tokens.
+// of at least 8 bytes) and of anything shaped like a credential
+// (internal/secrets: Anthropic, OpenAI project/admin/service-account and
+// other sk-… keys, Google API keys and OAuth tokens, AWS access key ids,
+// GitHub and Slack tokens, JWTs, bearer tokens, private keys, and
+// high-entropy values assigned to a key, token, secret or password).
 func ScanSecrets(data []byte, keys ...string) []Leak {
 	var out []Leak
 	for _, k := range keys {
-		if len(k) < minKeyLen {
+		if len(k) < secrets.MinValueLen {
 			continue
 		}
 		for off := 0; ; {
@@ -63,10 +53,8 @@ func ScanSecrets(data []byte, keys ...string) []Leak {
 			off += i + len(k)
 		}
 	}
-	for _, s := range keyShapes {
-		for _, loc := range s.re.FindAllIndex(data, -1) {
-			out = append(out, Leak{Line: lineOf(data, loc[0]), Kind: s.kind, Redacted: redact(string(data[loc[0]:loc[1]]))})
-		}
+	for _, m := range secrets.Find(data) {
+		out = append(out, Leak{Line: lineOf(data, m.Start), Kind: m.Kind, Redacted: redact(string(data[m.Start:m.End]))})
 	}
 	return out
 }

@@ -1,39 +1,121 @@
 package record_test
 
 import (
+	"bytes"
+	"errors"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness/record"
+	"github.com/metis-llm/metis/internal/secrets"
 )
 
-// TestCommittedFilesHoldNoSecrets fails on any file under the committed
-// cassettes/, goldens/ and reports/ that contains something shaped like
-// an API key (sk-…, sk-ant-…, AIza…, Bearer …), or one of the keys in
-// this process's environment.
+// fakeSecrets are the made-up credentials the repository's tests use on
+// purpose, each allowed only in the file that holds it. Anything else
+// key-shaped in a tracked file fails TestCommittedFilesHoldNoSecrets.
+var fakeSecrets = map[string][]string{
+	"harness/record/scrub_test.go": {
+		"sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAA", "bearer eyJhbGciOiJIUzI1NiJ9.e30", "AIzaSyA1234567890abcdefghijklmnopqrstuv",
+	},
+	"harness/record/recorder_test.go": {
+		"sk-test-FAKE-KEY-1234567890abcdef", "sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "Bearer abcdefghijklmnopqrstuvwxyz",
+		"AIzaSyA1234567890abcdefghijklmnopqrstuv", "sk-proj-abcdefghijklmnopqrstuvwxyz",
+		"ghp_16C7e42F292c6912E7710c838347Ae178B4a", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+	},
+	"harness/record/secrets_test.go":    {"sk-proj-abcdefghijklmnopqrstuvwxyz"},
+	"harness/record/scrub_body_test.go": {"sk-test-OTHER-KEY-0000000000"},
+	"harness/helpers_test.go":           {"Bearer local-server-needs-no-key"},
+	"cmd/conform/emulate_test.go":       {"Bearer test-key-not-secret"},
+	"canonical/errors_redact_test.go":   {"sk-ant-api03-Zq9x8W7v6U5t4S3r2Q1p0OnMlKjIhGfE-dcba_AA", "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"},
+}
+
+// everyMatch are files made of made-up examples of every shape, the
+// recogniser's own tests.
+var everyMatch = map[string]bool{"internal/secrets/secrets_test.go": true, "internal/secrets/fields_test.go": true}
+
+// TestCommittedFilesHoldNoSecrets scans every file in the repository —
+// the tracked files (git ls-files) in a git checkout, else every file
+// under the root but .git — for credentials of any shape
+// internal/secrets knows, and for the keys in this process's
+// environment. Only the test fakes listed in fakeSecrets are allowed,
+// each in its own file.
 func TestCommittedFilesHoldNoSecrets(t *testing.T) {
+	root := filepath.Join("..", "..")
 	var keys []string
 	for _, name := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENROUTER_API_KEY"} {
 		if v := os.Getenv(name); v != "" {
 			keys = append(keys, v)
 		}
 	}
-	for _, dir := range []string{"cassettes", "goldens", "reports"} {
-		root := filepath.Join("..", "..", dir)
-		if _, err := os.Stat(root); os.IsNotExist(err) {
-			t.Logf("%s does not exist; nothing to scan", root)
-			continue
+	files := repositoryFiles(t, root)
+	require.Greater(t, len(files), 100, "the scan found the repository's files")
+	for _, name := range files {
+		data, err := os.ReadFile(filepath.Join(root, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted in the work tree, not yet in the index
 		}
-		leaks, err := record.ScanDir(root, keys...)
 		require.NoError(t, err)
-		for _, l := range leaks {
-			t.Errorf("secret in a committed file: %s", l)
+		name = filepath.ToSlash(name)
+		for _, k := range keys {
+			if bytes.Contains(data, []byte(k)) {
+				t.Errorf("secret in a committed file: %s holds the key in the environment", name)
+			}
+		}
+		for _, m := range secrets.Find(data) {
+			if secret := string(data[m.Start:m.End]); !allowedFake(name, secret) {
+				t.Errorf("secret in a committed file: %s:%d: %s (%.4s…); if it is a test fake, list it in fakeSecrets",
+					name, bytes.Count(data[:m.Start], []byte("\n"))+1, m.Kind, secret)
+			}
 		}
 	}
+}
+
+// allowedFake reports whether fakeSecrets allows secret in file. This
+// file, which lists them, holds them all.
+func allowedFake(file, secret string) bool {
+	if everyMatch[file] {
+		return true
+	}
+	for f, fakes := range fakeSecrets {
+		if (f == file || file == "harness/record/secrets_test.go") && slices.Contains(fakes, secret) {
+			return true
+		}
+	}
+	return false
+}
+
+// repositoryFiles lists the files to scan, relative to root.
+func repositoryFiles(t *testing.T, root string) []string {
+	t.Helper()
+	if out, err := exec.Command("git", "-C", root, "ls-files", "-z").Output(); err == nil && len(out) > 0 {
+		return strings.Split(strings.TrimRight(string(out), "\x00"), "\x00")
+	}
+	var files []string
+	require.NoError(t, filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "reports") && path != root {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			files = append(files, rel)
+		}
+		return nil
+	}))
+	return files
 }
 
 func TestScanDir(t *testing.T) {
@@ -43,9 +125,19 @@ func TestScanDir(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a", "b", "leak.json"), []byte("{\n\"k\": \"sk-proj-abcdefghijklmnopqrstuvwxyz\"\n}\n"), 0o644))
 	leaks, err := record.ScanDir(dir)
 	require.NoError(t, err)
-	assert.Equal(t, []record.Leak{{File: filepath.Join(dir, "a", "b", "leak.json"), Line: 2, Kind: "an OpenAI or Anthropic key (sk-…)", Redacted: "sk-p…"}}, leaks)
+	assert.Equal(t, []record.Leak{{File: filepath.Join(dir, "a", "b", "leak.json"), Line: 2, Kind: "an OpenAI project, admin or service-account key", Redacted: "sk-p…"}}, leaks)
 
 	leaks, err = record.ScanDir(filepath.Join(dir, "missing"))
 	assert.NoError(t, err)
 	assert.Empty(t, leaks)
+}
+
+// Outside a git checkout the scan walks the tree, skipping .git.
+func TestRepositoryFilesWithoutGit(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"a.txt", ".git/config", "sub/b.yaml"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644))
+	}
+	assert.Equal(t, []string{"a.txt", filepath.Join("sub", "b.yaml")}, repositoryFiles(t, dir))
 }

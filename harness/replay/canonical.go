@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/internal/secrets"
 )
 
 // DefaultHeaders are the request headers that take part in matching: the
@@ -18,10 +19,44 @@ import (
 // SDK telemetry, keys, content length) is ignored.
 var DefaultHeaders = []string{"anthropic-version", "anthropic-beta"}
 
-// ignoredQuery are query parameters left out of matching, compared
-// without case: the ones that carry credentials, which the recorder
-// scrubs (harness/record.secretParams lists the same names).
-var ignoredQuery = map[string]bool{"key": true, "api_key": true, "apikey": true, "api-key": true, "access_token": true, "token": true}
+// QueryParams are the query parameters a cassette keeps with their
+// values, compared without case: the ones that change what a provider
+// does (Gemini's alt=sse, Azure's api-version, Anthropic's beta). Every
+// other parameter keeps its name and has its value replaced by
+// secrets.Placeholder, in the recorder (ScrubQuery) and in matching
+// alike, so that a key in a parameter nobody listed never reaches a
+// cassette and a recorded request still matches.
+var QueryParams = []string{"alt", "api-version", "beta"}
+
+// ScrubQuery replaces the values of u's query parameters not on
+// QueryParams with secrets.Placeholder.
+func ScrubQuery(u *url.URL) {
+	if u.RawQuery == "" {
+		return
+	}
+	q := u.Query()
+	if ScrubValues(q) {
+		u.RawQuery = q.Encode()
+	}
+}
+
+// ScrubValues replaces, in place, the values of parameters not on
+// QueryParams with secrets.Placeholder, and reports whether it changed
+// any.
+func ScrubValues(q url.Values) bool {
+	changed := false
+	for k, vs := range q {
+		if slices.ContainsFunc(QueryParams, func(p string) bool { return strings.EqualFold(p, k) }) {
+			continue
+		}
+		for i := range vs {
+			if vs[i] != secrets.Placeholder {
+				vs[i], changed = secrets.Placeholder, true
+			}
+		}
+	}
+	return changed
+}
 
 // idPattern matches the canonical ids whose ULIDs differ between runs.
 var idPattern = regexp.MustCompile(`\b(tu|req)_[0-9A-HJKMNP-TV-Z]{26}\b`)
@@ -63,7 +98,7 @@ func NormalizeIDs(s string) string {
 }
 
 // Canonical is the matching form of a request, rendered as text: the
-// method, path and filtered query on the first line, then the matched
+// method, path and query (values off QueryParams masked) on the first line, then the matched
 // headers, a blank line, and the canonical body. Two requests match when
 // their texts are equal; the text is also what mismatch diffs show.
 func Canonical(method string, u *url.URL, h http.Header, body []byte, headers []string) string {
@@ -97,20 +132,18 @@ func Canonical(method string, u *url.URL, h http.Header, body []byte, headers []
 }
 
 func filterQuery(q url.Values) string {
-	for k := range q {
-		if ignoredQuery[strings.ToLower(k)] {
-			delete(q, k)
-		}
-	}
+	ScrubValues(q)
 	return q.Encode()
 }
 
 // canonicalBody is the canonical JSON of body with ids normalized, or body
-// itself when it is not JSON.
+// itself when it is not JSON; the values of credential fields are
+// replaced as the recorder replaces them.
 func canonicalBody(body []byte) string {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return ""
 	}
+	body = secrets.ScrubFields(body)
 	if c, err := CanonicalJSON(body); err == nil {
 		return NormalizeIDs(string(c))
 	}

@@ -7,12 +7,15 @@
 // LIBRARY-NOTES.md):
 //
 //   - Matching ignores what varies between runs and means nothing: the
-//     host, the User-Agent and SDK headers, the API key (the "key" query
-//     parameter and every auth header), JSON key order and whitespace, and
-//     the ULIDs of canonical tool and request ids (tu_…, req_…), which are
-//     numbered in order of first appearance instead. It compares the
-//     method, the URL path, the rest of the query, the JSON body and the
-//     headers that change behaviour (anthropic-version, anthropic-beta).
+//     host, the User-Agent and SDK headers, every auth header, the values
+//     of query parameters not on QueryParams (the recorder stores them as
+//     REDACTED) and of credential fields in the body (api_key,
+//     access_token, password, …, also REDACTED in the cassette), JSON key
+//     order and whitespace, and the ULIDs of canonical tool and request
+//     ids (tu_…, req_…), which are numbered in order of first appearance
+//     instead. It compares the method, the URL path, the query parameter
+//     names and allowlisted values, the JSON body and the headers that
+//     change behaviour (anthropic-version, anthropic-beta).
 //   - Identical requests are served in recorded order, each once, as in
 //     go-vcr: a retry replays the next recorded attempt.
 //   - A text/event-stream body is split into its events and handed out one
