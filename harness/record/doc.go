@@ -43,7 +43,16 @@
 //
 // Discard (or Save failing, or the recording's context ending first)
 // leaves no file behind, and an existing cassette byte-identical: a
-// cassette is never half written.
+// cassette is never half written. Save is Stage (steps 1–3) then Commit
+// (step 4).
+//
+// Run records each scenario run all-or-nothing: it stages the cassettes of
+// every provider the run talked to and commits them together only when
+// the run passed and all of them staged; the commit moves each old
+// cassette aside, renames the new one in, undoes everything if any rename
+// fails, and syncs the directories. Temporary files (".<name>.tmp-…") a
+// killed run left behind are removed when the next Run starts; a cassette
+// moved aside by a killed commit is restored.
 //
 // The scrubbing matches what harness/replay ignores when it matches a
 // request (the host, keys, SDK headers, the values of query parameters

@@ -130,7 +130,9 @@ func (r *Recorder) Written() bool {
 }
 
 // Finish is the harness's end-of-run hook: it saves the cassette when the
-// run passed and discards the recording otherwise.
+// run passed and discards the recording otherwise. (Run does not let the
+// harness call it: it stages every cassette of a scenario and commits
+// them together.)
 func (r *Recorder) Finish(passed bool) error {
 	if !passed {
 		r.Discard()
@@ -140,12 +142,25 @@ func (r *Recorder) Finish(passed bool) error {
 }
 
 // Save scrubs the recorded interactions and writes the cassette
-// atomically (see the package documentation). A recording with no
-// interaction writes nothing. On any failure — including a secret found
-// after scrubbing, and the recording's context being done — nothing is
-// left behind and an existing cassette is untouched. Save and Discard
-// end the recording; later calls do nothing.
+// atomically (see the package documentation): Stage, then Commit. A
+// recording with no interaction writes nothing. On any failure —
+// including a secret found after scrubbing, and the recording's context
+// being done — nothing is left behind and an existing cassette is
+// untouched. Save and Discard end the recording; later calls do nothing.
 func (r *Recorder) Save() error {
+	if err := r.Stage(); err != nil {
+		return err
+	}
+	return r.Commit()
+}
+
+// Stage ends the recording and writes the scrubbed cassette to a
+// temporary file beside its path, synced to disk and scanned for
+// secrets, without touching the cassette itself; Commit puts it in
+// place, Discard removes it. A recording with no interaction, or the same
+// recording as the existing cassette (see Unchanged), stages nothing.
+// On failure nothing is left behind.
+func (r *Recorder) Stage() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.finished {
@@ -169,7 +184,12 @@ func (r *Recorder) Save() error {
 		Source: r.opts.Source, Endpoint: r.opts.Endpoint,
 		RecordedAt: now().UTC().Truncate(time.Second), MetisVersion: Version,
 	}.Header()
-	defer r.fs.cleanup()
+	ok := false
+	defer func() {
+		if !ok {
+			r.fs.cleanup()
+		}
+	}()
 	if err := r.vcr.Stop(); err != nil {
 		return fmt.Errorf("record: writing %s: %w", r.path, err)
 	}
@@ -186,11 +206,28 @@ func (r *Recorder) Save() error {
 		r.written, r.unchanged = true, true
 		return nil
 	}
-	if err := r.fs.commit(); err != nil {
-		return fmt.Errorf("record: %w", err)
-	}
-	r.written = true
+	ok = true
 	return nil
+}
+
+// Commit renames the staged cassette over its path and syncs the
+// directory. Without a staged cassette it does nothing.
+func (r *Recorder) Commit() error { return commit(r) }
+
+// staged returns the recorder's staged file, if any.
+func (r *Recorder) staged() *tempFS {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fs.temp == "" {
+		return nil
+	}
+	return r.fs
+}
+
+func (r *Recorder) setWritten() {
+	r.mu.Lock()
+	r.written = true
+	r.mu.Unlock()
 }
 
 // Unchanged reports whether Save found the cassette already holding

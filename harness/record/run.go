@@ -38,6 +38,11 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !s.cfg.DryRun {
+		if err := cleanStale(s.cfg.CassetteDir, s.out); err != nil {
+			return nil, err
+		}
+	}
 	sum := &Summary{}
 	defer func() { sum.Duration = time.Since(start) }()
 	for i, p := range pairs {
@@ -278,14 +283,22 @@ func (s *session) record(ctx context.Context, p harness.Pair, pl *plan, res *Run
 		mu.Lock()
 		recs = append(recs, rec)
 		mu.Unlock()
-		return rec, nil
+		return staging{rec}, nil
 	}
 
 	hres := harness.RunScenario(ctx, hcfg, p.Scenario, p.Model)
 	mu.Lock()
 	defer mu.Unlock()
+	if hres.Status == harness.StatusPass {
+		if err := stageAll(recs); err != nil {
+			hres.Status, hres.Reason = harness.StatusFail, err.Error()
+		}
+	}
 	for _, rec := range recs {
-		rec.Discard() // a no-op after the harness's Finish; a safety net otherwise
+		rec.Discard() // drops whatever was staged when the run failed
+		if hres.Status != harness.StatusPass {
+			continue
+		}
 		if rec.Written() {
 			res.Cassettes = append(res.Cassettes, rec.Path())
 		}
@@ -310,6 +323,35 @@ func (s *session) record(ctx context.Context, p harness.Pair, pl *plan, res *Run
 		}
 	}
 }
+
+// staging hides the Recorder's Finish from the harness, which would save
+// each provider's cassette on its own: record stages them all and commits
+// them together.
+type staging struct{ rec *Recorder }
+
+func (s staging) RoundTrip(req *http.Request) (*http.Response, error) { return s.rec.RoundTrip(req) }
+
+// stageAll stages every cassette of a run and, when all of them staged,
+// commits them together (see commit). On any failure no cassette has
+// changed.
+func stageAll(recs []*Recorder) error {
+	var errs []error
+	for _, rec := range recs {
+		if err := rec.Stage(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", rec.opts.Provider, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%w\nno cassette of this run was written", err)
+	}
+	if beforeCommit != nil {
+		beforeCommit()
+	}
+	return commit(recs...)
+}
+
+// beforeCommit, set by tests, runs between staging and committing.
+var beforeCommit func()
 
 // replayConfig is the harness configuration replaying the cassettes, with
 // or without the goldens.
