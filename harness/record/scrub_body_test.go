@@ -45,7 +45,7 @@ func TestRecorderScrubsBodiesAndURL(t *testing.T) {
 			srv := httptest.NewServer(anthropicLike(respBody))
 			defer srv.Close()
 			path := filepath.Join(t.TempDir(), "c.yaml")
-			rec, err := record.NewRecorder(path, record.Options{Secrets: keys})
+			rec, err := record.NewRecorder(path, record.Options{Secrets: keys, Scenario: "basic/x", Provider: "vllm", Model: "vllm:m"})
 			require.NoError(t, err)
 			reqBody := `{"model":"m","api_key":"` + fakeKey + `","client_secret":"` + tokenValue + `"}`
 			// A key in the path: some gateways take one there.
