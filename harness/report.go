@@ -92,6 +92,9 @@ type Counts struct {
 	Passed  int `json:"passed"`
 	Failed  int `json:"failed"`
 	Skipped int `json:"skipped"`
+	// KnownFailures failed as their scenario's known_failures says they
+	// would; they do not fail the suite.
+	KnownFailures int `json:"known_failures"`
 }
 
 // NewReport returns r as report.json presents it.
@@ -101,7 +104,7 @@ func NewReport(r *Result) *Report {
 		FormatVersion: ReportFormatVersion,
 		Metis:         r.Metis, Started: r.Started, Duration: r.Duration,
 		Selection: r.Selection, Registry: r.Registry,
-		Counts:  Counts{Total: len(r.Runs), Passed: p, Failed: f, Skipped: s},
+		Counts:  Counts{Total: len(r.Runs), Passed: p, Failed: f, Skipped: s, KnownFailures: len(r.KnownFailures())},
 		Sources: r.CountsBySource(),
 		Runs:    r.Runs,
 	}
@@ -221,7 +224,9 @@ func JUnit(r *Result) ([]byte, error) {
 			c.Failure = &junitMessage{Message: firstLine(run.Reason), Type: "fail", Text: details(&run)}
 			s.Failures++
 			root.Failures++
-		case StatusSkip:
+		case StatusSkip, StatusKnownFailure:
+			// A known failure does not fail the suite: JUnit has no
+			// outcome closer than skipped.
 			c.Skipped = &junitMessage{Message: run.Reason}
 			s.Skipped++
 			root.Skipped++
@@ -316,8 +321,8 @@ func identity(r *Result) string {
 	return s
 }
 
-// Markdown renders r as a scenario × model matrix of ✅ (pass), ❌ (fail)
-// and ⏭ (skip), then the reason of each failure, then the counts; it is
+// Markdown renders r as a scenario × model matrix of ✅ (pass), ❌ (fail),
+// ⚠️ (known failure) and ⏭ (skip), then the reason of each failure, then the counts; it is
 // meant for $GITHUB_STEP_SUMMARY.
 func Markdown(r *Result) string {
 	m := newMatrix(r)
@@ -374,6 +379,8 @@ func mark(s Status, ran bool) string {
 		return "✅"
 	case StatusFail:
 		return "❌"
+	case StatusKnownFailure:
+		return "⚠️"
 	}
 	return "⏭"
 }

@@ -12,8 +12,8 @@ import (
 
 // HTML renders r as report.html: one self-contained page (inline style
 // and script, a Content-Security-Policy that forbids every fetch) with
-// the scenario × model matrix coloured by outcome, and for each failure a
-// collapsible section with its first failing check, the golden diffs,
+// the scenario × model matrix coloured by outcome, and for each failure
+// (known failures after the others) a collapsible section with its first failing check, the golden diffs,
 // the wire requests and the event trace. A failed cell links to its
 // section and opens it.
 func HTML(r *Result) ([]byte, error) {
@@ -32,14 +32,16 @@ func HTML(r *Result) ([]byte, error) {
 	}
 	page.Duration = r.Duration.Round(time.Millisecond).String()
 	anchor := map[*ScenarioResult]string{}
-	for i := range r.Runs {
-		run := &r.Runs[i]
-		if run.Status != StatusFail {
-			continue
+	for _, status := range []Status{StatusFail, StatusKnownFailure} {
+		for i := range r.Runs {
+			run := &r.Runs[i]
+			if run.Status != status {
+				continue
+			}
+			id := fmt.Sprintf("failure-%d", len(page.Failures)+1)
+			anchor[run] = id
+			page.Failures = append(page.Failures, newHTMLFailure(id, run))
 		}
-		id := fmt.Sprintf("failure-%d", len(page.Failures)+1)
-		anchor[run] = id
-		page.Failures = append(page.Failures, newHTMLFailure(id, run))
 	}
 	for _, id := range m.ids {
 		row := htmlRow{ID: id}
@@ -84,7 +86,7 @@ type htmlCell struct {
 }
 
 type htmlFailure struct {
-	Anchor, Name, File, Reason string
+	Anchor, Class, Mark, Name, File, Reason string
 	// First is the first failing check; Diffs the golden differences.
 	First        string
 	Diffs        []htmlDiff
@@ -101,7 +103,8 @@ type htmlDiff struct {
 type htmlLine struct{ Class, Text string }
 
 func newHTMLFailure(anchor string, run *ScenarioResult) htmlFailure {
-	f := htmlFailure{Anchor: anchor, Name: run.Name(), Reason: firstLine(run.Reason), First: firstFailure(run),
+	f := htmlFailure{Anchor: anchor, Class: string(run.Status), Mark: cellMark(run.Status), Name: run.Name(),
+		Reason: firstLine(run.Reason), First: firstFailure(run),
 		WireRequests: string(run.WireRequests), Events: string(run.Events)}
 	if run.File != "" {
 		f.File = run.File
@@ -166,6 +169,8 @@ func cellMark(s Status) string {
 		return "✓"
 	case StatusFail:
 		return "✗"
+	case StatusKnownFailure:
+		return "known"
 	}
 	return "skip"
 }
@@ -205,10 +210,12 @@ table.matrix { border-collapse: collapse; margin: 1em 0; }
 td.pass { background: #dafbe1; color: #116329; }
 td.fail { background: #ffebe9; color: #a40e26; font-weight: 700; }
 td.skip { background: #fff8c5; color: #7d4e00; }
+td.known_failure { background: #fff1e5; color: #953800; }
 td.none { color: #8c959f; }
-td.fail a { color: inherit; text-decoration: none; display: block; }
+td a { color: inherit; text-decoration: none; display: block; }
 details.failure { border: 1px solid #ffcecb; border-radius: 6px; margin: .6em 0; padding: .4em .8em; }
 details.failure > summary { cursor: pointer; }
+details.failure.known_failure { border-color: #ffd8b5; }
 details.failure h3 { font-size: 1em; margin: .8em 0 .3em; }
 pre { background: #f6f8fa; padding: .6em; overflow-x: auto; margin: 0; font: 12px/1.4 ui-monospace, monospace; }
 pre.diff > span { display: block; min-height: 1.4em; }
@@ -228,8 +235,8 @@ pre .ins { background: #dafbe1; color: #116329; }
 {{end}}</tbody>
 </table>
 {{if .Failures}}<h2>Failures</h2>
-{{range .Failures}}<details class="failure" id="{{.Anchor}}">
-<summary>✗ <code>{{.Name}}</code>: {{.Reason}}</summary>
+{{range .Failures}}<details class="failure {{.Class}}" id="{{.Anchor}}">
+<summary>{{.Mark}} <code>{{.Name}}</code>: {{.Reason}}</summary>
 {{if .File}}<p class="file">{{.File}}</p>{{end}}
 <h3>First failing check</h3>
 <pre class="first-check">{{.First}}</pre>

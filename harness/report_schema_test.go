@@ -268,3 +268,43 @@ func TestMergeReportsErrors(t *testing.T) {
 		assert.EqualError(t, err, tt.want, tt.name)
 	}
 }
+
+// A known failure (a run that failed as its scenario's known_failures
+// says) is its own outcome in every report: counted apart in report.json,
+// skipped in JUnit, ⚠️ in the Markdown matrix, and expandable in the HTML.
+func TestReportsShowKnownFailures(t *testing.T) {
+	res := &harness.Result{Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Duration: time.Second,
+		Metis: buildinfo.Info{Version: "v1.0.0", GoVersion: "go1.26.8"},
+		Runs: []harness.ScenarioResult{
+			{ID: "tools/x", Title: "t", File: "scenarios/tools/x.yaml", Line: 2, Model: "anthropic:claude-sonnet-4-6", Status: harness.StatusPass, Duration: time.Millisecond},
+			{ID: "tools/x", Title: "t", File: "scenarios/tools/x.yaml", Line: 2, Model: "ollama:qwen3", Status: harness.StatusKnownFailure, Duration: time.Millisecond,
+				Reason: "known failure (ends a tool turn with stop); got: step 2 (call): stop_reason: end_turn, want tool_use"},
+		}}
+	dir := t.TempDir()
+	require.NoError(t, harness.WriteReports(dir, res))
+
+	data, err := os.ReadFile(filepath.Join(dir, harness.ReportJSON))
+	require.NoError(t, err)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	require.NoError(t, err)
+	require.NoError(t, compileReportSchema(t).Validate(inst))
+	var rep struct {
+		Counts map[string]int `json:"counts"`
+	}
+	require.NoError(t, json.Unmarshal(data, &rep))
+	assert.Equal(t, map[string]int{"total": 2, "passed": 1, "failed": 0, "skipped": 0, "known_failures": 1}, rep.Counts)
+
+	junit, err := os.ReadFile(filepath.Join(dir, harness.ReportJUnit))
+	require.NoError(t, err)
+	assert.Contains(t, string(junit), `<skipped message="known failure (ends a tool turn with stop); got: step 2 (call): stop_reason: end_turn, want tool_use">`)
+	assert.Contains(t, string(junit), `tests="2" failures="0" errors="0" skipped="1"`)
+
+	md, err := os.ReadFile(filepath.Join(dir, harness.ReportSummary))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| `tools/x` | ✅ | ⚠️ |\n")
+
+	page, err := os.ReadFile(filepath.Join(dir, harness.ReportHTML))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), `<td class="known_failure" title="tools/x [ollama:qwen3]: known failure (ends a tool turn with stop); got: step 2 (call): stop_reason: end_turn, want tool_use"><a href="#failure-1">known</a></td>`)
+	assert.Contains(t, string(page), `<details class="failure known_failure" id="failure-1">`)
+}
