@@ -197,6 +197,19 @@ func cleanStale(dir string, out io.Writer) error {
 	return nil
 }
 
+// commit renames the temporary file over the cassette and syncs the
+// directory.
+func (t *tempFS) commit() error {
+	if t.temp == "" {
+		return errors.New("nothing was written")
+	}
+	if err := os.Rename(t.temp, t.path); err != nil {
+		return fmt.Errorf("renaming %s to %s: %w", t.temp, t.path, err)
+	}
+	t.temp = ""
+	return syncDir(filepath.Dir(t.path))
+}
+
 // cleanup removes the temporary file, if any.
 func (t *tempFS) cleanup() {
 	if t.temp != "" {

@@ -32,9 +32,16 @@ var fakeSecrets = map[string][]string{
 	},
 	"harness/record/secrets_test.go":    {"sk-proj-abcdefghijklmnopqrstuvwxyz"},
 	"harness/record/scrub_body_test.go": {"sk-test-OTHER-KEY-0000000000"},
-	"harness/helpers_test.go":           {"Bearer local-server-needs-no-key"},
-	"cmd/conform/emulate_test.go":       {"Bearer test-key-not-secret"},
-	"canonical/errors_redact_test.go":   {"sk-ant-api03-Zq9x8W7v6U5t4S3r2Q1p0OnMlKjIhGfE-dcba_AA", "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"},
+	// The importer's inputs carry keys on purpose: importing scrubs them.
+	"harness/importer/importer_test.go":                                             {"sk-proj-TESTONLYnotArealKEYnotArealKEY"},
+	"harness/importer/testdata/govcr/v2-openai-responses-function-call-stream.yaml": {"sk-proj-TESTONLYnotArealKEYnotArealKEY0123456789"},
+	"harness/importer/testdata/har/mitmproxy-gemini-two-turns.har":                  {"AIzaSyTESTONLY-notArealKEYnotArealKEY12"},
+	"harness/importer/testdata/vcrpy/langchain-openai-chat-tool-round-trip.yaml":    {"sk-proj-TESTONLYnotArealKEYnotArealKEY0123456789"},
+	"harness/importer/testdata/vcrpy/pydantic-ai-anthropic-thinking-stream.yaml":    {"sk-ant-api03-TESTONLYnotArealKEYnotArealKEYnotArealKEY"},
+	"harness/importer/testdata/vcrpy/pydantic-ai-gemini-parsed-body.yaml":           {"AIzaSyTESTONLY-notArealKEYnotArealKEY12"},
+	"harness/helpers_test.go":         {"Bearer local-server-needs-no-key"},
+	"cmd/conform/emulate_test.go":     {"Bearer test-key-not-secret"},
+	"canonical/errors_redact_test.go": {"sk-ant-api03-Zq9x8W7v6U5t4S3r2Q1p0OnMlKjIhGfE-dcba_AA", "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"},
 }
 
 // everyMatch are files made of made-up examples of every shape, the

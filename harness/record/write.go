@@ -26,9 +26,10 @@ func WriteCassette(path string, prov Provenance, interactions []*cassette.Intera
 	}
 	c := cassette.New(strings.TrimSuffix(path, ".yaml"))
 	c.MarshalFunc = yaml.Marshal
+	sc := newScrubber(nil, nil, secrets)
 	for i, in := range interactions {
 		in.ID = i
-		if err := Scrub(in); err != nil {
+		if err := sc.scrub(in); err != nil {
 			return false, err
 		}
 		c.Interactions = append(c.Interactions, in)
