@@ -1,9 +1,14 @@
-// Package adapters defines the Adapter interface every provider adapter
-// implements, its Config, the model registry, and the runtime the adapters
-// share: HTTP calls with retry, SSE decoding, error classification, stream
-// assembly, cancellation, the tool-id map and lossy-projection logging.
-// Provider packages live below it (adapters/anthropic, adapters/openai, ...)
-// and share code only through this package.
+// Package adapters is what a caller of LLM provider adapters uses: the
+// Adapter interface, its Config, the model registry (models.yaml) that
+// opens adapters by name, the tool-id map a session keeps, and the
+// configuration errors.
+//
+// It plays the part of database/sql: the provider packages
+// (adapters/anthropic, adapters/openai, adapters/gemini,
+// adapters/openaicompat) are drivers, built on the kit in
+// adapters/driver, and adapters/providers lists them for
+// Registry.Open. Code that writes an adapter reads adapters/driver; code
+// that calls one needs only this package.
 package adapters
 
 import (
@@ -104,18 +109,6 @@ type ModelConfig struct {
 	Options map[string]any `yaml:"options" json:"options,omitempty"`
 }
 
-// Apply returns base with the model's capability overrides applied.
-func (m ModelConfig) Apply(base canonical.Capabilities) canonical.Capabilities {
-	if len(m.Capabilities) == 0 {
-		return base
-	}
-	out := base
-	if err := json.Unmarshal(m.Capabilities, &out); err != nil {
-		return base
-	}
-	return out
-}
-
 // Model returns the registry entry for a canonical model id, or one
 // derived from the id ("provider:name" → wire name "name") when the
 // registry has none.
@@ -139,45 +132,6 @@ func wireNameOf(id string) string {
 	return id
 }
 
-// Option returns the per-model option key if set, else the adapter-level
-// option, else nil.
-func (c *Config) Option(model, key string) any {
-	if m, ok := c.Models[model]; ok {
-		if v, ok := m.Options[key]; ok {
-			return v
-		}
-	}
-	return c.Options[key]
-}
-
-// Client returns the HTTP client the adapter should use.
-func (c *Config) Client() *http.Client {
-	if c.HTTPClient != nil {
-		return c.HTTPClient
-	}
-	t := c.Transport
-	if t == nil {
-		t = http.DefaultTransport
-	}
-	return &http.Client{Transport: t}
-}
-
-// Log returns the configured logger or slog.Default().
-func (c *Config) Log() *slog.Logger {
-	if c.Logger != nil {
-		return c.Logger
-	}
-	return slog.Default()
-}
-
-// CallTimeout returns Timeout or its 600 s default.
-func (c *Config) CallTimeout() time.Duration {
-	if c.Timeout > 0 {
-		return c.Timeout
-	}
-	return 600 * time.Second
-}
-
 // Attempt describes one HTTP attempt of a call, for observers such as the
 // harness counting retries.
 type Attempt struct {
@@ -192,7 +146,10 @@ type Attempt struct {
 	Wait time.Duration
 }
 
-// Clock abstracts time for retry backoff so tests never wait.
+// Clock abstracts time for retry backoff so tests never wait. A Clock
+// that also has a method Jitter() float64 supplies the backoff jitter (a
+// number in [0,1); tests return 0 to make waits exact); otherwise it is
+// random.
 type Clock interface {
 	Now() time.Time
 	// Sleep waits for d or until ctx is done, returning ctx.Err() then.
@@ -218,4 +175,22 @@ func (RealClock) Sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// KeyError returns nil when c has an API key, else the error of an
+// adapter that cannot work without one (000 §8.2): class auth, Code
+// not_configured, naming the environment variable when c has one.
+// Registry.Config and every built-in adapter that needs a key return it.
+func (c *Config) KeyError() error {
+	if c.APIKey != "" {
+		return nil
+	}
+	var ae *canonical.AdapterError
+	if c.APIKeyEnv != "" {
+		ae = canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured, "adapter %q is not configured: environment variable %s is not set", c.Name, c.APIKeyEnv)
+	} else {
+		ae = canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured, "adapter %q is not configured: it has no API key (set api_key_env or api_key)", c.Name)
+	}
+	ae.Provider = c.Name
+	return ae
 }

@@ -29,9 +29,6 @@ const DefaultMaxRetries = 2
 // Tiers a model entry may declare.
 var registryTiers = []string{"fast", "balanced", "deep"}
 
-// keyedTypes are the adapter types that cannot work without an API key.
-var keyedTypes = []string{"anthropic", "openai", "gemini"}
-
 // Registry is the model registry of 000 §8.1: the adapter instances of an
 // installation and the models each serves, loaded from a models.yaml file.
 // It is read-only once loaded and safe for concurrent use.
@@ -532,10 +529,12 @@ func (r *Registry) Adapters() []string {
 
 // Config returns the Config of the named adapter instance, with Models
 // holding every model it serves. getenv (nil: os.Getenv) resolves
-// api_key_env. A key is required when the entry names an api_key_env or
-// its type is anthropic, openai or gemini; when it is missing the error
-// is an auth AdapterError with code not_configured that names the
-// variable (000 §8.2). Local openaicompat servers need no key.
+// api_key_env. A key is required when the entry names an api_key_env:
+// when that variable is empty the error is Config.KeyError's (auth,
+// code not_configured, naming the variable; 000 §8.2). Whether an adapter
+// type needs a key at all is its own package's business: Open returns
+// the same error from the factory of a type that needs one (Anthropic,
+// OpenAI, Gemini), never from a local openaicompat server.
 func (r *Registry) Config(adapterName string, getenv func(string) string) (Config, error) {
 	spec, ok := r.adapters[adapterName]
 	if !ok {
@@ -558,15 +557,9 @@ func (r *Registry) Config(adapterName string, getenv func(string) string) (Confi
 	}
 	if spec.apiKeyEnv != "" {
 		cfg.APIKey = getenv(spec.apiKeyEnv)
-		if cfg.APIKey == "" {
-			ae := canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured, "adapter %q is not configured: environment variable %s is not set", adapterName, spec.apiKeyEnv)
-			ae.Provider = adapterName
-			return Config{}, ae
+		if err := cfg.KeyError(); err != nil {
+			return Config{}, err
 		}
-	} else if cfg.APIKey == "" && slices.Contains(keyedTypes, spec.typ) {
-		ae := canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured, "adapter %q is not configured: it has neither api_key_env nor api_key", adapterName)
-		ae.Provider = adapterName
-		return Config{}, ae
 	}
 	if len(spec.extraHeaders) > 0 {
 		cfg.ExtraHeaders = make(map[string]string, len(spec.extraHeaders))

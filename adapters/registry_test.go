@@ -158,44 +158,6 @@ func TestRegistryUnknownAdapter(t *testing.T) {
 	assert.Contains(t, err.Error(), `"bedrock"`)
 }
 
-func TestRegistryCapabilityOverride(t *testing.T) {
-	reg, err := DefaultRegistry()
-	require.NoError(t, err)
-	cfg, err := reg.Config("ollama", env())
-	require.NoError(t, err)
-
-	base := canonical.Capabilities{
-		SupportsImages: true, SupportsTools: false, SupportsSystemPrompt: true,
-		SupportsStreaming: true, SupportsStreamingToolCalls: true, SupportsParallelToolCalls: true,
-		MaxContextTokens: 8192, MaxOutputTokens: 4096,
-	}
-	got := cfg.Model("ollama:qwen3").Apply(base)
-	// Overridden by models.yaml.
-	assert.False(t, got.SupportsImages)
-	assert.True(t, got.SupportsTools)
-	assert.True(t, got.SupportsThinking)
-	assert.False(t, got.SupportsStreamingToolCalls)
-	assert.False(t, got.SupportsParallelToolCalls)
-	assert.Equal(t, 40960, got.MaxContextTokens)
-	assert.Equal(t, 32768, got.MaxOutputTokens)
-	// Kept from the adapter.
-	assert.True(t, got.SupportsSystemPrompt)
-	assert.True(t, got.SupportsStreaming)
-
-	llama := cfg.Model("ollama:llama-3.3-70b").Apply(base)
-	assert.Equal(t, 131072, llama.MaxContextTokens)
-	assert.False(t, llama.SupportsTools, "not overridden")
-
-	// Qwen2.5 on vLLM is served with tool calling (--enable-auto-tool-choice).
-	vcfg, err := reg.Config("vllm", env())
-	require.NoError(t, err)
-	qwen := vcfg.Model("vllm:qwen2.5-7b-instruct").Apply(base)
-	assert.True(t, qwen.SupportsTools)
-	assert.False(t, qwen.SupportsImages)
-	assert.False(t, qwen.SupportsThinking)
-	assert.Equal(t, 32768, qwen.MaxContextTokens)
-}
-
 func TestLoadRegistryCustom(t *testing.T) {
 	f, err := os.Open("testdata/registry/custom.yaml")
 	require.NoError(t, err)
@@ -216,8 +178,6 @@ func TestLoadRegistryCustom(t *testing.T) {
 	assert.Equal(t, "corp", small.Adapter, "adapter defaults to the id's provider part")
 	assert.Equal(t, "small", small.WireName, "wire_name defaults to the id's name part")
 	assert.JSONEq(t, `{"supports_tools":false,"max_output_tokens":2048,"accepted_image_media_types":["image/png"]}`, string(small.Capabilities))
-	got := small.Apply(canonical.Capabilities{SupportsTools: true, SupportsImages: true, MaxOutputTokens: 8192})
-	assert.Equal(t, canonical.Capabilities{SupportsImages: true, MaxOutputTokens: 2048, AcceptedImageMediaTypes: []string{"image/png"}}, got)
 
 	sonnet, err := reg.Resolve("eu-sonnet")
 	require.NoError(t, err)
@@ -229,7 +189,7 @@ func TestLoadRegistryCustom(t *testing.T) {
 	eu, err := reg.Config("eu", env("EU_ANTHROPIC_KEY", "sk-test-FAKE"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"anthropic:claude-sonnet-4-6"}, keys(eu.Models))
-	assert.Equal(t, true, eu.Option("anthropic:claude-sonnet-4-6", "beta"))
+	assert.Equal(t, true, eu.Models["anthropic:claude-sonnet-4-6"].Options["beta"], "model options are kept raw for the adapter to decode")
 }
 
 func TestLoadRegistryErrors(t *testing.T) {
@@ -307,7 +267,7 @@ func TestRegistryOpen(t *testing.T) {
 		"anthropic":    func(c Config) (Adapter, error) { return &stubAdapter{cfg: c}, nil },
 		"openaicompat": func(c Config) (Adapter, error) { return nil, errors.New("no server") },
 	}
-	clock := newFakeClock()
+	clock := &testClock{}
 	a, err := reg.Open("anthropic", factories, env("ANTHROPIC_API_KEY", "sk-ant-test-FAKE"), func(c *Config) {
 		c.Clock = clock
 		c.MaxRetries = 5
@@ -364,10 +324,12 @@ func FuzzLoadRegistry(f *testing.F) {
 					t.Fatalf("alias %q resolves to %q, %v; want %q", a, got.ID, err, m.ID)
 				}
 			}
-			m.Apply(canonical.Capabilities{})
 		}
 		for _, name := range reg.Adapters() {
 			reg.Config(name, func(string) string { return "k" })
 		}
 	})
 }
+
+// testClock is a Clock with an identity, for assert.Same.
+type testClock struct{ RealClock }

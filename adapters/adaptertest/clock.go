@@ -39,3 +39,7 @@ func (c *Clock) Sleeps() []time.Duration {
 	defer c.mu.Unlock()
 	return append([]time.Duration(nil), c.sleeps...)
 }
+
+// Jitter is 0, so that the driver's retry backoff is exact under this
+// Clock (the driver reads a Clock's Jitter method when it has one).
+func (c *Clock) Jitter() float64 { return 0 }

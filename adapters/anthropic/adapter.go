@@ -3,8 +3,9 @@
 //
 // It translates canonical requests to the wire format and the provider's
 // answers — streamed server-sent events or one JSON body — back to
-// canonical responses and events through the shared adapters.Assembler, so
-// both paths give the same canonical response.
+// canonical responses and events through the driver's Assembler, so both
+// paths give the same canonical response. It is a driver.Provider: the
+// call flow (validation, retries, cancellation) is adapters/driver's.
 //
 // # Request mapping
 //
@@ -42,9 +43,11 @@
 // rejects a changed temperature, and tool_choice any or tool, while
 // thinking is enabled; those 400s surface as invalid_request.
 //
-// Options (Config.Options, or per model): "beta" (string or list) is sent
-// as the anthropic-beta header; "cache" (bool) marks the system prompt and
-// the last tool with cache_control {"type":"ephemeral"}.
+// Options (Config.Options, or per model; the model's win), decoded once
+// by New with the driver's rules (driver.DecodeOptions): "beta" (a string
+// or a list of strings) is sent as the anthropic-beta header, joined with
+// commas; "cache" (true or false) marks the system prompt and the last
+// tool with cache_control {"type":"ephemeral"}.
 //
 // # Response mapping
 //
@@ -63,14 +66,12 @@
 package anthropic
 
 import (
-	"bytes"
-	"context"
-	"fmt"
-	"iter"
+	"io"
 	"net/http"
 	"strings"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -84,129 +85,78 @@ const APIVersion = "2023-06-01"
 // DefaultName is the provider key used when Config.Name is empty.
 const DefaultName = "anthropic"
 
-// Adapter is the Anthropic Messages adapter. It is safe for concurrent use.
-type Adapter struct {
-	rt       *adapters.Runtime
+// Info is what the driver needs to know about this provider.
+var Info = driver.Info{
+	Name:            DefaultName,
+	DefaultBaseURL:  DefaultBaseURL,
+	Key:             driver.KeyRequired,
+	Estimator:       estimator,
+	ImagesProjected: true, // the request mapping drops them with the WARN
+}
+
+// options are the adapter's and each model's options.
+type options struct {
+	Beta  []string `option:"beta"`
+	Cache bool     `option:"cache"`
+}
+
+// provider is the Messages API wire format.
+type provider struct {
 	endpoint string
+	opts     *driver.Options[options]
 }
 
-var _ adapters.Adapter = (*Adapter)(nil)
-
-// New returns an Adapter for cfg. cfg.APIKey is required; cfg.Name
-// defaults to "anthropic" and cfg.BaseURL to DefaultBaseURL.
-func New(cfg adapters.Config) (*Adapter, error) {
-	if cfg.Name == "" {
-		cfg.Name = DefaultName
-	}
-	if cfg.APIKey == "" {
-		return nil, adapters.NoAPIKey(&cfg, "anthropic")
-	}
-	base := strings.TrimRight(cfg.BaseURL, "/")
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	return &Adapter{
-		rt:       adapters.NewRuntime(cfg, classify),
-		endpoint: base + "/v1/messages",
-	}, nil
-}
-
-// Name returns the provider key this instance serves under.
-func (a *Adapter) Name() string { return a.rt.Config.Name }
-
-// Complete makes a non-streaming Messages call.
-func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
-	req = adapters.CallRequest(req)
-	body, structured, err := a.encode(req, false)
-	if err != nil {
-		return nil, err
-	}
-	d := newDecoder(a.Name(), structured)
-	return a.rt.Complete(ctx, req, a.newHTTPRequest(req.Model, body), d.decodeBody)
-}
-
-// Stream makes a streaming Messages call; see adapters.Adapter.Stream for
-// the shape of the sequence.
-func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
-	req = adapters.CallRequest(req)
-	body, structured, err := a.encode(req, true)
-	if err != nil {
-		return adapters.FailedStream(err)
-	}
-	d := newDecoder(a.Name(), structured)
-	return a.rt.Stream(ctx, req, a.newHTTPRequest(req.Model, body), d.decodeStream)
-}
-
-// encode validates req, checks it against the model's capabilities and
-// builds its wire body once for all attempts. Images the model cannot
-// take are not refused: the request mapping drops them with the
-// lossy-projection WARN.
-func (a *Adapter) encode(req *canonical.Request, stream bool) ([]byte, bool, error) {
-	err := canonical.ValidateHistory(req.Messages, req.Tools)
-	if err == nil {
-		err = adapters.CheckCapabilities(a.Name(), req, a.Capabilities(req.Model), stream, adapters.ImagesProjected())
-	}
-	if err != nil {
-		return nil, false, adapters.PreflightError(err, a.Name(), req.RequestID)
-	}
-	body, structured, aerr := a.buildRequest(req, stream)
-	if aerr != nil {
-		return nil, false, adapters.PreflightError(aerr, a.Name(), req.RequestID)
-	}
-	return body, structured, nil
-}
-
-// newHTTPRequest returns the per-attempt request builder for body.
-func (a *Adapter) newHTTPRequest(model string, body []byte) func(context.Context) (*http.Request, error) {
-	cfg := &a.rt.Config
-	beta := betaHeader(cfg.Option(model, "beta"))
-	return func(ctx context.Context) (*http.Request, error) {
-		hr, err := http.NewRequestWithContext(ctx, http.MethodPost, a.endpoint, bytes.NewReader(body))
+// New returns the Anthropic adapter for cfg. cfg.APIKey is required;
+// cfg.Name defaults to "anthropic" and cfg.BaseURL to DefaultBaseURL.
+func New(cfg adapters.Config) (*driver.Adapter, error) {
+	return driver.New(cfg, Info, func(cfg *adapters.Config) (driver.Provider, error) {
+		opts, err := driver.DecodeOptions(cfg, options{})
 		if err != nil {
 			return nil, err
 		}
-		hr.Header.Set("x-api-key", cfg.APIKey)
-		hr.Header.Set("anthropic-version", APIVersion)
-		hr.Header.Set("content-type", "application/json")
-		if beta != "" {
-			hr.Header.Set("anthropic-beta", beta)
+		base := strings.TrimRight(cfg.BaseURL, "/")
+		if base == "" {
+			base = DefaultBaseURL
 		}
-		for k, v := range cfg.ExtraHeaders {
-			hr.Header.Set(k, v)
-		}
-		return hr, nil
+		return &provider{endpoint: base + "/v1/messages", opts: opts}, nil
+	})
+}
+
+// Encode builds the wire body once for all attempts. Images the model
+// cannot take are not refused: the request mapping drops them with the
+// lossy-projection WARN.
+func (p *provider) Encode(c *driver.Call) (*driver.Request, error) {
+	o := p.opts.For(c.Model.ID)
+	body, err := buildRequest(c, o)
+	if err != nil {
+		return nil, err
 	}
-}
-
-// betaHeader renders the "beta" option: a string, or a list of strings
-// joined with commas.
-func betaHeader(v any) string {
-	switch b := v.(type) {
-	case string:
-		return b
-	case []string:
-		return strings.Join(b, ",")
-	case []any:
-		parts := make([]string, 0, len(b))
-		for _, p := range b {
-			parts = append(parts, fmt.Sprint(p))
-		}
-		return strings.Join(parts, ",")
+	h := http.Header{}
+	h.Set("anthropic-version", APIVersion)
+	h.Set("content-type", "application/json")
+	if len(o.Beta) > 0 {
+		h.Set("anthropic-beta", strings.Join(o.Beta, ","))
 	}
-	return ""
+	return &driver.Request{URL: p.endpoint, Header: h, Body: body}, nil
 }
 
-// EstimateInputTokens estimates the request's input tokens without the
-// network, with the estimator calibrated on the Messages API.
-func (a *Adapter) EstimateInputTokens(req *canonical.Request) int {
-	return adapters.EstimatorFor(DefaultName).Estimate(req)
+// Authorize sends the key as x-api-key.
+func (p *provider) Authorize(h http.Header, key string) { h.Set("x-api-key", key) }
+
+// DecodeBody decodes a non-streamed Messages answer.
+func (p *provider) DecodeBody(c *driver.Call, body []byte, a *driver.Assembler) error {
+	return newDecoder(c.Adapter, structured(c)).decodeBody(body, a)
 }
 
-// Cancel aborts the in-flight call with requestID.
-func (a *Adapter) Cancel(requestID string) bool { return a.rt.Cancel(requestID) }
-
-// Close releases idle connections.
-func (a *Adapter) Close() error {
-	a.rt.Caller.Client.CloseIdleConnections()
-	return nil
+// DecodeStream decodes a streamed Messages answer.
+func (p *provider) DecodeStream(c *driver.Call, body io.Reader, a *driver.Assembler) error {
+	return newDecoder(c.Adapter, structured(c)).decodeStream(body, a)
 }
+
+// Classify maps an HTTP failure to an AdapterError (errors.go).
+func (p *provider) Classify(status int, h http.Header, body []byte) *canonical.AdapterError {
+	return classify(status, h, body)
+}
+
+// structured reports whether the call uses the synthetic output tool.
+func structured(c *driver.Call) bool { return len(c.Request.OutputSchema) > 0 }

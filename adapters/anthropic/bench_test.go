@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -17,7 +17,7 @@ func BenchmarkDecodeStream(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
-				a := adapters.NewAssembler(func(canonical.StreamEvent, error) bool { return true }, "anthropic", testModel, "req_bench", nil)
+				a := driver.NewAssembler(func(canonical.StreamEvent, error) bool { return true }, "anthropic", testModel, "req_bench", nil)
 				if err := newDecoder("anthropic", false).decodeStream(bytes.NewReader(body), a); err != nil || !a.Finished() {
 					b.Fatalf("decode: %v (finished %v)", err, a.Finished())
 				}
@@ -32,7 +32,7 @@ func BenchmarkDecodeBody(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		a := adapters.NewAssembler(nil, "anthropic", testModel, "req_bench", nil)
+		a := driver.NewAssembler(nil, "anthropic", testModel, "req_bench", nil)
 		if err := newDecoder("anthropic", false).decodeBody(body, a); err != nil {
 			b.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/metis-llm/metis/adapters/adaptertest"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -33,13 +34,13 @@ func stallInTool(w http.ResponseWriter, r *http.Request) {
 func TestCancellationCleanup(t *testing.T) {
 	tests := []struct {
 		name   string
-		cancel func(a *Adapter, requestID string, stop context.CancelFunc)
+		cancel func(a *driver.Adapter, requestID string, stop context.CancelFunc)
 	}{
-		{"Adapter.Cancel", func(a *Adapter, id string, _ context.CancelFunc) {
+		{"Adapter.Cancel", func(a *driver.Adapter, id string, _ context.CancelFunc) {
 			assert.True(t, a.Cancel(id), "the call is in flight")
 			assert.False(t, a.Cancel(id), "cancel is idempotent")
 		}},
-		{"context", func(_ *Adapter, _ string, stop context.CancelFunc) { stop() }},
+		{"context", func(_ *driver.Adapter, _ string, stop context.CancelFunc) { stop() }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

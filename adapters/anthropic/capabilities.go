@@ -3,6 +3,7 @@ package anthropic
 import (
 	"strings"
 
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -35,9 +36,8 @@ var families = []modelFamily{
 // adapter: the family table by wire name, then the registry's overrides.
 // Models outside the table get a conservative declaration: text, tools
 // and streaming only, with a 4096-token output limit.
-func (a *Adapter) Capabilities(model string) canonical.Capabilities {
-	mc := a.rt.Config.Model(model)
-	return mc.Apply(capabilitiesFor(mc.WireName))
+func (p *provider) Capabilities(m driver.Model) canonical.Capabilities {
+	return capabilitiesFor(m.WireName)
 }
 
 func capabilitiesFor(wire string) canonical.Capabilities {

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -29,7 +29,7 @@ import (
 //	timeout_error          504     server_error      timeout
 //	overloaded_error       529     rate_limit        overloaded
 //	(no body / unknown)    529     rate_limit        overloaded
-//	(no body / unknown)    other   adapters.ClassifyStatus(status)
+//	(no body / unknown)    other   driver.ClassifyStatus(status)
 //
 // Message is error.message and ProviderRequestID the body's request_id
 // (the Caller falls back to the request-id header). Retryable follows the
@@ -50,7 +50,7 @@ type wireError struct {
 func classify(status int, _ http.Header, body []byte) *canonical.AdapterError {
 	var we wireError
 	if err := json.Unmarshal(body, &we); err != nil || we.Error.Type == "" {
-		ae := adapters.DefaultClassify(status, nil, body)
+		ae := driver.DefaultClassify(status, nil, body)
 		if status == 529 {
 			ae.Class, ae.Code, ae.Retryable = canonical.ErrRateLimit, canonical.CodeOverloaded, true
 		}
@@ -67,7 +67,7 @@ func classify(status int, _ http.Header, body []byte) *canonical.AdapterError {
 // errorFor classifies an error of type errType (see the table above);
 // status is 0 for a mid-stream error event.
 func errorFor(status int, errType, message string) *canonical.AdapterError {
-	class, code := adapters.ClassifyStatus(status), ""
+	class, code := driver.ClassifyStatus(status), ""
 	if status == 0 {
 		class = canonical.ErrOther
 	}
@@ -104,7 +104,7 @@ func errorFor(status int, errType, message string) *canonical.AdapterError {
 	if message == "" {
 		message = errType
 	}
-	return adapters.HTTPError(class, code, status, message)
+	return driver.HTTPError(class, code, status, message)
 }
 
 // isContextOverflow recognises the invalid_request_error messages that

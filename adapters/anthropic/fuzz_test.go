@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -27,7 +27,7 @@ func addFixtureSeeds(f *testing.F, file string) {
 
 // checkResponse fails on a finished response whose content breaks the
 // canonical invariants.
-func checkResponse(t *testing.T, a *adapters.Assembler) {
+func checkResponse(t *testing.T, a *driver.Assembler) {
 	if !a.Finished() {
 		return
 	}
@@ -53,7 +53,7 @@ func FuzzDecodeStream(f *testing.F) {
 	addFixtureSeeds(f, "response.txt")
 	f.Fuzz(func(t *testing.T, data []byte, structured bool) {
 		events := 0
-		a := adapters.NewAssembler(func(canonical.StreamEvent, error) bool { events++; return true }, "anthropic", testModel, "req_fuzz", nil)
+		a := driver.NewAssembler(func(canonical.StreamEvent, error) bool { events++; return true }, "anthropic", testModel, "req_fuzz", nil)
 		d := newDecoder("anthropic", structured)
 		_ = d.decodeStream(bytes.NewReader(data), a)
 		checkResponse(t, a)
@@ -66,7 +66,7 @@ func FuzzDecodeBody(f *testing.F) {
 	f.Add(sameBody, true)
 	addFixtureSeeds(f, "response.json")
 	f.Fuzz(func(t *testing.T, data []byte, structured bool) {
-		a := adapters.NewAssembler(nil, "anthropic", testModel, "req_fuzz", nil)
+		a := driver.NewAssembler(nil, "anthropic", testModel, "req_fuzz", nil)
 		d := newDecoder("anthropic", structured)
 		_ = d.decodeBody(data, a)
 		checkResponse(t, a)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/adaptertest"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness/streamcheck"
 )
@@ -62,7 +63,7 @@ func (l *logBuffer) entries(t testing.TB) []map[string]any {
 
 // testEnv is an adapter wired to an httptest server.
 type testEnv struct {
-	a      *Adapter
+	a      *driver.Adapter
 	srv    *httptest.Server
 	clock  *adaptertest.Clock
 	logs   *logBuffer
@@ -99,7 +100,6 @@ func newEnv(t testing.TB, handler http.HandlerFunc, mods ...func(*adapters.Confi
 	}
 	a, err := New(cfg)
 	require.NoError(t, err)
-	a.rt.Caller.Jitter = func() float64 { return 0 }
 	env.a = a
 	t.Cleanup(func() {
 		env.srv.Close()

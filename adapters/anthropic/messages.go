@@ -2,20 +2,18 @@ package anthropic
 
 import (
 	"encoding/json"
-	"log/slog"
 	"strings"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
 // projector translates canonical history to Messages API content,
 // dropping with the lossy-projection WARN what the wire cannot carry.
 type projector struct {
-	adapter string
-	log     *slog.Logger
-	req     *canonical.Request
-	caps    canonical.Capabilities
+	c    *driver.Call
+	req  *canonical.Request
+	caps canonical.Capabilities
 	// answered holds the canonical ids of tool calls some message answers.
 	answered map[string]bool
 }
@@ -120,7 +118,7 @@ func toolResultsFirst(c []wireContent) {
 // content translates one message's blocks for a message of wire role.
 func (p *projector) content(m *canonical.Message, role string) []wireContent {
 	out := make([]wireContent, 0, len(m.Content))
-	own := m.Metadata.Provider == p.adapter
+	own := m.Metadata.Provider == p.c.Adapter
 	for _, b := range m.Content {
 		switch b := b.(type) {
 		case canonical.TextBlock:
@@ -235,15 +233,11 @@ func (p *projector) image(m *canonical.Message, b canonical.ImageBlock) (wireCon
 }
 
 func (p *projector) wireID(canonicalID string) string {
-	return p.req.ToolIDs.Wire(p.adapter, canonicalID)
+	return p.req.ToolIDs.Wire(p.c.Adapter, canonicalID)
 }
 
 func (p *projector) drop(m *canonical.Message, bt canonical.BlockType, reason string) {
-	session := m.SessionID
-	if session == "" {
-		session = p.req.SessionID
-	}
-	adapters.DropBlock(p.log, p.adapter, session, m.ID, bt, reason)
+	p.c.Drop(m, bt, reason)
 }
 
 func quoteOr(s, empty string) string {

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -121,24 +121,22 @@ var ephemeral = &cacheControl{Type: "ephemeral"}
 // buildRequest translates req to the wire body. structured reports whether
 // the synthetic output tool is in use, which the decoders need to know.
 // Failures are invalid_request AdapterErrors, raised before any HTTP call.
-func (a *Adapter) buildRequest(req *canonical.Request, stream bool) ([]byte, bool, *canonical.AdapterError) {
-	cfg := &a.rt.Config
-	mc := cfg.Model(req.Model)
-	caps := a.Capabilities(req.Model)
-	p := projector{adapter: a.Name(), log: cfg.Log(), req: req, caps: caps}
+func buildRequest(c *driver.Call, o options) ([]byte, error) {
+	req, caps := c.Request, c.Caps
+	p := projector{c: c, req: req, caps: caps}
 
 	w := wireRequest{
-		Model:         mc.WireName,
+		Model:         c.Model.WireName,
 		MaxTokens:     req.MaxOutputTokens,
 		StopSequences: req.StopSequences,
 		Temperature:   req.Temperature,
 		TopP:          req.TopP,
-		Stream:        stream,
+		Stream:        c.Stream,
 	}
 	if w.MaxTokens <= 0 {
 		w.MaxTokens = defaultMaxTokens
 	}
-	cache := caps.SupportsPromptCaching && optionBool(cfg.Option(req.Model, "cache"))
+	cache := caps.SupportsPromptCaching && o.Cache
 
 	if sys := p.system(); sys != "" {
 		if cache {
@@ -149,12 +147,11 @@ func (a *Adapter) buildRequest(req *canonical.Request, stream bool) ([]byte, boo
 	}
 	w.Messages = p.messages()
 
-	if err := a.tools(&w, req); err != nil {
-		return nil, false, err
+	if err := tools(&w, req); err != nil {
+		return nil, err
 	}
-	structured, aerr := a.outputTool(&w, req, caps)
-	if aerr != nil {
-		return nil, false, aerr
+	if err := outputTool(&w, req, caps); err != nil {
+		return nil, err
 	}
 	if cache && len(w.Tools) > 0 {
 		w.Tools[len(w.Tools)-1].CacheControl = ephemeral
@@ -163,24 +160,24 @@ func (a *Adapter) buildRequest(req *canonical.Request, stream bool) ([]byte, boo
 	if req.Thinking != nil && caps.SupportsThinking {
 		budget, berr := thinkingBudget(req, &w)
 		if berr != nil {
-			return nil, false, invalid(a.Name(), "", "%v", berr)
+			return nil, driver.InvalidRequest("", "%v", berr)
 		}
 		w.Thinking = &wireThinking{Type: "enabled", BudgetTokens: budget}
 	}
 
 	body, err := json.Marshal(&w)
 	if err != nil {
-		return nil, false, invalid(a.Name(), "", "encoding request: %v", err)
+		return nil, driver.InvalidRequest("", "encoding request: %v", err)
 	}
-	return body, structured, nil
+	return body, nil
 }
 
 // tools sets the tool definitions and tool_choice. Whether the model
-// takes tools at all was checked before (adapters.CheckCapabilities).
-func (a *Adapter) tools(w *wireRequest, req *canonical.Request) *canonical.AdapterError {
+// takes tools at all was checked before (driver.CheckCapabilities).
+func tools(w *wireRequest, req *canonical.Request) error {
 	for _, t := range req.Tools {
 		if t.Name == structuredToolName && len(req.OutputSchema) > 0 {
-			return invalid(a.Name(), "", "tool name %q is reserved for output_schema", structuredToolName)
+			return driver.InvalidRequest("", "tool name %q is reserved for output_schema", structuredToolName)
 		}
 		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schemaOrEmpty(t.InputSchema)})
 	}
@@ -198,24 +195,25 @@ func (a *Adapter) tools(w *wireRequest, req *canonical.Request) *canonical.Adapt
 	case canonical.ToolChoiceNone:
 		w.ToolChoice = &wireToolChoice{Type: "none"}
 	default:
-		return invalid(a.Name(), "", "unknown tool_choice mode %q", tc.Mode)
+		return driver.InvalidRequest("", "unknown tool_choice mode %q", tc.Mode)
 	}
 	return nil
 }
 
-// outputTool adds the forced synthetic tool that carries output_schema,
-// reporting whether it did. Whether the model declares structured output
-// was checked before (adapters.CheckCapabilities); refusing output_schema
-// with thinking is this provider's own rule.
-func (a *Adapter) outputTool(w *wireRequest, req *canonical.Request, caps canonical.Capabilities) (bool, *canonical.AdapterError) {
+// outputTool adds the forced synthetic tool that carries output_schema
+// when the request has one (the decoders then read it back: structured).
+// Whether the model declares structured output was checked before
+// (driver.CheckCapabilities); refusing output_schema with thinking is
+// this provider's own rule.
+func outputTool(w *wireRequest, req *canonical.Request, caps canonical.Capabilities) error {
 	if len(req.OutputSchema) == 0 {
-		return false, nil
+		return nil
 	}
 	if req.Thinking != nil && caps.SupportsThinking {
-		return false, invalid(a.Name(), canonical.CodeUnsupportedContent, "output_schema cannot be combined with thinking: the Messages API rejects forced tool use while thinking is enabled")
+		return driver.InvalidRequest(canonical.CodeUnsupportedContent, "output_schema cannot be combined with thinking: the Messages API rejects forced tool use while thinking is enabled")
 	}
 	if !isObjectSchema(req.OutputSchema) {
-		return false, invalid(a.Name(), canonical.CodeInvalidToolSchema, "output_schema must be a JSON Schema with \"type\": \"object\"")
+		return driver.InvalidRequest(canonical.CodeInvalidToolSchema, "output_schema must be a JSON Schema with \"type\": \"object\"")
 	}
 	w.Tools = append(w.Tools, wireTool{
 		Name:        structuredToolName,
@@ -223,7 +221,7 @@ func (a *Adapter) outputTool(w *wireRequest, req *canonical.Request, caps canoni
 		InputSchema: req.OutputSchema,
 	})
 	w.ToolChoice = &wireToolChoice{Type: "tool", Name: structuredToolName}
-	return true, nil
+	return nil
 }
 
 // thinkingBudget picks budget_tokens and adjusts w.MaxTokens so that the
@@ -269,21 +267,4 @@ func schemaOrEmpty(schema json.RawMessage) json.RawMessage {
 		return json.RawMessage(`{"type":"object","properties":{}}`)
 	}
 	return schema
-}
-
-// optionBool reads a boolean option that may arrive as a bool or a string.
-func optionBool(v any) bool {
-	switch b := v.(type) {
-	case bool:
-		return b
-	case string:
-		return strings.EqualFold(b, "true")
-	}
-	return false
-}
-
-func invalid(provider, code, format string, args ...any) *canonical.AdapterError {
-	ae := canonical.NewError(canonical.ErrInvalidRequest, code, format, args...)
-	ae.Provider = provider
-	return ae
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/adaptertest"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -32,7 +33,7 @@ func sendAndCapture(t *testing.T, req *canonical.Request, mods ...func(*adapters
 func warnings(t *testing.T, env *testEnv) []map[string]any {
 	var out []map[string]any
 	for _, e := range env.logs.entries(t) {
-		if e["level"] == "WARN" && e["msg"] == adapters.LossyProjectionMsg {
+		if e["level"] == "WARN" && e["msg"] == driver.LossyProjectionMsg {
 			out = append(out, e)
 		}
 	}

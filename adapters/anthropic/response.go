@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -159,11 +159,11 @@ func newDecoder(provider string, structured bool) *decoder {
 	return &decoder{provider: provider, structured: structured, kinds: map[int]blockKind{}}
 }
 
-// decodeBody decodes a non-streamed answer (an adapters.BodyDecoder).
-func (d *decoder) decodeBody(body []byte, a *adapters.Assembler) error {
+// decodeBody decodes a non-streamed answer (an driver.BodyDecoder).
+func (d *decoder) decodeBody(body []byte, a *driver.Assembler) error {
 	var r wireResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return adapters.InvalidResponse(d.provider, err, "decoding response body: %v", err)
+		return driver.InvalidResponse(d.provider, err, "decoding response body: %v", err)
 	}
 	if r.Type == "error" {
 		return classifyEvent(d.provider, body)
@@ -196,7 +196,7 @@ func (d *decoder) decodeBody(body []byte, a *adapters.Assembler) error {
 
 // block opens provider block key of b's type on a, remembering its kind.
 // Block types that are not canonical are skipped.
-func (d *decoder) block(a *adapters.Assembler, key int, b *wireBlock) error {
+func (d *decoder) block(a *driver.Assembler, key int, b *wireBlock) error {
 	switch b.Type {
 	case "text":
 		d.kinds[key] = kindText
@@ -217,7 +217,7 @@ func (d *decoder) block(a *adapters.Assembler, key int, b *wireBlock) error {
 			return nil
 		}
 		if b.ID == "" || b.Name == "" {
-			return adapters.InvalidResponse(d.provider, nil, "content block %d: tool_use without id or name", key)
+			return driver.InvalidResponse(d.provider, nil, "content block %d: tool_use without id or name", key)
 		}
 		d.kinds[key] = kindTool
 		d.sawTool = true
@@ -229,7 +229,7 @@ func (d *decoder) block(a *adapters.Assembler, key int, b *wireBlock) error {
 }
 
 // endBlock closes provider block key.
-func (d *decoder) endBlock(a *adapters.Assembler, key int) {
+func (d *decoder) endBlock(a *driver.Assembler, key int) {
 	kind, ok := d.kinds[key]
 	if !ok || kind == kindSkip {
 		delete(d.kinds, key)
@@ -248,7 +248,7 @@ func (d *decoder) endBlock(a *adapters.Assembler, key int) {
 }
 
 // finish completes the message with the mapped stop reason.
-func (d *decoder) finish(a *adapters.Assembler, providerStop string) {
+func (d *decoder) finish(a *driver.Assembler, providerStop string) {
 	stop := mapStopReason(providerStop)
 	if stop == canonical.StopToolUse && d.structured && !d.sawTool {
 		stop = canonical.StopEndTurn // the forced output tool is not a tool call
@@ -313,7 +313,7 @@ func compactObject(b []byte) json.RawMessage {
 func classifyEvent(provider string, data []byte) *canonical.AdapterError {
 	var we wireError
 	if err := json.Unmarshal(data, &we); err != nil {
-		return adapters.InvalidResponse(provider, err, "decoding error event: %v", err)
+		return driver.InvalidResponse(provider, err, "decoding error event: %v", err)
 	}
 	ae := errorFor(0, we.Error.Type, we.Error.Message)
 	ae.Provider = provider

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 )
 
 // streamEvent is the data of one Messages API server-sent event. One
@@ -72,13 +72,13 @@ func (dd *dataDecoder) decode(data []byte, v any) error {
 }
 
 // decodeStream reads a Messages API event stream into a (an
-// adapters.StreamDecoder). It returns nil after message_stop, the
+// driver.StreamDecoder). It returns nil after message_stop, the
 // classified error of an `event: error`, an invalid_response error for
 // data that does not parse or breaks the protocol, or the read error; it
 // returns nil without finishing when the stream ends early, which the
 // runtime reports as a truncated stream.
-func (d *decoder) decodeStream(body io.Reader, a *adapters.Assembler) error {
-	sse := adapters.NewSSEReader(body)
+func (d *decoder) decodeStream(body io.Reader, a *driver.Assembler) error {
+	sse := driver.NewSSEReader(body)
 	var (
 		ev         streamEvent
 		data       dataDecoder
@@ -89,15 +89,15 @@ func (d *decoder) decodeStream(body io.Reader, a *adapters.Assembler) error {
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		if errors.Is(err, adapters.ErrSSEEventTooLarge) {
-			return adapters.InvalidResponse(d.provider, err, "event %d: %v", n, err)
+		if errors.Is(err, driver.ErrSSEEventTooLarge) {
+			return driver.InvalidResponse(d.provider, err, "event %d: %v", n, err)
 		}
 		if err != nil {
 			return fmt.Errorf("reading event %d: %w", n, err)
 		}
 		ev = streamEvent{}
 		if err := data.decode(msg.Data, &ev); err != nil {
-			return adapters.InvalidResponse(d.provider, err, "event %d (%s): decoding data: %v", n, eventName(msg), err)
+			return driver.InvalidResponse(d.provider, err, "event %d (%s): decoding data: %v", n, eventName(msg), err)
 		}
 		if ev.Type == "" {
 			ev.Type = wireName(msg.Event)
@@ -111,7 +111,7 @@ func (d *decoder) decodeStream(body io.Reader, a *adapters.Assembler) error {
 			a.Start()
 		case "content_block_start":
 			if _, open := d.kinds[ev.Index]; open {
-				return adapters.InvalidResponse(d.provider, nil, "event %d (content_block_start): block %d is already open", n, ev.Index)
+				return driver.InvalidResponse(d.provider, nil, "event %d (content_block_start): block %d is already open", n, ev.Index)
 			}
 			if err := d.block(a, ev.Index, &ev.ContentBlock); err != nil {
 				return err
@@ -143,16 +143,16 @@ func (d *decoder) decodeStream(body io.Reader, a *adapters.Assembler) error {
 }
 
 // delta applies a content_block_delta to provider block key.
-func (d *decoder) delta(a *adapters.Assembler, n, key int, dl *streamDelta) error {
+func (d *decoder) delta(a *driver.Assembler, n, key int, dl *streamDelta) error {
 	kind, open := d.kinds[key]
 	if !open {
-		return adapters.InvalidResponse(d.provider, nil, "event %d (content_block_delta): block %d is not open", n, key)
+		return driver.InvalidResponse(d.provider, nil, "event %d (content_block_delta): block %d is not open", n, key)
 	}
 	if kind == kindSkip {
 		return nil // deltas of server-side tool blocks
 	}
 	mismatch := func() error {
-		return adapters.InvalidResponse(d.provider, nil, "event %d (content_block_delta): %s for block %d of another type", n, dl.Type, key)
+		return driver.InvalidResponse(d.provider, nil, "event %d (content_block_delta): %s for block %d of another type", n, dl.Type, key)
 	}
 	switch dl.Type {
 	case "text_delta":
@@ -189,7 +189,7 @@ func (d *decoder) delta(a *adapters.Assembler, n, key int, dl *streamDelta) erro
 	return nil
 }
 
-func eventName(e adapters.SSEEvent) string {
+func eventName(e driver.SSEEvent) string {
 	if e.Event == "" {
 		return "unnamed"
 	}

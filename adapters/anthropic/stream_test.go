@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/adaptertest"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -216,7 +216,7 @@ func TestStreamConsumerStopsEarly(t *testing.T) {
 
 func TestDecodeStreamStopsWhenConsumerStops(t *testing.T) {
 	var seen int
-	a := adapters.NewAssembler(func(canonical.StreamEvent, error) bool { seen++; return false }, "anthropic", testModel, "req_1", nil)
+	a := driver.NewAssembler(func(canonical.StreamEvent, error) bool { seen++; return false }, "anthropic", testModel, "req_1", nil)
 	d := newDecoder("anthropic", false)
 	body := sse(evStart, evTextStart, evTextHello, evTextHello, evStop0, messageDelta("end_turn"), evMsgStop)
 	require.NoError(t, d.decodeStream(bytes.NewReader(body), a))

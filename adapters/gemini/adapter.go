@@ -7,7 +7,7 @@
 // It translates canonical requests to the wire format and the provider's
 // answers — server-sent events each holding a whole
 // GenerateContentResponse, or one JSON body — back to canonical responses
-// and events through the shared adapters.Assembler, so both paths give the
+// and events through the shared driver.Assembler, so both paths give the
 // same canonical response.
 //
 // # Request mapping
@@ -114,14 +114,13 @@
 package gemini
 
 import (
-	"bytes"
-	"context"
-	"iter"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -132,25 +131,28 @@ const DefaultBaseURL = "https://generativelanguage.googleapis.com"
 // DefaultName is the provider key used when Config.Name is empty.
 const DefaultName = "gemini"
 
-// Adapter is the Gemini generateContent adapter. It is safe for concurrent
-// use.
-type Adapter struct {
-	rt   *adapters.Runtime
+// Info is what the driver needs to know about this provider.
+var Info = driver.Info{
+	Name:           DefaultName,
+	DefaultBaseURL: DefaultBaseURL,
+	Key:            driver.KeyRequired,
+	Estimator:      estimator,
+}
+
+// provider is the generateContent wire format.
+type provider struct {
 	base string // ends with the API version path, no trailing slash
 }
 
-var _ adapters.Adapter = (*Adapter)(nil)
-
-// New returns an Adapter for cfg. cfg.APIKey is required; cfg.Name
-// defaults to "gemini" and cfg.BaseURL to DefaultBaseURL.
-func New(cfg adapters.Config) (*Adapter, error) {
-	if cfg.Name == "" {
-		cfg.Name = DefaultName
-	}
-	if cfg.APIKey == "" {
-		return nil, adapters.NoAPIKey(&cfg, "gemini")
-	}
-	return &Adapter{rt: adapters.NewRuntime(cfg, classify), base: versionedBase(cfg.BaseURL)}, nil
+// New returns the Gemini adapter for cfg. cfg.APIKey is required;
+// cfg.Name defaults to "gemini" and cfg.BaseURL to DefaultBaseURL.
+func New(cfg adapters.Config) (*driver.Adapter, error) {
+	return driver.New(cfg, Info, func(cfg *adapters.Config) (driver.Provider, error) {
+		if _, err := driver.DecodeOptions(cfg, struct{}{}); err != nil {
+			return nil, err
+		}
+		return &provider{base: versionedBase(cfg.BaseURL)}, nil
+	})
 }
 
 // versionedBase returns base (or the default) ending in an API version.
@@ -167,99 +169,53 @@ func versionedBase(base string) string {
 	return base + "/v1beta"
 }
 
-// Name returns the provider key this instance serves under.
-func (a *Adapter) Name() string { return a.rt.Config.Name }
-
 // Capabilities declares what model can do through this adapter.
-func (a *Adapter) Capabilities(model string) canonical.Capabilities {
-	mc := a.rt.Config.Model(model)
-	return mc.Apply(capabilitiesFor(mc.WireName))
+func (p *provider) Capabilities(m driver.Model) canonical.Capabilities {
+	return capabilitiesFor(wireModel(m.WireName))
 }
 
-// Complete makes a non-streaming generateContent call.
-func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
-	req = adapters.CallRequest(req)
-	body, wire, err := a.encode(req, false)
+// Encode builds the wire body once for all attempts, for the method of
+// the wire model: generateContent, or streamGenerateContent?alt=sse.
+func (p *provider) Encode(c *driver.Call) (*driver.Request, error) {
+	wire := wireModel(c.Model.WireName)
+	body, err := buildRequest(c, wire)
 	if err != nil {
 		return nil, err
 	}
-	return a.rt.Complete(ctx, req, a.newHTTPRequest(a.endpoint(wire, false), body, false), decodeBody)
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	if c.Stream {
+		h.Set("Accept", "text/event-stream")
+	}
+	return &driver.Request{URL: p.endpoint(wire, c.Stream), Header: h, Body: body}, nil
 }
 
-// Stream makes a streamGenerateContent call; see adapters.Adapter.Stream
-// for the shape of the sequence.
-func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
-	req = adapters.CallRequest(req)
-	body, wire, err := a.encode(req, true)
-	if err != nil {
-		return adapters.FailedStream(err)
-	}
-	return a.rt.Stream(ctx, req, a.newHTTPRequest(a.endpoint(wire, true), body, true), decodeStream)
+// Authorize sends the key in x-goog-api-key, never in the URL.
+func (p *provider) Authorize(h http.Header, key string) { h.Set("x-goog-api-key", key) }
+
+// DecodeBody decodes a generateContent answer.
+func (p *provider) DecodeBody(_ *driver.Call, body []byte, a *driver.Assembler) error {
+	return decodeBody(body, a)
 }
 
-// EstimateInputTokens estimates req's input tokens without the network.
-func (a *Adapter) EstimateInputTokens(req *canonical.Request) int {
-	return adapters.EstimatorFor(DefaultName).Estimate(req)
+// DecodeStream decodes a streamGenerateContent answer.
+func (p *provider) DecodeStream(_ *driver.Call, body io.Reader, a *driver.Assembler) error {
+	return decodeStream(body, a)
 }
 
-// Cancel aborts the in-flight call with requestID.
-func (a *Adapter) Cancel(requestID string) bool { return a.rt.Cancel(requestID) }
-
-// Close releases idle connections.
-func (a *Adapter) Close() error {
-	a.rt.Caller.Client.CloseIdleConnections()
-	return nil
-}
-
-// encode checks req against the model's capabilities and the history
-// invariants, then builds its wire body once for all attempts. It returns
-// the body and the wire model name.
-func (a *Adapter) encode(req *canonical.Request, stream bool) ([]byte, string, error) {
-	fail := func(err error) ([]byte, string, error) {
-		return nil, "", adapters.PreflightError(err, a.Name(), req.RequestID)
-	}
-	if err := adapters.CheckCapabilities(a.Name(), req, a.Capabilities(req.Model), stream); err != nil {
-		return fail(err)
-	}
-	if err := canonical.ValidateHistory(req.Messages, req.Tools); err != nil {
-		return fail(err)
-	}
-	wire := wireModel(a.rt.Config.Model(req.Model).WireName)
-	body, err := a.buildRequest(req, wire)
-	if err != nil {
-		return fail(err)
-	}
-	return body, wire, nil
+// Classify maps an HTTP failure to an AdapterError (errors.go).
+func (p *provider) Classify(status int, h http.Header, body []byte) *canonical.AdapterError {
+	return classify(status, h, body)
 }
 
 // wireModel strips the "models/" resource prefix some configurations use.
 func wireModel(name string) string { return strings.TrimPrefix(name, "models/") }
 
 // endpoint returns the URL of the model's generate or stream method.
-func (a *Adapter) endpoint(wire string, stream bool) string {
-	u := a.base + "/models/" + url.PathEscape(wire)
+func (p *provider) endpoint(wire string, stream bool) string {
+	u := p.base + "/models/" + url.PathEscape(wire)
 	if stream {
 		return u + ":streamGenerateContent?alt=sse"
 	}
 	return u + ":generateContent"
-}
-
-// newHTTPRequest returns the per-attempt request builder for body.
-func (a *Adapter) newHTTPRequest(endpoint string, body []byte, stream bool) func(context.Context) (*http.Request, error) {
-	cfg := &a.rt.Config
-	return func(ctx context.Context) (*http.Request, error) {
-		hr, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range cfg.ExtraHeaders {
-			hr.Header.Set(k, v)
-		}
-		hr.Header.Set("Content-Type", "application/json")
-		if stream {
-			hr.Header.Set("Accept", "text/event-stream")
-		}
-		hr.Header.Set("x-goog-api-key", cfg.APIKey)
-		return hr, nil
-	}
 }

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -18,7 +18,7 @@ func BenchmarkDecodeStream(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			events := 0
 			for b.Loop() {
-				a := adapters.NewAssembler(func(canonical.StreamEvent, error) bool { events++; return true }, DefaultName, testModel, "req_bench", nil)
+				a := driver.NewAssembler(func(canonical.StreamEvent, error) bool { events++; return true }, DefaultName, testModel, "req_bench", nil)
 				if err := decodeStream(bytes.NewReader(body), a); err != nil {
 					b.Fatal(err)
 				}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -30,7 +30,7 @@ type statusDetail struct {
 }
 
 // classify maps a non-2xx response to an AdapterError. It starts from the
-// HTTP status (adapters.ClassifyStatus) and adjusts by the body's
+// HTTP status (driver.ClassifyStatus) and adjusts by the body's
 // google.rpc status:
 //
 //	UNAUTHENTICATED, PERMISSION_DENIED       auth
@@ -50,7 +50,7 @@ type statusDetail struct {
 func classify(status int, h http.Header, body []byte) *canonical.AdapterError {
 	s, ok := parseStatus(body)
 	if !ok {
-		return adapters.DefaultClassify(status, h, body)
+		return driver.DefaultClassify(status, h, body)
 	}
 	return classifyStatus(status, s)
 }
@@ -81,7 +81,7 @@ func classifyStatus(httpStatus int, s *rpcStatus) *canonical.AdapterError {
 	if httpStatus == 0 {
 		httpStatus = s.Code
 	}
-	class := adapters.ClassifyStatus(httpStatus)
+	class := driver.ClassifyStatus(httpStatus)
 	code := ""
 	msg := strings.ToLower(s.Message)
 	switch s.Status {
@@ -116,7 +116,7 @@ func classifyStatus(httpStatus int, s *rpcStatus) *canonical.AdapterError {
 	if message == "" {
 		message = http.StatusText(httpStatus)
 	}
-	ae := adapters.HTTPError(class, code, httpStatus, message)
+	ae := driver.HTTPError(class, code, httpStatus, message)
 	ae.RetryAfter = retryDelay(s)
 	return ae
 }
@@ -145,7 +145,7 @@ func tokenLimit(lowerMsg string) bool {
 }
 
 // retryDelay reads google.rpc.RetryInfo's retryDelay, a protobuf Duration
-// in JSON form ("34.4s"), capped at adapters.MaxRetryAfter; 0 when absent
+// in JSON form ("34.4s"), capped at driver.MaxRetryAfter; 0 when absent
 // or malformed.
 func retryDelay(s *rpcStatus) time.Duration {
 	for _, d := range s.Details {
@@ -156,7 +156,7 @@ func retryDelay(s *rpcStatus) time.Duration {
 		if err != nil || v <= 0 {
 			return 0
 		}
-		return min(v, adapters.MaxRetryAfter)
+		return min(v, driver.MaxRetryAfter)
 	}
 	return 0
 }

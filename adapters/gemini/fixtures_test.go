@@ -14,6 +14,7 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/adaptertest"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -192,8 +193,7 @@ func TestFixtures(t *testing.T) {
 			status := fixtureStatus(t, name)
 			if fc.check == nil {
 				body := readFixture(t, name, "response.json")
-				e := newEnv(t, jsonReply(status, body))
-				e.a.rt.Caller.MaxRetries = 0
+				e := newEnvWith(t, func(c *adapters.Config) { c.MaxRetries = 0 }, jsonReply(status, body))
 				_, err := e.a.Complete(context.Background(), userRequest(testModel, "hello"))
 				var ae *canonical.AdapterError
 				require.ErrorAs(t, err, &ae)
@@ -240,14 +240,14 @@ func fixtureRequest(t *testing.T, name string) map[string]any {
 }
 
 // buildBody encodes req the way Complete and Stream do and decodes it.
-func buildBody(t *testing.T, a *Adapter, req *canonical.Request) map[string]any {
+func buildBody(t *testing.T, a *driver.Adapter, req *canonical.Request) map[string]any {
 	t.Helper()
-	body, _, err := a.encode(adapters.CallRequest(req), false)
+	w, err := a.Encode(req, false)
 	require.NoError(t, err)
-	return wireBody(t, body)
+	return wireBody(t, w.Body)
 }
 
-func testAdapter(t *testing.T) (*Adapter, *logBuffer) {
+func testAdapter(t *testing.T) (*driver.Adapter, *logBuffer) {
 	t.Helper()
 	logs := &logBuffer{}
 	a, err := New(adapters.Config{APIKey: testAPIKey, Logger: slogJSON(logs)})

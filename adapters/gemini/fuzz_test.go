@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/adaptertest"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -35,7 +35,7 @@ func addStreamSeeds(f *testing.F) {
 }
 
 // checkResponse asserts what must hold for any decoded response.
-func checkResponse(t *testing.T, a *adapters.Assembler) {
+func checkResponse(t *testing.T, a *driver.Assembler) {
 	r := a.Response()
 	for i, b := range r.Content {
 		if tu, ok := b.(canonical.ToolUseBlock); ok {
@@ -59,7 +59,7 @@ func FuzzDecodeStream(f *testing.F) {
 	addStreamSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n := 0
-		a := adapters.NewAssembler(func(canonical.StreamEvent, error) bool { n++; return true }, DefaultName, testModel, "req_fuzz", nil)
+		a := driver.NewAssembler(func(canonical.StreamEvent, error) bool { n++; return true }, DefaultName, testModel, "req_fuzz", nil)
 		_ = decodeStream(bytes.NewReader(data), a)
 		checkResponse(t, a)
 	})
@@ -78,7 +78,7 @@ func FuzzDecodeBody(f *testing.F) {
 	f.Add([]byte(`[{"candidates":[{"content":{"parts":[{"text":"a"}]},"finishReason":"STOP"}]}]`))
 	f.Add([]byte(`{"promptFeedback":{"blockReason":"OTHER"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a := adapters.NewAssembler(nil, DefaultName, testModel, "req_fuzz", nil)
+		a := driver.NewAssembler(nil, DefaultName, testModel, "req_fuzz", nil)
 		_ = decodeBody(data, a)
 		checkResponse(t, a)
 	})
@@ -119,7 +119,7 @@ func FuzzClassify(f *testing.F) {
 		default:
 			t.Fatalf("unknown class %q", ae.Class)
 		}
-		if ae.RetryAfter < 0 || ae.RetryAfter > adapters.MaxRetryAfter {
+		if ae.RetryAfter < 0 || ae.RetryAfter > driver.MaxRetryAfter {
 			t.Fatalf("retry after %v out of range", ae.RetryAfter)
 		}
 	})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/adaptertest"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness/streamcheck"
 )
@@ -89,7 +90,7 @@ type recorded struct {
 // testEnv is an adapter wired to an httptest server that answers with
 // replies in order (the last one repeats).
 type testEnv struct {
-	a         *Adapter
+	a         *driver.Adapter
 	srv       *httptest.Server
 	transport *http.Transport
 	clock     *adaptertest.Clock
@@ -103,13 +104,19 @@ type testEnv struct {
 
 func newEnv(t *testing.T, replies ...reply) *testEnv {
 	t.Helper()
+	return newEnvWith(t, nil, replies...)
+}
+
+// newEnvWith is newEnv with mod applied to the Config first.
+func newEnvWith(t *testing.T, mod func(*adapters.Config), replies ...reply) *testEnv {
+	t.Helper()
 	e := &testEnv{clock: adaptertest.NewClock(clockStart), logs: &logBuffer{}, replies: replies}
 	e.srv = httptest.NewServer(http.HandlerFunc(e.serve))
 	t.Cleanup(e.srv.Close)
 	transport := &http.Transport{}
 	e.transport = transport
 	t.Cleanup(transport.CloseIdleConnections)
-	a, err := New(adapters.Config{
+	cfg := adapters.Config{
 		APIKey:     testAPIKey,
 		BaseURL:    e.srv.URL,
 		MaxRetries: 2,
@@ -121,9 +128,12 @@ func newEnv(t *testing.T, replies ...reply) *testEnv {
 			e.attempts = append(e.attempts, at)
 			e.mu.Unlock()
 		},
-	})
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	a, err := New(cfg)
 	require.NoError(t, err)
-	a.rt.Caller.Jitter = func() float64 { return 0 }
 	e.a = a
 	return e
 }
@@ -187,10 +197,10 @@ func final(t *testing.T, evs []canonical.StreamEvent) *canonical.Response {
 
 // decodeEvents runs decodeStream over body with an event-collecting
 // Assembler, the way Runtime.Stream does.
-func decodeEvents(t testing.TB, body []byte, ids canonical.ToolIDMap) ([]canonical.StreamEvent, *adapters.Assembler, error) {
+func decodeEvents(t testing.TB, body []byte, ids canonical.ToolIDMap) ([]canonical.StreamEvent, *driver.Assembler, error) {
 	t.Helper()
 	var evs []canonical.StreamEvent
-	a := adapters.NewAssembler(func(ev canonical.StreamEvent, err error) bool {
+	a := driver.NewAssembler(func(ev canonical.StreamEvent, err error) bool {
 		if err == nil {
 			evs = append(evs, ev)
 		}

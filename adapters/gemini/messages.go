@@ -4,19 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
 // builder carries the state of one request's message translation.
 type builder struct {
+	c         *driver.Call
 	adapter   string
-	log       *slog.Logger
-	session   string
 	ids       canonical.ToolIDMap
 	gemini3   bool
 	calls     map[string]callInfo       // canonical tool_use id → the call
@@ -33,9 +31,7 @@ type callInfo struct {
 // system returns the systemInstruction: the system prompt and every
 // SYSTEM message's text, joined with "\n\n".
 func (b *builder) system(req *canonical.Request) *content {
-	s := adapters.SystemText(req, func(m canonical.Message, blk canonical.Block) {
-		b.drop(m, blk, "a system instruction carries text only")
-	})
+	s := b.c.SystemText("a system instruction carries text only")
 	if s == "" {
 		return nil
 	}
@@ -62,7 +58,7 @@ func (b *builder) contents(msgs []canonical.Message) ([]content, error) {
 			role = roleUser
 			parts, err = b.user(m)
 		default:
-			err = canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeInvalidHistory, "unknown role %q", m.Role)
+			err = driver.InvalidRequest(canonical.CodeInvalidHistory, "unknown role %q", m.Role)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("messages[%d]: %w", i, err)
@@ -180,7 +176,7 @@ func (b *builder) user(m *canonical.Message) ([]part, error) {
 func (b *builder) toolResult(m *canonical.Message, r canonical.ToolResultBlock) (part, error) {
 	call, ok := b.calls[r.ToolUseID]
 	if !ok {
-		return part{}, canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeInvalidHistory,
+		return part{}, driver.InvalidRequest(canonical.CodeInvalidHistory,
 			"tool_result references unknown tool_use id %s", r.ToolUseID)
 	}
 	var texts []string
@@ -240,7 +236,7 @@ func (b *builder) orderResponses(parts []part) {
 
 // drop logs the lossy-projection WARN for a block left out of the wire.
 func (b *builder) drop(m canonical.Message, blk canonical.Block, reason string) {
-	adapters.DropBlock(b.log, b.adapter, b.session, m.ID, blk.Type(), reason)
+	b.c.Drop(&m, blk.Type(), reason)
 }
 
 // imagePart returns the part for an image, or the reason it cannot be

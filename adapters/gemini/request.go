@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -118,19 +118,16 @@ const foreignSignature = "skip_thought_signature_validator"
 // that take budgets.
 var effortBudgets = map[string]int{"low": 1024, "medium": 8192, "high": 24576}
 
-// buildRequest encodes req for the wire model.
-func (a *Adapter) buildRequest(req *canonical.Request, wire string) ([]byte, error) {
+// buildRequest encodes the call's request for the wire model.
+func buildRequest(c *driver.Call, wire string) ([]byte, error) {
+	req := c.Request
 	b := &builder{
-		adapter:   a.Name(),
-		log:       a.rt.Config.Log(),
-		session:   req.SessionID,
+		c:         c,
+		adapter:   c.Adapter,
 		ids:       req.ToolIDs,
 		gemini3:   isGemini3(wire),
 		calls:     map[string]callInfo{},
 		responses: map[*functionResponse]int{},
-	}
-	if b.ids == nil {
-		b.ids = adapters.NewToolIDMap()
 	}
 	contents, err := b.contents(req.Messages)
 	if err != nil {
@@ -156,7 +153,7 @@ func (a *Adapter) buildRequest(req *canonical.Request, wire string) ([]byte, err
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(body); err != nil {
-		return nil, canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeInvalidHistory, "encoding request: %v", err)
+		return nil, driver.InvalidRequest(canonical.CodeInvalidHistory, "encoding request: %v", err)
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
@@ -172,7 +169,7 @@ func declarations(defs []canonical.ToolDefinition) ([]tool, error) {
 		if len(bytes.TrimSpace(d.InputSchema)) > 0 {
 			s, err := convertSchema(d.InputSchema, false)
 			if err != nil {
-				return nil, canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeInvalidToolSchema,
+				return nil, driver.InvalidRequest(canonical.CodeInvalidToolSchema,
 					"tools[%d] (%s): input_schema: %v", i, d.Name, err)
 			}
 			fd.Parameters = s
@@ -215,7 +212,7 @@ func generation(req *canonical.Request, caps canonical.Capabilities, wire string
 	if len(bytes.TrimSpace(req.OutputSchema)) > 0 {
 		s, err := convertSchema(req.OutputSchema, true)
 		if err != nil {
-			return nil, canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeInvalidToolSchema, "output_schema: %v", err)
+			return nil, driver.InvalidRequest(canonical.CodeInvalidToolSchema, "output_schema: %v", err)
 		}
 		g.ResponseMimeType, g.ResponseSchema = "application/json", s
 	}

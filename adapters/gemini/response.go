@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -77,12 +77,12 @@ func (u *usageMetadata) tokenUsage() canonical.TokenUsage {
 // decodeBody decodes a non-streamed generateContent body. A JSON array of
 // responses (the shape of streamGenerateContent without alt=sse) is
 // accepted too.
-func decodeBody(body []byte, a *adapters.Assembler) error {
+func decodeBody(body []byte, a *driver.Assembler) error {
 	d := newDecoder(a)
 	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '[' {
 		var list []generateResponse
 		if err := json.Unmarshal(body, &list); err != nil {
-			return adapters.InvalidResponse(d.provider, err, "decoding response body (array of GenerateContentResponse): %v", err)
+			return driver.InvalidResponse(d.provider, err, "decoding response body (array of GenerateContentResponse): %v", err)
 		}
 		for i := range list {
 			if err := d.handle(&list[i]); err != nil {
@@ -93,7 +93,7 @@ func decodeBody(body []byte, a *adapters.Assembler) error {
 	}
 	var r generateResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return adapters.InvalidResponse(d.provider, err, "decoding response body (GenerateContentResponse): %v", err)
+		return driver.InvalidResponse(d.provider, err, "decoding response body (GenerateContentResponse): %v", err)
 	}
 	if err := d.handle(&r); err != nil {
 		return err
@@ -106,7 +106,7 @@ func decodeBody(body []byte, a *adapters.Assembler) error {
 // keys: one per canonical block, in order, so a block's key is also its
 // canonical content index.
 type decoder struct {
-	a        *adapters.Assembler
+	a        *driver.Assembler
 	provider string
 
 	next      int // key of the next block
@@ -125,7 +125,7 @@ type decoder struct {
 	haveUsage bool
 }
 
-func newDecoder(a *adapters.Assembler) *decoder {
+func newDecoder(a *driver.Assembler) *decoder {
 	r := a.Response()
 	return &decoder{a: a, provider: r.Provider, cur: -1}
 }

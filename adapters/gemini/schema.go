@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 )
 
 // schema is Gemini's Schema object: a subset of the OpenAPI 3.0 schema.
@@ -108,19 +108,19 @@ const maxSchemaDepth = 64
 //     $comment, $defs, patternProperties, not, if/then/else, multipleOf,
 //     exclusiveMinimum/Maximum, uniqueItems, readOnly, and the rest.
 func convertSchema(raw json.RawMessage, ordering bool) (*schema, error) {
-	root, err := adapters.DecodeOrderedJSON(raw)
+	root, err := driver.DecodeOrderedJSON(raw)
 	if err != nil {
 		return nil, err
 	}
 	c := &converter{ordering: ordering}
-	if obj, ok := root.(*adapters.JSONObject); ok {
+	if obj, ok := root.(*driver.JSONObject); ok {
 		c.root = obj
 	}
 	return c.convert(root, 0)
 }
 
 type converter struct {
-	root     *adapters.JSONObject
+	root     *driver.JSONObject
 	ordering bool
 	refs     []string // references being expanded, to stop recursion
 }
@@ -142,17 +142,17 @@ func (c *converter) convert(node any, depth int) (*schema, error) {
 	if depth > maxSchemaDepth {
 		return nil, fmt.Errorf("schema nested deeper than %d levels", maxSchemaDepth)
 	}
-	var obj *adapters.JSONObject
+	var obj *driver.JSONObject
 	switch n := node.(type) {
 	case bool:
 		if !n {
 			return nil, errors.New("the false schema (nothing allowed) has no Gemini equivalent")
 		}
 		return &schema{}, nil
-	case *adapters.JSONObject:
+	case *driver.JSONObject:
 		obj = n
 	default:
-		return nil, fmt.Errorf("a schema must be a JSON object, got %s", adapters.JSONKind(node))
+		return nil, fmt.Errorf("a schema must be a JSON object, got %s", driver.JSONKind(node))
 	}
 
 	s := &schema{}
@@ -253,7 +253,7 @@ func (c *converter) setType(s *schema, v any) error {
 			}
 		}
 	default:
-		return fmt.Errorf("must be a string or a list of strings, got %s", adapters.JSONKind(v))
+		return fmt.Errorf("must be a string or a list of strings, got %s", driver.JSONKind(v))
 	}
 	var types []string
 	for _, n := range names {
@@ -297,9 +297,9 @@ func (c *converter) setEnum(s *schema, list []any) {
 }
 
 func (c *converter) setProperties(s *schema, v any, depth int) error {
-	obj, ok := v.(*adapters.JSONObject)
+	obj, ok := v.(*driver.JSONObject)
 	if !ok {
-		return fmt.Errorf("must be an object, got %s", adapters.JSONKind(v))
+		return fmt.Errorf("must be an object, got %s", driver.JSONKind(v))
 	}
 	props := s.Properties // may hold properties merged from allOf or $ref
 	if props == nil {
@@ -337,7 +337,7 @@ func (c *converter) setItems(s *schema, v any, depth int) error {
 func (c *converter) setAnyOf(s *schema, v any, depth int) error {
 	list, ok := v.([]any)
 	if !ok {
-		return fmt.Errorf("must be a list, got %s", adapters.JSONKind(v))
+		return fmt.Errorf("must be a list, got %s", driver.JSONKind(v))
 	}
 	var branches []*schema
 	for i, e := range list {
@@ -366,7 +366,7 @@ func (c *converter) setAnyOf(s *schema, v any, depth int) error {
 func (c *converter) mergeAll(s *schema, v any, depth int) error {
 	list, ok := v.([]any)
 	if !ok {
-		return fmt.Errorf("must be a list, got %s", adapters.JSONKind(v))
+		return fmt.Errorf("must be a list, got %s", driver.JSONKind(v))
 	}
 	for i, e := range list {
 		b, err := c.convert(e, depth+1)
@@ -381,7 +381,7 @@ func (c *converter) mergeAll(s *schema, v any, depth int) error {
 func (c *converter) mergeRef(s *schema, v any, depth int) error {
 	ref, ok := v.(string)
 	if !ok {
-		return fmt.Errorf("must be a string, got %s", adapters.JSONKind(v))
+		return fmt.Errorf("must be a string, got %s", driver.JSONKind(v))
 	}
 	if slices.Contains(c.refs, ref) {
 		merge(s, &schema{Type: "OBJECT"}) // recursive: Gemini has no references
@@ -411,7 +411,7 @@ func (c *converter) resolve(ref string) (any, error) {
 	var node any = c.root
 	for _, tok := range strings.Split(rest, "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		obj, ok := node.(*adapters.JSONObject)
+		obj, ok := node.(*driver.JSONObject)
 		if !ok || !obj.Has(tok) {
 			return nil, fmt.Errorf("reference %q not found", ref)
 		}

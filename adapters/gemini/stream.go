@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 )
 
 // decodeStream reads a streamGenerateContent?alt=sse body. Every event's
@@ -13,9 +13,9 @@ import (
 // "error" field); events are decoded one at a time, never buffering the
 // body. Gemini sends no terminal event: the stream ends at EOF, and the
 // message is complete only if a finish reason was seen.
-func decodeStream(body io.Reader, a *adapters.Assembler) error {
+func decodeStream(body io.Reader, a *driver.Assembler) error {
 	d := newDecoder(a)
-	sse := adapters.NewSSEReader(body)
+	sse := driver.NewSSEReader(body)
 	for n := 1; ; n++ {
 		ev, err := sse.Next()
 		if err == io.EOF {
@@ -33,7 +33,7 @@ func decodeStream(body io.Reader, a *adapters.Assembler) error {
 			// error status (and, without alt=sse, every response).
 			var list []generateResponse
 			if err := json.Unmarshal(data, &list); err != nil {
-				return adapters.InvalidResponse(d.provider, err, "stream event %d: decoding array of GenerateContentResponse: %v", n, err)
+				return driver.InvalidResponse(d.provider, err, "stream event %d: decoding array of GenerateContentResponse: %v", n, err)
 			}
 			for i := range list {
 				if err := d.handle(&list[i]); err != nil {
@@ -43,7 +43,7 @@ func decodeStream(body io.Reader, a *adapters.Assembler) error {
 		} else {
 			var r generateResponse
 			if err := json.Unmarshal(data, &r); err != nil {
-				return adapters.InvalidResponse(d.provider, err, "stream event %d: decoding GenerateContentResponse: %v", n, err)
+				return driver.InvalidResponse(d.provider, err, "stream event %d: decoding GenerateContentResponse: %v", n, err)
 			}
 			if err := d.handle(&r); err != nil {
 				return err

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/adaptertest"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -340,7 +340,7 @@ func TestConsumerStops(t *testing.T) {
 // without alt=sse) decodes like the stream.
 func TestDecodeBodyArray(t *testing.T) {
 	body := `[{"candidates":[{"content":{"parts":[{"text":"a"}]}}]},{"candidates":[{"content":{"parts":[{"text":"b"}]},"finishReason":"STOP"}]}]`
-	a := adapters.NewAssembler(nil, DefaultName, testModel, "req_1", nil)
+	a := driver.NewAssembler(nil, DefaultName, testModel, "req_1", nil)
 	require.NoError(t, decodeBody([]byte(body), a))
 	resp := a.Response()
 	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "ab"}}, resp.Content)

@@ -16,24 +16,27 @@
 // capability table (capabilities.go). See the BuildRequest, DecodeStream
 // and DecodeBody docs of each dialect for the exact mapping.
 //
-// Authentication is "Authorization: Bearer <APIKey>"; the options
-// "organization" and "project" (strings) are sent as the
-// OpenAI-Organization and OpenAI-Project headers. Other options:
-// "developer_role" (bool, chat: system text as role developer; default
-// for o1/o3/o4/gpt-5 wire names), "parallel_tool_calls" (bool, sent when
-// the request has tools), "reasoning" (bool, overrides whether the model
-// is treated as a reasoning model).
+// Authentication is "Authorization: Bearer <APIKey>". Options, decoded
+// once by New with the driver's rules (driver.DecodeOptions; a model's
+// win over the adapter's): "dialect" (responses or chat);
+// "organization" and "project" (strings, adapter only) are sent as the
+// OpenAI-Organization and OpenAI-Project headers; "developer_role"
+// (bool, chat: system text as role developer; default for o1/o3/o4/gpt-5
+// wire names); "parallel_tool_calls" (bool, sent when the request has
+// tools); "reasoning" (bool, overrides whether the model is treated as a
+// reasoning model).
+//
+// It is a driver.Provider: the call flow (validation, retries,
+// cancellation) is adapters/driver's.
 package openai
 
 import (
-	"context"
 	"io"
-	"iter"
-	"log/slog"
 	"net/http"
 	"strings"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -46,65 +49,74 @@ const (
 	dialectChat      = "chat"
 )
 
-// Adapter is the OpenAI adapter. It is safe for concurrent use.
-type Adapter struct {
-	rt *adapters.Runtime
+// Info is what the driver needs to know about this provider. A key is
+// required unless BaseURL points somewhere other than OpenAI (a proxy
+// that authenticates by other means).
+var Info = driver.Info{
+	Name:           DefaultName,
+	DefaultBaseURL: DefaultBaseURL,
+	Key:            driver.KeyRequiredByDefault,
+	Estimator:      Estimator,
 }
 
-var _ adapters.Adapter = (*Adapter)(nil)
+// options are the adapter's and each model's options.
+type options struct {
+	Dialect           string `option:"dialect" enum:"responses|chat"`
+	Organization      string `option:"organization,adapter"`
+	Project           string `option:"project,adapter"`
+	DeveloperRole     *bool  `option:"developer_role"`
+	ParallelToolCalls *bool  `option:"parallel_tool_calls"`
+	Reasoning         *bool  `option:"reasoning"`
+}
 
-// New returns an adapter for cfg. Name defaults to "openai". An API key
-// is required unless BaseURL points somewhere other than OpenAI (a proxy
-// that authenticates by other means); a missing key is a not_configured
-// error (000 §8.2).
-func New(cfg adapters.Config) (*Adapter, error) {
-	if cfg.Name == "" {
-		cfg.Name = DefaultName
-	}
-	if cfg.APIKey == "" && (cfg.BaseURL == "" || strings.Contains(cfg.BaseURL, "api.openai.com")) {
-		env := cfg.APIKeyEnv
-		if env == "" {
-			env = "OPENAI_API_KEY"
+// provider is OpenAI's wire format, in two dialects.
+type provider struct {
+	base string
+	opts *driver.Options[options]
+}
+
+// New returns the OpenAI adapter for cfg. Name defaults to "openai". A
+// missing key is a not_configured error (000 §8.2), unless BaseURL is
+// another host than OpenAI's.
+func New(cfg adapters.Config) (*driver.Adapter, error) {
+	return driver.New(cfg, Info, func(cfg *adapters.Config) (driver.Provider, error) {
+		opts, err := driver.DecodeOptions(cfg, options{Dialect: dialectResponses})
+		if err != nil {
+			return nil, err
 		}
-		ae := canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured, "no API key (set %s)", env)
-		ae.Provider = cfg.Name
-		return nil, ae
-	}
-	return &Adapter{rt: adapters.NewRuntime(cfg, ClassifyChat)}, nil
+		return &provider{base: cfg.BaseURL, opts: opts}, nil
+	})
 }
-
-// Name returns the provider key.
-func (a *Adapter) Name() string { return a.rt.Config.Name }
 
 // dialect is one wire dialect: its request mapping, decoders and path.
 type dialect interface {
 	URL(base string) string
-	BuildRequest(req *canonical.Request, cfg *adapters.Config, log *slog.Logger) ([]byte, error)
-	DecodeStream(body io.Reader, a *adapters.Assembler) error
-	DecodeBody(body []byte, a *adapters.Assembler) error
+	BuildRequest(c *driver.Call) ([]byte, error)
+	DecodeStream(body io.Reader, a *driver.Assembler) error
+	DecodeBody(body []byte, a *driver.Assembler) error
 }
 
-// dialectName returns the dialect option for model, defaulting to
-// responses.
-func (a *Adapter) dialectName(model string) string {
-	if optString(&a.rt.Config, model, "dialect") == dialectChat {
-		return dialectChat
+// dialectFor returns the dialect serving model under the adapter name.
+func (p *provider) dialectFor(adapter string, m driver.Model) dialect {
+	o := p.opts.For(m.ID)
+	reasoning := profileFor(m.WireName).reasoning
+	if o.Reasoning != nil {
+		reasoning = *o.Reasoning
 	}
-	return dialectResponses
-}
-
-// dialectFor returns the dialect serving model.
-func (a *Adapter) dialectFor(model string) dialect {
-	if a.dialectName(model) == dialectChat {
-		wire := a.rt.Config.Model(model).WireName
+	if o.Dialect == dialectChat {
+		dev := developerRole(m.WireName)
+		if o.DeveloperRole != nil {
+			dev = *o.DeveloperRole
+		}
 		return ChatDialect{
-			Provider:        a.Name(),
-			DeveloperRole:   developerRole(wire),
-			StreamOptions:   true,
-			ReasoningEffort: a.isReasoning(model),
+			Provider:          adapter,
+			DeveloperRole:     dev,
+			ParallelToolCalls: o.ParallelToolCalls,
+			StreamOptions:     true,
+			ReasoningEffort:   reasoning,
 		}
 	}
-	return responsesDialect{provider: a.Name(), reasoning: a.isReasoning(model)}
+	return responsesDialect{provider: adapter, reasoning: reasoning, parallelToolCalls: o.ParallelToolCalls}
 }
 
 // developerRole reports whether a model takes its system text as role
@@ -118,81 +130,40 @@ func developerRole(wire string) bool {
 	return false
 }
 
-// call is one prepared call: its dialect and wire body.
-type call struct {
-	a    *Adapter
-	d    dialect
-	body []byte
-	url  string
-}
-
-// prepare validates the history (004 §3: an invalid one fails with
-// invalid_request before any HTTP call), checks req against the model's
-// capabilities and builds the wire body once; every attempt resends the
-// same bytes.
-func (a *Adapter) prepare(req *canonical.Request, stream bool) (*call, error) {
-	if err := canonical.ValidateHistory(req.Messages, req.Tools); err != nil {
-		return nil, err
-	}
-	if err := adapters.CheckCapabilities(a.Name(), req, a.Capabilities(req.Model), stream); err != nil {
-		return nil, err
-	}
-	d := a.dialectFor(req.Model)
-	r := *req
-	r.Stream = stream
-	body, err := d.BuildRequest(&r, &a.rt.Config, a.rt.Config.Log())
+// Encode builds the wire body once for all attempts with the model's
+// dialect, kept in c.State for the decoders.
+func (p *provider) Encode(c *driver.Call) (*driver.Request, error) {
+	d := p.dialectFor(c.Adapter, c.Model)
+	c.State = d
+	body, err := d.BuildRequest(c)
 	if err != nil {
 		return nil, err
 	}
-	return &call{a: a, d: d, body: body, url: d.URL(baseURL(&a.rt.Config))}, nil
-}
-
-func (c *call) newRequest(stream bool) func(context.Context) (*http.Request, error) {
-	return func(ctx context.Context) (*http.Request, error) {
-		cfg := &c.a.rt.Config
-		r, err := newHTTPRequest(ctx, cfg, c.url, c.body, stream)
-		if err != nil {
-			return nil, err
-		}
-		if org, ok := cfg.Options["organization"].(string); ok && org != "" {
-			r.Header.Set("OpenAI-Organization", org)
-		}
-		if proj, ok := cfg.Options["project"].(string); ok && proj != "" {
-			r.Header.Set("OpenAI-Project", proj)
-		}
-		return r, nil
+	w := wireRequest(d.URL(p.base), body, c.Stream)
+	o := p.opts.Adapter()
+	if o.Organization != "" {
+		w.Header.Set("OpenAI-Organization", o.Organization)
 	}
-}
-
-// Complete makes a non-streaming call.
-func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
-	c, err := a.prepare(req, false)
-	if err != nil {
-		return nil, adapters.PreflightError(err, a.Name(), req.RequestID)
+	if o.Project != "" {
+		w.Header.Set("OpenAI-Project", o.Project)
 	}
-	return a.rt.Complete(ctx, req, c.newRequest(false), c.d.DecodeBody)
+	return w, nil
 }
 
-// Stream makes a streaming call; see adapters.Adapter.
-func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
-	c, err := a.prepare(req, true)
-	if err != nil {
-		return adapters.FailedStream(adapters.PreflightError(err, a.Name(), req.RequestID))
-	}
-	return a.rt.Stream(ctx, req, c.newRequest(true), c.d.DecodeStream)
+// Authorize sends the key as a bearer token.
+func (p *provider) Authorize(h http.Header, key string) { Authorize(h, key) }
+
+// DecodeBody decodes a non-streamed answer with the call's dialect.
+func (p *provider) DecodeBody(c *driver.Call, body []byte, a *driver.Assembler) error {
+	return c.State.(dialect).DecodeBody(body, a)
 }
 
-// EstimateInputTokens estimates the request's input tokens without the
-// network, with the OpenAI-calibrated estimator.
-func (a *Adapter) EstimateInputTokens(req *canonical.Request) int {
-	return adapters.EstimatorFor("openai").Estimate(req)
+// DecodeStream decodes a streamed answer with the call's dialect.
+func (p *provider) DecodeStream(c *driver.Call, body io.Reader, a *driver.Assembler) error {
+	return c.State.(dialect).DecodeStream(body, a)
 }
 
-// Cancel aborts the in-flight call with this request id.
-func (a *Adapter) Cancel(requestID string) bool { return a.rt.Cancel(requestID) }
-
-// Close releases idle connections.
-func (a *Adapter) Close() error {
-	a.rt.Caller.Client.CloseIdleConnections()
-	return nil
+// Classify maps an HTTP failure to an AdapterError (ClassifyChat).
+func (p *provider) Classify(status int, h http.Header, body []byte) *canonical.AdapterError {
+	return ClassifyChat(status, h, body)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/adaptertest"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness/streamcheck"
 )
@@ -59,7 +60,7 @@ func serve(status int, contentType string, body []byte) func(int, http.ResponseW
 
 // newTestAdapter starts ts on loopback and returns an adapter pointed at
 // it, with a fake clock and its own transport.
-func newTestAdapter(t *testing.T, ts *testServer, mut func(*adapters.Config)) (*Adapter, *adaptertest.Clock) {
+func newTestAdapter(t *testing.T, ts *testServer, mut func(*adapters.Config)) (*driver.Adapter, *adaptertest.Clock) {
 	t.Helper()
 	srv := httptest.NewServer(ts)
 	tr := &http.Transport{}
@@ -533,11 +534,11 @@ func TestToolSerializationRoundTrip(t *testing.T) {
 		req := &canonical.Request{Model: "openai:gpt-4.1", ToolIDs: ids, Messages: []canonical.Message{
 			msg("a", canonical.RoleAssistant, canonical.ToolUseBlock{ID: "tu_01J0000000000000000000000C", Name: "f", Input: json.RawMessage(in)}),
 		}}
-		chatBody, err := ChatDialect{Provider: "openai"}.BuildRequest(req, testConfig(), nil)
+		chatBody, err := ChatDialect{Provider: "openai"}.BuildRequest(buildCall(req, testConfig(), nil))
 		require.NoError(t, err)
 		args := jsonPath(t, decodeJSON(t, chatBody), "messages", 0, "tool_calls", 0, "function", "arguments").(string)
 		assert.Equal(t, in, args, "chat arguments verbatim")
-		respBody, err := responsesDialect{provider: "openai"}.BuildRequest(req, testConfig(), nil)
+		respBody, err := responsesDialect{provider: "openai"}.BuildRequest(buildCall(req, testConfig(), nil))
 		require.NoError(t, err)
 		assert.Equal(t, in, jsonPath(t, decodeJSON(t, respBody), "input", 0, "arguments"), "responses arguments verbatim")
 
@@ -572,7 +573,7 @@ func TestToolIDRoundTrip(t *testing.T) {
 		msg("t2", canonical.RoleTool, canonical.ToolResultBlock{ToolUseID: fromClaude, Content: canonical.Blocks{text("Paris")}}),
 	}}
 	for _, d := range []dialect{ChatDialect{Provider: "openai"}, responsesDialect{provider: "openai"}} {
-		body, err := d.BuildRequest(req, testConfig(), nil)
+		body, err := d.BuildRequest(buildCall(req, testConfig(), nil))
 		require.NoError(t, err)
 		s := string(body)
 		assert.Equal(t, 2, strings.Count(s, `"call_ZR5UUuTt3pf61kjwAJIYdVMj"`), "call and result carry OpenAI's id: %s", s)

@@ -2,20 +2,21 @@ package openai
 
 import (
 	"bytes"
+	"io"
 	"testing"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
 // benchDecoder decodes a recorded stream per iteration through an
 // Assembler whose consumer discards events, as the runtime would.
-func benchDecoder(b *testing.B, dec adapters.StreamDecoder, body []byte) {
+func benchDecoder(b *testing.B, dec func(io.Reader, *driver.Assembler) error, body []byte) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	discard := func(canonical.StreamEvent, error) bool { return true }
 	for b.Loop() {
-		a := adapters.NewAssembler(discard, "openai", "openai:bench", "req_bench", nil)
+		a := driver.NewAssembler(discard, "openai", "openai:bench", "req_bench", nil)
 		if err := dec(bytes.NewReader(body), a); err != nil {
 			b.Fatal(err)
 		}

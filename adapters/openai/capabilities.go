@@ -3,6 +3,7 @@ package openai
 import (
 	"strings"
 
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -55,12 +56,11 @@ var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 // caching is OpenAI's automatic cache; system text is placed by the
 // adapter (instructions, or the first message), so
 // SupportsSystemMessagesInList is true.
-func (a *Adapter) Capabilities(model string) canonical.Capabilities {
-	mc := a.rt.Config.Model(model)
-	p := profileFor(mc.WireName)
+func (pr *provider) Capabilities(m driver.Model) canonical.Capabilities {
+	p := profileFor(m.WireName)
 	c := canonical.Capabilities{
 		SupportsImages:               p.images,
-		SupportsThinking:             p.reasoning && a.dialectName(model) == dialectResponses,
+		SupportsThinking:             p.reasoning && pr.opts.For(m.ID).Dialect == dialectResponses,
 		SupportsTools:                p.tools,
 		SupportsSystemPrompt:         true,
 		SupportsStructuredOutput:     p.structured,
@@ -75,14 +75,5 @@ func (a *Adapter) Capabilities(model string) canonical.Capabilities {
 	if p.images {
 		c.AcceptedImageMediaTypes = imageTypes
 	}
-	return mc.Apply(c)
-}
-
-// isReasoning reports whether model is a reasoning model: by its profile,
-// or by the model option "reasoning" (bool) when set.
-func (a *Adapter) isReasoning(model string) bool {
-	if v, ok := optBool(&a.rt.Config, model, "reasoning"); ok {
-		return v
-	}
-	return profileFor(a.rt.Config.Model(model).WireName).reasoning
+	return c
 }

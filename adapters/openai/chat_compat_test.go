@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"context"
 	"encoding/json"
 	"log/slog"
 	"testing"
@@ -37,11 +36,14 @@ func TestChatURL(t *testing.T) {
 	}
 
 	cfg := &adapters.Config{BaseURL: "https://generativelanguage.googleapis.com", APIKey: "sk-test-FAKE"}
-	r, err := ChatDialect{APIPrefix: "/v1beta/openai"}.HTTPRequest(context.Background(), cfg, []byte(`{}`), true)
+	req := &canonical.Request{Model: "gemini:gemini-2.5-flash", Stream: true, Messages: []canonical.Message{msg("u", canonical.RoleUser, text("hi"))}}
+	w, err := ChatDialect{Provider: "openai", APIPrefix: "/v1beta/openai"}.Encode(buildCall(req, cfg, nil), cfg.BaseURL)
 	require.NoError(t, err)
-	assert.Equal(t, "/v1beta/openai/chat/completions", r.URL.Path)
-	assert.Equal(t, "generativelanguage.googleapis.com", r.Host)
-	assert.Equal(t, "Bearer sk-test-FAKE", r.Header.Get("Authorization"))
+	assert.Equal(t, "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions", w.URL)
+	assert.Equal(t, "text/event-stream", w.Header.Get("Accept"))
+	h := w.Header.Clone()
+	Authorize(h, cfg.APIKey)
+	assert.Equal(t, "Bearer sk-test-FAKE", h.Get("Authorization"))
 }
 
 // TestChatUnknownFinishReason: with UnknownFinishReason the message
@@ -193,7 +195,7 @@ func TestChatExtraContentReplayed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &logRecorder{}
 			d := ChatDialect{Provider: "gemini-compat", ExtraContent: tc.on}
-			body, err := d.BuildRequest(request(tc.provider, tc.raw), cfg, slog.New(rec))
+			body, err := d.BuildRequest(buildCall(request(tc.provider, tc.raw), cfg, slog.New(rec)))
 			require.NoError(t, err)
 			assert.JSONEq(t, tc.want, string(mustJSON(t, jsonPath(t, decodeJSON(t, body), "messages", 1))))
 			w := rec.warnings()

@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net/http"
 	"strings"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -26,9 +25,11 @@ type ChatDialect struct {
 	// errors and the adapter of lossy-projection WARN entries.
 	Provider string
 	// DeveloperRole sends the system text as role "developer" instead of
-	// "system" (OpenAI's o-series and gpt-5). The model option
-	// "developer_role" (bool) overrides it either way.
+	// "system" (OpenAI's o-series and gpt-5; the "developer_role" option).
 	DeveloperRole bool
+	// ParallelToolCalls, when set, is sent as parallel_tool_calls on
+	// requests with tools (the "parallel_tool_calls" option).
+	ParallelToolCalls *bool
 	// ToolResultsAsUser sends tool results as user messages of text
 	// ("Result of tool call <id>:\n<content>") for servers without the
 	// "tool" role.
@@ -97,13 +98,17 @@ func (d ChatDialect) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// HTTPRequest builds the POST of body to the Chat Completions endpoint of
-// cfg.BaseURL (DefaultBaseURL when empty) with the headers every
-// OpenAI-style server takes: Content-Type, Accept (text/event-stream
-// when stream), "Authorization: Bearer <APIKey>" when a key is set, and
-// cfg.ExtraHeaders. Call it once per attempt: the body reader is fresh.
-func (d ChatDialect) HTTPRequest(ctx context.Context, cfg *adapters.Config, body []byte, stream bool) (*http.Request, error) {
-	return newHTTPRequest(ctx, cfg, d.URL(baseURL(cfg)), body, stream)
+// Encode builds the call's request to the Chat Completions endpoint under
+// base (a server root such as "https://api.openai.com"; see APIPrefix):
+// BuildRequest's body with the headers every OpenAI-style server takes,
+// Content-Type and Accept (text/event-stream when streaming). A Provider
+// on this dialect authorizes with Authorize.
+func (d ChatDialect) Encode(c *driver.Call, base string) (*driver.Request, error) {
+	body, err := d.BuildRequest(c)
+	if err != nil {
+		return nil, err
+	}
+	return wireRequest(d.URL(base), body, c.Stream), nil
 }
 
 // Chat Completions request body.
@@ -207,19 +212,16 @@ type chatStreamOpts struct {
 //     transform; output_schema becomes a strict json_schema
 //     response_format;
 //   - max_output_tokens, stop_sequences, temperature, top_p and seed map
-//     to their namesakes; "parallel_tool_calls" (model option, bool) is
-//     sent when there are tools.
+//     to their namesakes; ParallelToolCalls is sent when there are tools.
 //
-// Streaming follows req.Stream. cfg supplies the wire model name and the
-// options; log receives the WARN entries (nil: cfg.Log()). Errors are
-// *canonical.AdapterError of class invalid_request.
-func (d ChatDialect) BuildRequest(req *canonical.Request, cfg *adapters.Config, log *slog.Logger) ([]byte, error) {
-	if log == nil {
-		log = cfg.Log()
-	}
+// Streaming follows c.Stream; c supplies the wire model name and the
+// logger of the WARN entries. Errors are *canonical.AdapterError of class
+// invalid_request.
+func (d ChatDialect) BuildRequest(c *driver.Call) ([]byte, error) {
+	req := c.Request
 	ids := wireIDs(req)
 	body := chatRequest{
-		Model:       cfg.Model(req.Model).WireName,
+		Model:       c.Model.WireName,
 		Stop:        req.StopSequences,
 		Temperature: req.Temperature,
 		TopP:        req.TopP,
@@ -237,13 +239,9 @@ func (d ChatDialect) BuildRequest(req *canonical.Request, cfg *adapters.Config, 
 	if d.ReasoningEffort {
 		body.ReasoningEffort = effort(req.Thinking)
 	}
-	if sys := systemText(req, d.Provider, log); sys != "" {
+	if sys := systemText(c); sys != "" {
 		role := "system"
-		dev := d.DeveloperRole
-		if v, ok := optBool(cfg, req.Model, "developer_role"); ok {
-			dev = v
-		}
-		if dev {
+		if d.DeveloperRole {
 			role = "developer"
 		}
 		body.Messages = append(body.Messages, chatMessage{Role: role, Content: sys})
@@ -254,11 +252,11 @@ func (d ChatDialect) BuildRequest(req *canonical.Request, cfg *adapters.Config, 
 		case canonical.RoleSystem:
 			continue // hoisted above
 		case canonical.RoleUser, canonical.RoleTool:
-			body.Messages, err = d.userMessages(body.Messages, req, m, ids, log)
+			body.Messages, err = d.userMessages(body.Messages, req, m, ids, c)
 		case canonical.RoleAssistant:
-			body.Messages, err = d.assistantMessage(body.Messages, req, m, ids, log)
+			body.Messages, err = d.assistantMessage(body.Messages, req, m, ids, c)
 		default:
-			err = requestError(d.Provider, canonical.CodeInvalidHistory, "message %s has unknown role %q", m.ID, m.Role)
+			err = driver.InvalidRequest(canonical.CodeInvalidHistory, "message %s has unknown role %q", m.ID, m.Role)
 		}
 		if err != nil {
 			return nil, err
@@ -268,7 +266,7 @@ func (d ChatDialect) BuildRequest(req *canonical.Request, cfg *adapters.Config, 
 		strict := t.Strict && !d.NoStrict
 		params, err := toolParameters(t, strict)
 		if err != nil {
-			return nil, requestError(d.Provider, canonical.CodeInvalidToolSchema, "tool %q: %v", t.Name, err)
+			return nil, driver.InvalidRequest(canonical.CodeInvalidToolSchema, "tool %q: %v", t.Name, err)
 		}
 		body.Tools = append(body.Tools, chatTool{Type: "function", Function: chatFunctionDef{
 			Name: t.Name, Description: t.Description, Parameters: params, Strict: strict,
@@ -276,16 +274,14 @@ func (d ChatDialect) BuildRequest(req *canonical.Request, cfg *adapters.Config, 
 	}
 	if len(body.Tools) > 0 {
 		body.ToolChoice = chatToolChoice(req.ToolChoice)
-		if v, ok := optBool(cfg, req.Model, "parallel_tool_calls"); ok {
-			body.ParallelToolCalls = &v
-		}
+		body.ParallelToolCalls = d.ParallelToolCalls
 	}
 	if len(req.OutputSchema) > 0 {
 		schema := req.OutputSchema
 		if !d.NoStrict {
 			s, err := StrictSchema(req.OutputSchema)
 			if err != nil {
-				return nil, requestError(d.Provider, canonical.CodeInvalidToolSchema, "output_schema: %v", err)
+				return nil, driver.InvalidRequest(canonical.CodeInvalidToolSchema, "output_schema: %v", err)
 			}
 			schema = s
 		}
@@ -295,7 +291,7 @@ func (d ChatDialect) BuildRequest(req *canonical.Request, cfg *adapters.Config, 
 	}
 	out, err := marshalBody(body)
 	if err != nil {
-		return nil, requestError(d.Provider, "", "encoding request: %v", err)
+		return nil, driver.InvalidRequest("", "encoding request: %v", err)
 	}
 	return out, nil
 }
@@ -320,15 +316,14 @@ func chatToolChoice(c *canonical.ToolChoice) any {
 // userMessages appends the wire messages of a USER or TOOL message: one
 // "tool" message per tool result, in order, then one user message with
 // the remaining text and images.
-func (d ChatDialect) userMessages(out []chatMessage, req *canonical.Request, m canonical.Message, ids canonical.ToolIDMap, log *slog.Logger) ([]chatMessage, error) {
-	sid := sessionOf(req, m)
+func (d ChatDialect) userMessages(out []chatMessage, req *canonical.Request, m canonical.Message, ids canonical.ToolIDMap, c *driver.Call) ([]chatMessage, error) {
 	var parts []chatPart
 	var asUser []string
 	for _, b := range m.Content {
 		switch v := b.(type) {
 		case canonical.ToolResultBlock:
 			id := ids.Wire(d.Provider, v.ToolUseID)
-			text := toolResultText(v, d.Provider, sid, m.ID, log)
+			text := toolResultText(c, &m, v)
 			if d.ToolResultsAsUser {
 				asUser = append(asUser, "Result of tool call "+id+":\n"+text)
 				continue
@@ -341,12 +336,12 @@ func (d ChatDialect) userMessages(out []chatMessage, req *canonical.Request, m c
 		case canonical.ImageBlock:
 			url, ok := imageURL(v)
 			if !ok {
-				adapters.DropBlock(log, d.Provider, sid, m.ID, b.Type(), "image source "+v.Source.Kind+" cannot be sent; only base64 data and URLs can")
+				c.Drop(&m, b.Type(), "image source "+v.Source.Kind+" cannot be sent; only base64 data and URLs can")
 				continue
 			}
 			parts = append(parts, chatPart{Type: "image_url", ImageURL: &chatImageURL{URL: url}})
 		default:
-			adapters.DropBlock(log, d.Provider, sid, m.ID, b.Type(), "Chat Completions cannot carry this block in a "+string(m.Role)+" message")
+			c.Drop(&m, b.Type(), "Chat Completions cannot carry this block in a "+string(m.Role)+" message")
 		}
 	}
 	if len(asUser) > 0 {
@@ -364,11 +359,11 @@ func (d ChatDialect) userMessages(out []chatMessage, req *canonical.Request, m c
 
 // assistantMessage appends the wire message of an ASSISTANT message, or
 // nothing when every block was dropped.
-func (d ChatDialect) assistantMessage(out []chatMessage, req *canonical.Request, m canonical.Message, ids canonical.ToolIDMap, log *slog.Logger) ([]chatMessage, error) {
+func (d ChatDialect) assistantMessage(out []chatMessage, req *canonical.Request, m canonical.Message, ids canonical.ToolIDMap, c *driver.Call) ([]chatMessage, error) {
 	sid := sessionOf(req, m)
 	raw, err := d.replayedRaw(m)
 	if err != nil {
-		log.LogAttrs(context.Background(), slog.LevelWarn, "ignoring unreadable provider_raw",
+		c.Log.LogAttrs(context.Background(), slog.LevelWarn, "ignoring unreadable provider_raw",
 			slog.String("adapter", d.Provider), slog.String("session_id", sid), slog.String("message_id", m.ID), slog.String("error", err.Error()))
 	}
 	var text strings.Builder
@@ -382,14 +377,14 @@ func (d ChatDialect) assistantMessage(out []chatMessage, req *canonical.Request,
 		case canonical.ToolUseBlock:
 			args, ok := toolArguments(v.Input)
 			if !ok {
-				return nil, requestError(d.Provider, canonical.CodeToolInputInvalid, "message %s: tool_use %s input is not valid JSON", m.ID, v.ID)
+				return nil, driver.InvalidRequest(canonical.CodeToolInputInvalid, "message %s: tool_use %s input is not valid JSON", m.ID, v.ID)
 			}
 			calls = append(calls, chatToolCall{ID: ids.Wire(d.Provider, v.ID), Type: "function", Function: chatFunction{Name: v.Name, Arguments: args},
 				ExtraContent: raw.toolExtra(v.ID)})
 		case canonical.ThinkingBlock, canonical.RedactedThinkingBlock:
-			adapters.DropBlock(log, d.Provider, sid, m.ID, b.Type(), "Chat Completions cannot carry reasoning back to the model (000 §4.3)")
+			c.Drop(&m, b.Type(), "Chat Completions cannot carry reasoning back to the model (000 §4.3)")
 		default:
-			adapters.DropBlock(log, d.Provider, sid, m.ID, b.Type(), "Chat Completions cannot carry this block in an assistant message")
+			c.Drop(&m, b.Type(), "Chat Completions cannot carry this block in an assistant message")
 		}
 	}
 	if !hasText && len(calls) == 0 {

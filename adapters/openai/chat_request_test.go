@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -62,7 +63,7 @@ func goldenChatRequest() *canonical.Request {
 func TestChatRequestGolden(t *testing.T) {
 	req := goldenChatRequest()
 	d := ChatDialect{Provider: "openai", StreamOptions: true}
-	body, err := d.BuildRequest(req, testConfig(), slog.New(&logRecorder{}))
+	body, err := d.BuildRequest(buildCall(req, testConfig(), slog.New(&logRecorder{})))
 	require.NoError(t, err)
 	want, err := os.ReadFile("testdata/chat_request.json")
 	require.NoError(t, err)
@@ -96,12 +97,17 @@ func TestChatSystemPlacement(t *testing.T) {
 				req.Messages = append(req.Messages, msg("s"+string(rune('0'+i)), canonical.RoleSystem, text(s)))
 			}
 			req.Messages = append(req.Messages, msg("u", canonical.RoleUser, text("hi")))
-			cfg := testConfig()
+			var body []byte
 			if tc.option != nil {
+				// The option goes through the adapter, which decodes it.
+				cfg := testConfig()
 				cfg.Options = map[string]any{"developer_role": tc.option}
+				body = encodeWith(t, cfg, req)
+			} else {
+				var err error
+				body, err = ChatDialect{Provider: "openai", DeveloperRole: tc.developer}.BuildRequest(buildCall(req, testConfig(), nil))
+				require.NoError(t, err)
 			}
-			body, err := ChatDialect{Provider: "openai", DeveloperRole: tc.developer}.BuildRequest(req, cfg, nil)
-			require.NoError(t, err)
 			m := decodeJSON(t, body)
 			msgs := jsonPath(t, m, "messages").([]any)
 			if tc.wantText == "" {
@@ -125,14 +131,14 @@ func TestChatThinkingDroppedWithWarn(t *testing.T) {
 		msg("u1", canonical.RoleUser, text("q")),
 		msg("a1", canonical.RoleAssistant, canonical.ThinkingBlock{Text: "secret", Signature: "s"}, canonical.RedactedThinkingBlock{Data: "x"}, text("answer")),
 	}}
-	body, err := ChatDialect{Provider: "openai"}.BuildRequest(req, testConfig(), slog.New(rec))
+	body, err := ChatDialect{Provider: "openai"}.BuildRequest(buildCall(req, testConfig(), slog.New(rec)))
 	require.NoError(t, err)
 	assert.NotContains(t, string(body), "secret")
 	assert.JSONEq(t, `[{"role":"user","content":"q"},{"role":"assistant","content":"answer"}]`, string(mustJSON(t, jsonPath(t, decodeJSON(t, body), "messages"))))
 	w := rec.warnings()
 	require.Len(t, w, 2)
 	for i, bt := range []string{"thinking", "redacted_thinking"} {
-		assert.Equal(t, adapters.LossyProjectionMsg, w[i]["msg"])
+		assert.Equal(t, driver.LossyProjectionMsg, w[i]["msg"])
 		assert.Equal(t, "ses_1", w[i]["session_id"])
 		assert.Equal(t, "a1", w[i]["message_id"])
 		assert.Equal(t, bt, w[i]["block_type"])
@@ -162,9 +168,8 @@ func TestChatToolChoiceAndOptions(t *testing.T) {
 	for _, tc := range tests {
 		req := &canonical.Request{Model: "openai:gpt-4.1", Tools: tools, ToolChoice: tc.choice,
 			Messages: []canonical.Message{msg("u", canonical.RoleUser, text("x"))}}
-		cfg := testConfig()
-		cfg.Options = map[string]any{"parallel_tool_calls": false}
-		body, err := ChatDialect{Provider: "openai", MaxTokensField: "max_tokens"}.BuildRequest(req, cfg, nil)
+		no := false
+		body, err := ChatDialect{Provider: "openai", MaxTokensField: "max_tokens", ParallelToolCalls: &no}.BuildRequest(buildCall(req, testConfig(), nil))
 		require.NoError(t, err)
 		m := decodeJSON(t, body)
 		assert.JSONEq(t, tc.want, string(mustJSON(t, m["tool_choice"])))
@@ -179,7 +184,7 @@ func TestChatToolChoiceAndOptions(t *testing.T) {
 	req := &canonical.Request{Model: "openai:gpt-4.1", Tools: tools, MaxOutputTokens: 7, Seed: new(int64),
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"integer"}}}`),
 		Messages:     []canonical.Message{msg("u", canonical.RoleUser, text("x"))}}
-	body, err := ChatDialect{Provider: "vllm", NoStrict: true, MaxTokensField: "max_tokens"}.BuildRequest(req, testConfig(), nil)
+	body, err := ChatDialect{Provider: "vllm", NoStrict: true, MaxTokensField: "max_tokens"}.BuildRequest(buildCall(req, testConfig(), nil))
 	require.NoError(t, err)
 	m := decodeJSON(t, body)
 	assert.NotContains(t, jsonPath(t, m, "tools", 0, "function").(map[string]any), "strict")
@@ -190,7 +195,7 @@ func TestChatToolChoiceAndOptions(t *testing.T) {
 	assert.JSONEq(t, `{"type":"json_schema","json_schema":{"name":"output","schema":{"type":"object","properties":{"x":{"type":"integer"}}},"strict":false}}`,
 		string(mustJSON(t, m["response_format"])))
 
-	body, err = ChatDialect{Provider: "openai"}.BuildRequest(req, testConfig(), nil)
+	body, err = ChatDialect{Provider: "openai"}.BuildRequest(buildCall(req, testConfig(), nil))
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"type":"json_schema","json_schema":{"name":"output","schema":{"type":"object","properties":{"x":{"type":["integer","null"]}},"required":["x"],"additionalProperties":false},"strict":true}}`,
 		string(mustJSON(t, decodeJSON(t, body)["response_format"])))
@@ -202,12 +207,12 @@ func TestChatToolResultsAsUserAndErrors(t *testing.T) {
 			canonical.ToolResultBlock{ToolUseID: "tu_A", Content: canonical.Blocks{text("line 1"), text("line 2")}},
 			canonical.ToolResultBlock{ToolUseID: "tu_B", Content: canonical.Blocks{text("File not found")}, IsError: true}),
 	}}
-	body, err := ChatDialect{Provider: "openai"}.BuildRequest(req, testConfig(), nil)
+	body, err := ChatDialect{Provider: "openai"}.BuildRequest(buildCall(req, testConfig(), nil))
 	require.NoError(t, err)
 	assert.JSONEq(t, `[{"role":"tool","tool_call_id":"tu_A","content":"line 1\nline 2"},{"role":"tool","tool_call_id":"tu_B","content":"Error: File not found"}]`,
 		string(mustJSON(t, decodeJSON(t, body)["messages"])))
 
-	body, err = ChatDialect{Provider: "openai", ToolResultsAsUser: true}.BuildRequest(req, testConfig(), nil)
+	body, err = ChatDialect{Provider: "openai", ToolResultsAsUser: true}.BuildRequest(buildCall(req, testConfig(), nil))
 	require.NoError(t, err)
 	assert.JSONEq(t, `[{"role":"user","content":"Result of tool call tu_A:\nline 1\nline 2\n\nResult of tool call tu_B:\nError: File not found"}]`,
 		string(mustJSON(t, decodeJSON(t, body)["messages"])))
@@ -221,12 +226,11 @@ func TestChatRequestErrors(t *testing.T) {
 	}
 	codes := []string{canonical.CodeInvalidToolSchema, canonical.CodeToolInputInvalid, canonical.CodeInvalidHistory}
 	for i, req := range bad {
-		_, err := ChatDialect{Provider: "openai"}.BuildRequest(req, testConfig(), nil)
+		_, err := ChatDialect{Provider: "openai"}.BuildRequest(buildCall(req, testConfig(), nil))
 		var ae *canonical.AdapterError
 		require.ErrorAs(t, err, &ae, "case %d", i)
 		assert.Equal(t, canonical.ErrInvalidRequest, ae.Class)
 		assert.Equal(t, codes[i], ae.Code)
-		assert.Equal(t, "openai", ae.Provider)
 	}
 }
 
@@ -248,7 +252,7 @@ func TestChatFixtureRequests(t *testing.T) {
 				msg("4", canonical.RoleAssistant, text("The capital of France is Paris.\n")),
 				msg("5", canonical.RoleUser, text("What is the capital of England?")),
 			}}
-		body, err := ChatDialect{Provider: "openai"}.BuildRequest(req, testConfig(), nil)
+		body, err := ChatDialect{Provider: "openai"}.BuildRequest(buildCall(req, testConfig(), nil))
 		require.NoError(t, err)
 		got := decodeJSON(t, body)
 		// The recorder omitted content:null on the tool-calling message.
@@ -268,7 +272,7 @@ func TestChatFixtureRequests(t *testing.T) {
 				canonical.ImageBlock{Source: canonical.ImageSource{Kind: canonical.ImageURL, Data: "https://github.com/tmc/langchaingo/blob/main/docs/static/img/parrot-icon.png?raw=true"}},
 				text("describe this image in detail")),
 		}}
-		body, err := ChatDialect{Provider: "openai"}.BuildRequest(req, testConfig(), nil)
+		body, err := ChatDialect{Provider: "openai"}.BuildRequest(buildCall(req, testConfig(), nil))
 		require.NoError(t, err)
 		assert.JSONEq(t, string(mustJSON(t, recorded)), string(body))
 	})
@@ -281,7 +285,7 @@ func TestChatFixtureRequests(t *testing.T) {
 				{Name: "get_country", InputSchema: json.RawMessage(`{"additionalProperties":false,"properties":{},"type":"object"}`)},
 			},
 			Messages: []canonical.Message{msg("1", canonical.RoleUser, text("Tell me: the capital of the country; the weather there; the product name"))}}
-		body, err := ChatDialect{Provider: "openai", StreamOptions: true}.BuildRequest(req, testConfig(), nil)
+		body, err := ChatDialect{Provider: "openai", StreamOptions: true}.BuildRequest(buildCall(req, testConfig(), nil))
 		require.NoError(t, err)
 		got := decodeJSON(t, body)
 		for _, k := range []string{"stream", "stream_options", "tool_choice", "messages"} {

@@ -8,7 +8,7 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -155,7 +155,7 @@ func (c *chatChunk) reset() {
 // chatState is the per-call state shared by DecodeStream and DecodeBody.
 type chatState struct {
 	d        ChatDialect
-	a        *adapters.Assembler
+	a        *driver.Assembler
 	tools    []chatCall      // tool calls started, in order
 	extra    json.RawMessage // the message's extra_content (ExtraContent)
 	finished bool            // a finish_reason arrived
@@ -171,7 +171,7 @@ type chatCall struct {
 	extra json.RawMessage // its extra_content (ExtraContent)
 }
 
-func newChatState(d ChatDialect, a *adapters.Assembler) *chatState {
+func newChatState(d ChatDialect, a *driver.Assembler) *chatState {
 	return &chatState{d: d, a: a}
 }
 
@@ -210,7 +210,7 @@ func (s *chatState) delta(d *chatDelta) error {
 			idx = *tc.Index
 		}
 		if idx < 0 {
-			return adapters.InvalidResponse(s.d.Provider, nil, "tool call index %d is negative", idx)
+			return driver.InvalidResponse(s.d.Provider, nil, "tool call index %d is negative", idx)
 		}
 		call := s.call(idx)
 		if call == nil {
@@ -227,7 +227,7 @@ func (s *chatState) delta(d *chatDelta) error {
 		if args := string(tc.Function.Arguments); args != "" {
 			ok, err := s.a.ToolInputDelta(idx, args)
 			if err != nil {
-				return adapters.InvalidResponse(s.d.Provider, err, "tool call index %d sent arguments after another block began (interleaved tool calls are not supported)", idx)
+				return driver.InvalidResponse(s.d.Provider, err, "tool call index %d sent arguments after another block began (interleaved tool calls are not supported)", idx)
 			}
 			if !ok {
 				return errStopped
@@ -269,7 +269,7 @@ func (s *chatState) setFinish(reason string) error {
 	}
 	if !ok {
 		if s.d.UnknownFinishReason == "" {
-			ae := adapters.InvalidResponse(s.d.Provider, nil, "unknown finish_reason %q", reason)
+			ae := driver.InvalidResponse(s.d.Provider, nil, "unknown finish_reason %q", reason)
 			ae.Code = canonical.CodeUnknownFinishReason
 			return ae
 		}
@@ -321,7 +321,7 @@ func (s *chatState) complete() error {
 	if s.d.ExtraContent {
 		raw, err := s.providerRaw().Encode()
 		if err != nil {
-			return adapters.InvalidResponse(s.d.Provider, err, "encoding extra_content: %v", err)
+			return driver.InvalidResponse(s.d.Provider, err, "encoding extra_content: %v", err)
 		}
 		if raw != nil {
 			s.a.SetProviderRaw(raw)
@@ -363,9 +363,9 @@ func present(raw json.RawMessage) bool {
 // an error chunk, malformed JSON (naming the event number), an unknown
 // finish_reason (when UnknownFinishReason is empty) or interleaved tool
 // arguments, and the read error when the body fails.
-func (d ChatDialect) DecodeStream(body io.Reader, a *adapters.Assembler) error {
+func (d ChatDialect) DecodeStream(body io.Reader, a *driver.Assembler) error {
 	s := newChatState(d, a)
-	r := adapters.NewSSEReader(body)
+	r := driver.NewSSEReader(body)
 	var chunk chatChunk
 	var js eventDecoder
 	for n := 1; ; n++ {
@@ -437,7 +437,7 @@ func (s *chatState) chunk(c *chatChunk) error {
 // the same mapping as DecodeStream, then finishes the message. A body
 // without a finish_reason is taken as complete (end_turn, or tool_use
 // when it calls tools); a body without choices is invalid.
-func (d ChatDialect) DecodeBody(body []byte, a *adapters.Assembler) error {
+func (d ChatDialect) DecodeBody(body []byte, a *driver.Assembler) error {
 	s := newChatState(d, a)
 	var resp chatChunk
 	if err := json.Unmarshal(body, &resp); err != nil {
@@ -447,10 +447,10 @@ func (d ChatDialect) DecodeBody(body []byte, a *adapters.Assembler) error {
 		return s.chunkError(body, 0)
 	}
 	if len(resp.Choices) == 0 {
-		return adapters.InvalidResponse(d.Provider, nil, "chat response body has no choices")
+		return driver.InvalidResponse(d.Provider, nil, "chat response body has no choices")
 	}
 	if resp.Choices[0].Message == nil {
-		return adapters.InvalidResponse(d.Provider, nil, "chat response body: choices[0] has no message")
+		return driver.InvalidResponse(d.Provider, nil, "chat response body: choices[0] has no message")
 	}
 	if err := s.chunk(&resp); err != nil && err != errStopped {
 		return err

@@ -3,21 +3,20 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"log/slog"
 	"strings"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
 // This file holds the canonical→wire helpers both dialects share.
 
-// systemText is the request's system text (adapters.SystemText); non-text
-// blocks in SYSTEM messages are dropped with the lossy-projection WARN.
-func systemText(req *canonical.Request, adapter string, log *slog.Logger) string {
-	return adapters.SystemText(req, func(m canonical.Message, b canonical.Block) {
-		adapters.DropBlock(log, adapter, sessionOf(req, m), m.ID, b.Type(), "system messages carry only text")
-	})
+// systemText is the request's system text (driver.Call.SystemText);
+// non-text blocks in SYSTEM messages are dropped with the
+// lossy-projection WARN.
+func systemText(c *driver.Call) string {
+	return c.SystemText("system messages carry only text")
 }
 
 // imageURL returns the URL form of an image: a data URI for inline base64
@@ -40,7 +39,7 @@ func imageURL(img canonical.ImageBlock) (string, bool) {
 // toolResultText flattens a tool result to the string OpenAI takes: its
 // text blocks joined with "\n", prefixed "Error: " when IsError (OpenAI
 // has no error flag, 003 §5.3). Other blocks are dropped with the WARN.
-func toolResultText(tr canonical.ToolResultBlock, adapter, sessionID, messageID string, log *slog.Logger) string {
+func toolResultText(c *driver.Call, m *canonical.Message, tr canonical.ToolResultBlock) string {
 	var sb strings.Builder
 	if tr.IsError {
 		sb.WriteString("Error: ")
@@ -49,7 +48,7 @@ func toolResultText(tr canonical.ToolResultBlock, adapter, sessionID, messageID 
 	for _, b := range tr.Content {
 		t, ok := b.(canonical.TextBlock)
 		if !ok {
-			adapters.DropBlock(log, adapter, sessionID, messageID, b.Type(), "tool results carry only text on this API")
+			c.Drop(m, b.Type(), "tool results carry only text on this API")
 			continue
 		}
 		if !first {
@@ -97,35 +96,6 @@ func wireIDs(req *canonical.Request) canonical.ToolIDMap {
 	return adapters.NewToolIDMap()
 }
 
-// optBool reads a boolean model or adapter option; ok is false when unset
-// or not a boolean.
-func optBool(cfg *adapters.Config, model, key string) (v, ok bool) {
-	if cfg == nil {
-		return false, false
-	}
-	switch x := cfg.Option(model, key).(type) {
-	case bool:
-		return x, true
-	case string:
-		switch strings.ToLower(x) {
-		case "true", "yes", "on", "1":
-			return true, true
-		case "false", "no", "off", "0":
-			return false, true
-		}
-	}
-	return false, false
-}
-
-// optString reads a string model or adapter option.
-func optString(cfg *adapters.Config, model, key string) string {
-	if cfg == nil {
-		return ""
-	}
-	s, _ := cfg.Option(model, key).(string)
-	return s
-}
-
 // marshalBody encodes a request body without HTML escaping, so that wire
 // bodies read as written.
 func marshalBody(v any) ([]byte, error) {
@@ -136,13 +106,6 @@ func marshalBody(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// requestError is a request the adapter refuses to send.
-func requestError(provider, code, format string, args ...any) *canonical.AdapterError {
-	ae := canonical.NewError(canonical.ErrInvalidRequest, code, format, args...)
-	ae.Provider = provider
-	return ae
 }
 
 // effort maps a ThinkingConfig to an OpenAI reasoning effort: Effort when

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -20,7 +20,7 @@ var errStopped = errors.New("consumer stopped")
 func malformed(provider string, err error, format string, args ...any) *canonical.AdapterError {
 	where := fmt.Sprintf(format, args...)
 	wrapped := fmt.Errorf("%s: malformed JSON: %w", where, err)
-	return adapters.InvalidResponse(provider, wrapped, "%s", wrapped.Error())
+	return driver.InvalidResponse(provider, wrapped, "%s", wrapped.Error())
 }
 
 // keepGoing turns an Assembler call's "consumer still iterating" result

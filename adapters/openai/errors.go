@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -17,7 +17,7 @@ import (
 // Completions or Responses) to an AdapterError; the stream decoders use
 // the same mapping for errors reported inside a 200 stream (status 0,
 // where a numeric "code" such as OpenRouter's 429 stands for the status).
-// The status gives the default class (adapters.ClassifyStatus, 000 §6.2)
+// The status gives the default class (driver.ClassifyStatus, 000 §6.2)
 // and the body's error code, type and message refine it:
 //
 //	signal (code, type or message)                       class             Code                    retry
@@ -129,13 +129,13 @@ func parseAPIError(body []byte) apiError {
 func classifyAPIError(status int, e apiError) *canonical.AdapterError {
 	code, typ, msg := string(e.Code), string(e.Type), e.Message
 	lower := strings.ToLower(msg)
-	class := adapters.ClassifyStatus(status)
+	class := driver.ClassifyStatus(status)
 	if status == 0 {
 		// An error inside a 200 stream. Compatible servers put the HTTP
 		// status it stands for in "code" (OpenRouter: 429, 502).
 		class = canonical.ErrServer
 		if n, err := strconv.Atoi(code); err == nil && n >= 400 && n <= 599 {
-			class = adapters.ClassifyStatus(n)
+			class = driver.ClassifyStatus(n)
 		}
 	}
 	var fine string
@@ -188,7 +188,7 @@ func classifyAPIError(status int, e apiError) *canonical.AdapterError {
 			msg += " (" + code + ")"
 		}
 	}
-	ae := adapters.HTTPError(class, fine, status, msg)
+	ae := driver.HTTPError(class, fine, status, msg)
 	if fine == canonical.CodeQuotaExceeded {
 		ae.Retryable = false
 	}
@@ -213,7 +213,7 @@ func retryHint(msg string) time.Duration {
 	if strings.EqualFold(m[2], "ms") {
 		unit = time.Millisecond
 	}
-	return min(time.Duration(f*float64(unit)), adapters.MaxRetryAfter)
+	return min(time.Duration(f*float64(unit)), driver.MaxRetryAfter)
 }
 
 func truncate(s string, n int) string {

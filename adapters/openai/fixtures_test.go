@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/adaptertest"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -182,7 +184,7 @@ func TestResponsesFixtures(t *testing.T) {
 	}
 }
 
-func runFixture(t *testing.T, api string, c fixtureCase, stream adapters.StreamDecoder, body adapters.BodyDecoder) {
+func runFixture(t *testing.T, api string, c fixtureCase, stream func(io.Reader, *driver.Assembler) error, body func([]byte, *driver.Assembler) error) {
 	status := fixtureStatus(t, api, c.name)
 	dir := filepath.Join(adaptertest.FixturesDir(t), api, c.name)
 	ids := adapters.NewToolIDMap()

@@ -1,12 +1,13 @@
 package openai
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/adaptertest"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -32,7 +33,7 @@ func addFixtureSeeds(f *testing.F, api string) {
 // fuzzDecoders runs the stream decoder and the body decoder of a dialect
 // on arbitrary bytes: neither may panic, and a stream that finishes must
 // keep the 000 §5.2 invariants.
-func fuzzDecoders(t *testing.T, data []byte, stream adapters.StreamDecoder, body adapters.BodyDecoder) {
+func fuzzDecoders(t *testing.T, data []byte, stream func(io.Reader, *driver.Assembler) error, body func([]byte, *driver.Assembler) error) {
 	r := runDecoder(stream, data, nil)
 	if r.resp != nil {
 		if f := streamFindings(r); len(f) > 0 {

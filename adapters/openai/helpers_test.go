@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,8 +16,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/adaptertest"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness/streamcheck"
 )
@@ -68,9 +69,9 @@ type decodeResult struct {
 
 // runDecoder feeds body to a stream decoder through an Assembler whose
 // events are collected, as the runtime would.
-func runDecoder(dec adapters.StreamDecoder, body []byte, ids canonical.ToolIDMap) decodeResult {
+func runDecoder(dec func(io.Reader, *driver.Assembler) error, body []byte, ids canonical.ToolIDMap) decodeResult {
 	var r decodeResult
-	a := adapters.NewAssembler(func(ev canonical.StreamEvent, err error) bool {
+	a := driver.NewAssembler(func(ev canonical.StreamEvent, err error) bool {
 		r.events = append(r.events, ev)
 		return true
 	}, "openai", "openai:test-model", "req_test", ids)
@@ -82,9 +83,9 @@ func runDecoder(dec adapters.StreamDecoder, body []byte, ids canonical.ToolIDMap
 }
 
 // runBody feeds a body to a body decoder with a nil-yield Assembler.
-func runBody(dec adapters.BodyDecoder, body []byte, ids canonical.ToolIDMap) decodeResult {
+func runBody(dec func([]byte, *driver.Assembler) error, body []byte, ids canonical.ToolIDMap) decodeResult {
 	var r decodeResult
-	a := adapters.NewAssembler(nil, "openai", "openai:test-model", "req_test", ids)
+	a := driver.NewAssembler(nil, "openai", "openai:test-model", "req_test", ids)
 	r.err = dec(body, a)
 	if a.Finished() {
 		r.resp = a.Response()

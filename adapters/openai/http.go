@@ -1,26 +1,16 @@
 package openai
 
 import (
-	"bytes"
-	"context"
 	"net/http"
 	"strings"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 )
 
 // This file holds the HTTP plumbing both dialects share.
 
 // DefaultBaseURL is the OpenAI endpoint used when Config.BaseURL is empty.
 const DefaultBaseURL = "https://api.openai.com"
-
-// baseURL is the configured server root, or DefaultBaseURL.
-func baseURL(cfg *adapters.Config) string {
-	if cfg.BaseURL != "" {
-		return cfg.BaseURL
-	}
-	return DefaultBaseURL
-}
 
 // defaultAPIPrefix is the path of OpenAI's API under its server root.
 const defaultAPIPrefix = "/v1"
@@ -29,6 +19,9 @@ const defaultAPIPrefix = "/v1"
 // "/" for none) and an API path. A base that already ends in the prefix
 // is taken as the API root, so "https://api.openai.com/v1" works too.
 func endpoint(base, prefix, path string) string {
+	if base == "" {
+		base = DefaultBaseURL
+	}
 	if prefix == "" {
 		prefix = defaultAPIPrefix
 	}
@@ -40,23 +33,18 @@ func endpoint(base, prefix, path string) string {
 	return base + prefix + path
 }
 
-// newHTTPRequest builds one attempt's POST of body to url.
-func newHTTPRequest(ctx context.Context, cfg *adapters.Config, url string, body []byte, stream bool) (*http.Request, error) {
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	r.Header.Set("Content-Type", "application/json")
+// wireRequest is the POST of body to url with the JSON headers.
+func wireRequest(url string, body []byte, stream bool) *driver.Request {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
 	if stream {
-		r.Header.Set("Accept", "text/event-stream")
+		h.Set("Accept", "text/event-stream")
 	} else {
-		r.Header.Set("Accept", "application/json")
+		h.Set("Accept", "application/json")
 	}
-	if cfg.APIKey != "" {
-		r.Header.Set("Authorization", "Bearer "+cfg.APIKey)
-	}
-	for k, v := range cfg.ExtraHeaders {
-		r.Header.Set(k, v)
-	}
-	return r, nil
+	return &driver.Request{URL: url, Header: h, Body: body}
 }
+
+// Authorize sends key as "Authorization: Bearer <key>", as OpenAI and
+// the servers that copy its API take it.
+func Authorize(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) }

@@ -2,10 +2,9 @@ package openai
 
 import (
 	"encoding/json"
-	"log/slog"
 	"strings"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -18,6 +17,9 @@ type responsesDialect struct {
 	// reasoning marks a reasoning model: encrypted reasoning is requested
 	// (include) and sampling parameters the API rejects are left out.
 	reasoning bool
+	// parallelToolCalls is the "parallel_tool_calls" option, sent when
+	// the request has tools.
+	parallelToolCalls *bool
 }
 
 // URL returns the Responses endpoint under base.
@@ -143,14 +145,12 @@ type (
 //
 // The Responses API has no stop sequences or seed, and reasoning models
 // take no temperature or top_p: those are left out with a WARN.
-func (d responsesDialect) BuildRequest(req *canonical.Request, cfg *adapters.Config, log *slog.Logger) ([]byte, error) {
-	if log == nil {
-		log = cfg.Log()
-	}
+func (d responsesDialect) BuildRequest(c *driver.Call) ([]byte, error) {
+	req, log := c.Request, c.Log
 	ids := wireIDs(req)
 	body := responsesRequest{
-		Model:           cfg.Model(req.Model).WireName,
-		Instructions:    systemText(req, d.provider, log),
+		Model:           c.Model.WireName,
+		Instructions:    systemText(c),
 		Input:           []any{},
 		MaxOutputTokens: req.MaxOutputTokens,
 		Temperature:     req.Temperature,
@@ -179,11 +179,11 @@ func (d responsesDialect) BuildRequest(req *canonical.Request, cfg *adapters.Con
 		case canonical.RoleSystem:
 			continue // in instructions
 		case canonical.RoleUser, canonical.RoleTool:
-			body.Input = d.userItems(body.Input, req, m, ids, log)
+			body.Input = d.userItems(body.Input, req, m, ids, c)
 		case canonical.RoleAssistant:
-			body.Input, err = d.assistantItems(body.Input, req, m, ids, log)
+			body.Input, err = d.assistantItems(body.Input, req, m, ids, c)
 		default:
-			err = requestError(d.provider, canonical.CodeInvalidHistory, "message %s has unknown role %q", m.ID, m.Role)
+			err = driver.InvalidRequest(canonical.CodeInvalidHistory, "message %s has unknown role %q", m.ID, m.Role)
 		}
 		if err != nil {
 			return nil, err
@@ -192,26 +192,24 @@ func (d responsesDialect) BuildRequest(req *canonical.Request, cfg *adapters.Con
 	for _, t := range req.Tools {
 		params, err := toolParameters(t, t.Strict)
 		if err != nil {
-			return nil, requestError(d.provider, canonical.CodeInvalidToolSchema, "tool %q: %v", t.Name, err)
+			return nil, driver.InvalidRequest(canonical.CodeInvalidToolSchema, "tool %q: %v", t.Name, err)
 		}
 		body.Tools = append(body.Tools, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params, Strict: t.Strict})
 	}
 	if len(body.Tools) > 0 {
 		body.ToolChoice = responsesToolChoice(req.ToolChoice)
-		if v, ok := optBool(cfg, req.Model, "parallel_tool_calls"); ok {
-			body.ParallelToolCalls = &v
-		}
+		body.ParallelToolCalls = d.parallelToolCalls
 	}
 	if len(req.OutputSchema) > 0 {
 		schema, err := StrictSchema(req.OutputSchema)
 		if err != nil {
-			return nil, requestError(d.provider, canonical.CodeInvalidToolSchema, "output_schema: %v", err)
+			return nil, driver.InvalidRequest(canonical.CodeInvalidToolSchema, "output_schema: %v", err)
 		}
 		body.Text = &responsesText{Format: responsesFormat{Type: "json_schema", Name: "output", Schema: schema, Strict: true}}
 	}
 	out, err := marshalBody(body)
 	if err != nil {
-		return nil, requestError(d.provider, "", "encoding request: %v", err)
+		return nil, driver.InvalidRequest("", "encoding request: %v", err)
 	}
 	return out, nil
 }
@@ -233,8 +231,7 @@ func responsesToolChoice(c *canonical.ToolChoice) any {
 
 // userItems appends a USER or TOOL message: its tool results as
 // function_call_output items, then a user message of the rest.
-func (d responsesDialect) userItems(out []any, req *canonical.Request, m canonical.Message, ids canonical.ToolIDMap, log *slog.Logger) []any {
-	sid := sessionOf(req, m)
+func (d responsesDialect) userItems(out []any, req *canonical.Request, m canonical.Message, ids canonical.ToolIDMap, c *driver.Call) []any {
 	var parts []any
 	for _, b := range m.Content {
 		switch v := b.(type) {
@@ -242,7 +239,7 @@ func (d responsesDialect) userItems(out []any, req *canonical.Request, m canonic
 			out = append(out, inFunctionOutput{
 				Type:   "function_call_output",
 				CallID: ids.Wire(d.provider, v.ToolUseID),
-				Output: toolResultText(v, d.provider, sid, m.ID, log),
+				Output: toolResultText(c, &m, v),
 			})
 		case canonical.TextBlock:
 			if v.Text != "" {
@@ -251,12 +248,12 @@ func (d responsesDialect) userItems(out []any, req *canonical.Request, m canonic
 		case canonical.ImageBlock:
 			url, ok := imageURL(v)
 			if !ok {
-				adapters.DropBlock(log, d.provider, sid, m.ID, b.Type(), "image source "+v.Source.Kind+" cannot be sent; only base64 data and URLs can")
+				c.Drop(&m, b.Type(), "image source "+v.Source.Kind+" cannot be sent; only base64 data and URLs can")
 				continue
 			}
 			parts = append(parts, inImage{Type: "input_image", ImageURL: url, Detail: "auto"})
 		default:
-			adapters.DropBlock(log, d.provider, sid, m.ID, b.Type(), "the Responses API cannot carry this block in a "+string(m.Role)+" message")
+			c.Drop(&m, b.Type(), "the Responses API cannot carry this block in a "+string(m.Role)+" message")
 		}
 	}
 	if len(parts) > 0 {
@@ -266,14 +263,14 @@ func (d responsesDialect) userItems(out []any, req *canonical.Request, m canonic
 }
 
 // assistantItems appends the items of an ASSISTANT message.
-func (d responsesDialect) assistantItems(out []any, req *canonical.Request, m canonical.Message, ids canonical.ToolIDMap, log *slog.Logger) ([]any, error) {
+func (d responsesDialect) assistantItems(out []any, req *canonical.Request, m canonical.Message, ids canonical.ToolIDMap, c *driver.Call) ([]any, error) {
 	sid := sessionOf(req, m)
 	own := m.Metadata.Provider == d.provider
 	var raw providerRaw
 	if own {
 		if r, ok := m.Metadata.ProviderRaw[d.provider]; ok && len(r) > 0 {
 			if err := json.Unmarshal(r, &raw); err != nil {
-				log.Warn("openai responses: unreadable provider_raw; item ids not replayed", "adapter", d.provider, "session_id", sid, "message_id", m.ID, "error", err.Error())
+				c.Log.Warn("openai responses: unreadable provider_raw; item ids not replayed", "adapter", d.provider, "session_id", sid, "message_id", m.ID, "error", err.Error())
 				raw = providerRaw{}
 			}
 		}
@@ -291,10 +288,10 @@ func (d responsesDialect) assistantItems(out []any, req *canonical.Request, m ca
 		case canonical.ThinkingBlock:
 			switch {
 			case !own:
-				adapters.DropBlock(log, d.provider, sid, m.ID, b.Type(), "reasoning produced by another provider cannot be sent to OpenAI")
+				c.Drop(&m, b.Type(), "reasoning produced by another provider cannot be sent to OpenAI")
 				continue
 			case v.Signature == "":
-				adapters.DropBlock(log, d.provider, sid, m.ID, b.Type(), "reasoning without encrypted_content cannot be replayed with store=false")
+				c.Drop(&m, b.Type(), "reasoning without encrypted_content cannot be replayed with store=false")
 				continue
 			}
 			it := item(i, "reasoning")
@@ -320,7 +317,7 @@ func (d responsesDialect) assistantItems(out []any, req *canonical.Request, m ca
 		case canonical.ToolUseBlock:
 			args, ok := toolArguments(v.Input)
 			if !ok {
-				return nil, requestError(d.provider, canonical.CodeToolInputInvalid, "message %s: tool_use %s input is not valid JSON", m.ID, v.ID)
+				return nil, driver.InvalidRequest(canonical.CodeToolInputInvalid, "message %s: tool_use %s input is not valid JSON", m.ID, v.ID)
 			}
 			out = append(out, inFunctionCall{
 				Type:      "function_call",
@@ -330,7 +327,7 @@ func (d responsesDialect) assistantItems(out []any, req *canonical.Request, m ca
 				Arguments: args,
 			})
 		default:
-			adapters.DropBlock(log, d.provider, sid, m.ID, b.Type(), "the Responses API cannot carry this block in an assistant message")
+			c.Drop(&m, b.Type(), "the Responses API cannot carry this block in an assistant message")
 		}
 	}
 	return out, nil

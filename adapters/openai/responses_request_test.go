@@ -54,7 +54,7 @@ func goldenResponsesRequest() *canonical.Request {
 func TestResponsesRequestGolden(t *testing.T) {
 	req := goldenResponsesRequest()
 	d := responsesDialect{provider: "openai", reasoning: true}
-	body, err := d.BuildRequest(req, testConfig(), slog.New(&logRecorder{}))
+	body, err := d.BuildRequest(buildCall(req, testConfig(), slog.New(&logRecorder{})))
 	require.NoError(t, err)
 	want, err := os.ReadFile("testdata/responses_request.json")
 	require.NoError(t, err)
@@ -80,7 +80,7 @@ func TestResponsesSystemPlacement(t *testing.T) {
 				req.Messages = append(req.Messages, msg("s", canonical.RoleSystem, text(s)))
 			}
 			req.Messages = append(req.Messages, msg("u", canonical.RoleUser, text("hi")))
-			body, err := responsesDialect{provider: "openai"}.BuildRequest(req, testConfig(), nil)
+			body, err := responsesDialect{provider: "openai"}.BuildRequest(buildCall(req, testConfig(), nil))
 			require.NoError(t, err)
 			m := decodeJSON(t, body)
 			if tc.want == "" {
@@ -132,7 +132,7 @@ func TestResponsesReasoningRoundTrip(t *testing.T) {
 			msg("t1", canonical.RoleTool, canonical.ToolResultBlock{ToolUseID: call.ID, Content: canonical.Blocks{text("Sunny, 24°C")}}),
 		},
 	}
-	body, err := d.BuildRequest(req, testConfig(), nil)
+	body, err := d.BuildRequest(buildCall(req, testConfig(), nil))
 	require.NoError(t, err)
 	m := decodeJSON(t, body)
 	assert.Equal(t, false, m["store"])
@@ -173,8 +173,8 @@ func TestResponsesSummaryPartsRoundTrip(t *testing.T) {
 	require.NoError(t, r.err)
 	turn := canonical.Message{ID: "a", Role: canonical.RoleAssistant, Content: r.resp.Content,
 		Metadata: canonical.MessageMetadata{Provider: "openai", ProviderRaw: map[string]json.RawMessage{"openai": r.resp.ProviderRaw}}}
-	body, err := d.BuildRequest(&canonical.Request{Model: "openai:o3-mini", Messages: []canonical.Message{
-		msg("u", canonical.RoleUser, text("How do I cross the street?")), turn, msg("u2", canonical.RoleUser, text("thanks"))}}, testConfig(), nil)
+	body, err := d.BuildRequest(buildCall(&canonical.Request{Model: "openai:o3-mini", Messages: []canonical.Message{
+		msg("u", canonical.RoleUser, text("How do I cross the street?")), turn, msg("u2", canonical.RoleUser, text("thanks"))}}, testConfig(), nil))
 	require.NoError(t, err)
 	m := decodeJSON(t, body)
 	want := make([]any, len(done.Item.Summary))
@@ -201,7 +201,7 @@ func TestResponsesForeignThinkingDropped(t *testing.T) {
 	unsigned := msg("a2", canonical.RoleAssistant, canonical.ThinkingBlock{Text: "no signature"}, text("ok"))
 	unsigned.Metadata.Provider = "openai"
 	req := &canonical.Request{Model: "openai:gpt-5", SessionID: "ses_9", Messages: []canonical.Message{foreign, unsigned}}
-	body, err := responsesDialect{provider: "openai", reasoning: true}.BuildRequest(req, testConfig(), slog.New(rec))
+	body, err := responsesDialect{provider: "openai", reasoning: true}.BuildRequest(buildCall(req, testConfig(), slog.New(rec)))
 	require.NoError(t, err)
 	assert.NotContains(t, string(body), "thoughts")
 	assert.NotContains(t, string(body), "EqQBCkYI")
@@ -230,7 +230,7 @@ func TestResponsesUnsupportedParameters(t *testing.T) {
 	req := &canonical.Request{Model: "openai:gpt-4o", StopSequences: []string{"X"}, Seed: &seed, Temperature: &temp,
 		Thinking: &canonical.ThinkingConfig{BudgetTokens: 1000},
 		Messages: []canonical.Message{msg("u", canonical.RoleUser, text("hi"))}}
-	body, err := responsesDialect{provider: "openai"}.BuildRequest(req, testConfig(), slog.New(rec))
+	body, err := responsesDialect{provider: "openai"}.BuildRequest(buildCall(req, testConfig(), slog.New(rec)))
 	require.NoError(t, err)
 	m := decodeJSON(t, body)
 	for _, k := range []string{"include", "reasoning", "stop", "seed"} {
@@ -241,7 +241,7 @@ func TestResponsesUnsupportedParameters(t *testing.T) {
 	assert.Len(t, rec.warnings(), 2)
 
 	rec = &logRecorder{}
-	body, err = responsesDialect{provider: "openai", reasoning: true}.BuildRequest(req, testConfig(), slog.New(rec))
+	body, err = responsesDialect{provider: "openai", reasoning: true}.BuildRequest(buildCall(req, testConfig(), slog.New(rec)))
 	require.NoError(t, err)
 	m = decodeJSON(t, body)
 	assert.NotContains(t, m, "temperature")
@@ -258,7 +258,7 @@ func TestResponsesFixtureRequests(t *testing.T) {
 			Tools: []canonical.ToolDefinition{{Name: "weather", Description: "Get weather information for a location",
 				InputSchema: json.RawMessage(`{"properties":{"location":{"description":"the city","type":"string"}},"required":["location"],"type":"object"}`)}},
 			Messages: []canonical.Message{msg("u", canonical.RoleUser, text("What's the weather in Florence, Italy?"))}}
-		body, err := responsesDialect{provider: "openai", reasoning: true}.BuildRequest(req, testConfig(), nil)
+		body, err := responsesDialect{provider: "openai", reasoning: true}.BuildRequest(buildCall(req, testConfig(), nil))
 		require.NoError(t, err)
 		got := decodeJSON(t, body)
 		for _, k := range []string{"store", "include", "reasoning", "tool_choice", "tools", "stream", "model"} {
@@ -276,7 +276,7 @@ func TestResponsesFixtureRequests(t *testing.T) {
 			Tools: []canonical.ToolDefinition{{Name: "final_result", Description: "The final response which ends this conversation",
 				InputSchema: json.RawMessage(`{"type":"object","properties":{"result":{"type":"integer"}},"required":["result"]}`), Strict: true}},
 			Messages: []canonical.Message{msg("u", canonical.RoleUser, text("Calculate 100 * 200 / 3"))}}
-		body, err := responsesDialect{provider: "openai", reasoning: true}.BuildRequest(req, testConfig(), nil)
+		body, err := responsesDialect{provider: "openai", reasoning: true}.BuildRequest(buildCall(req, testConfig(), nil))
 		require.NoError(t, err)
 		got := decodeJSON(t, body)
 		for _, k := range []string{"include", "tool_choice", "tools", "stream", "model"} {
@@ -288,7 +288,7 @@ func TestResponsesFixtureRequests(t *testing.T) {
 		req := &canonical.Request{Model: "openai:gpt-4o", Messages: []canonical.Message{msg("u", canonical.RoleUser, text("hello"),
 			canonical.ImageBlock{Source: canonical.ImageSource{Kind: canonical.ImageURL,
 				Data: "https://t3.ftcdn.net/jpg/00/85/79/92/360_F_85799278_0BBGV9OAdQDTLnKwAPBCcg1J7QtiieJY.jpg"}, MediaType: "image/jpeg"})}}
-		body, err := responsesDialect{provider: "openai"}.BuildRequest(req, testConfig(), nil)
+		body, err := responsesDialect{provider: "openai"}.BuildRequest(buildCall(req, testConfig(), nil))
 		require.NoError(t, err)
 		got := decodeJSON(t, body)
 		assert.Equal(t, jsonPath(t, recorded, "input", 0, "content"), jsonPath(t, got, "input", 0, "content"))

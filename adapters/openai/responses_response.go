@@ -7,7 +7,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -191,7 +191,7 @@ func (st *itemState) partStreamed(ci int) bool {
 // respState is the per-call decoding state.
 type respState struct {
 	provider string
-	a        *adapters.Assembler
+	a        *driver.Assembler
 	t        tracker
 	raw      providerRaw
 	items    map[int]*itemState
@@ -199,7 +199,7 @@ type respState struct {
 	refusal  bool
 }
 
-func newRespState(provider string, a *adapters.Assembler) *respState {
+func newRespState(provider string, a *driver.Assembler) *respState {
 	return &respState{provider: provider, a: a, items: map[int]*itemState{}}
 }
 
@@ -299,12 +299,12 @@ func (s *respState) toolStart(idx int, it *respItem) error {
 func (s *respState) toolArgs(idx int, delta string) error {
 	st := s.item(idx)
 	if !st.started {
-		return adapters.InvalidResponse(s.provider, nil, "function call arguments for output %d before its function_call item", idx)
+		return driver.InvalidResponse(s.provider, nil, "function call arguments for output %d before its function_call item", idx)
 	}
 	st.argsSeen = true
 	cont, err := s.a.ToolInputDelta(respKey(idx, 0), delta)
 	if err != nil {
-		return adapters.InvalidResponse(s.provider, err, "function call arguments for output %d after another block began", idx)
+		return driver.InvalidResponse(s.provider, err, "function call arguments for output %d after another block began", idx)
 	}
 	return keepGoing(cont)
 }
@@ -453,12 +453,12 @@ func (s *respState) finish(r *respResponse) error {
 		case "content_filter":
 			stop = canonical.StopContentFilter
 		default:
-			ae := adapters.InvalidResponse(s.provider, nil, "response incomplete for unknown reason %q", reason)
+			ae := driver.InvalidResponse(s.provider, nil, "response incomplete for unknown reason %q", reason)
 			ae.Code = canonical.CodeUnknownFinishReason
 			return ae
 		}
 	default:
-		return adapters.InvalidResponse(s.provider, nil, "response has status %q, not a final state", r.Status)
+		return driver.InvalidResponse(s.provider, nil, "response has status %q, not a final state", r.Status)
 	}
 	if r.Usage != nil {
 		if err := keepGoing(s.a.UsageUpdate(r.Usage.canonical())); err != nil {
@@ -526,9 +526,9 @@ func peekType(data []byte) []byte {
 // truncated, the classified *AdapterError for error events and
 // response.failed, an invalid_response error naming the event for
 // malformed JSON, and the read error when the body fails.
-func (d responsesDialect) DecodeStream(body io.Reader, a *adapters.Assembler) error {
+func (d responsesDialect) DecodeStream(body io.Reader, a *driver.Assembler) error {
 	s := newRespState(d.provider, a)
-	r := adapters.NewSSEReader(body)
+	r := driver.NewSSEReader(body)
 	var ev respEvent
 	var head struct {
 		Type string `json:"type"`
@@ -627,7 +627,7 @@ func (s *respState) event(typ []byte, ev *respEvent, data []byte) (done bool, er
 		}
 	case "response.completed", "response.incomplete":
 		if ev.Response == nil {
-			return false, adapters.InvalidResponse(s.provider, nil, "%s event without a response", typ)
+			return false, driver.InvalidResponse(s.provider, nil, "%s event without a response", typ)
 		}
 		if err := s.finish(ev.Response); err != nil {
 			return false, err
@@ -646,7 +646,7 @@ func (s *respState) event(typ []byte, ev *respEvent, data []byte) (done bool, er
 
 // DecodeBody reads a non-streamed Responses body (the response object)
 // into a through the same mapping, then finishes the message.
-func (d responsesDialect) DecodeBody(body []byte, a *adapters.Assembler) error {
+func (d responsesDialect) DecodeBody(body []byte, a *driver.Assembler) error {
 	s := newRespState(d.provider, a)
 	var r respResponse
 	if err := json.Unmarshal(body, &r); err != nil {

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 )
 
 // StrictSchema rewrites a JSON Schema into the form OpenAI's strict mode
@@ -31,11 +31,11 @@ func StrictSchema(schema json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(schema)) == 0 {
 		return json.RawMessage(`{"type":"object","properties":{},"required":[],"additionalProperties":false}`), nil
 	}
-	v, err := adapters.DecodeOrderedJSON(schema)
+	v, err := driver.DecodeOrderedJSON(schema)
 	if err != nil {
 		return nil, fmt.Errorf("strict schema: %w", err)
 	}
-	root, ok := v.(*adapters.JSONObject)
+	root, ok := v.(*driver.JSONObject)
 	if !ok || !isObjectSchema(root) {
 		return nil, fmt.Errorf("strict schema: root must be an object schema")
 	}
@@ -51,20 +51,20 @@ func StrictSchema(schema json.RawMessage) (json.RawMessage, error) {
 
 // strictify applies the strict rules to the schema node s in place. path
 // is its JSON path, for errors.
-func strictify(s *adapters.JSONObject, path string) error {
-	if defs, ok := s.Get("$defs").(*adapters.JSONObject); ok {
+func strictify(s *driver.JSONObject, path string) error {
+	if defs, ok := s.Get("$defs").(*driver.JSONObject); ok {
 		if err := strictifyEach(defs, path+".$defs"); err != nil {
 			return err
 		}
 	}
-	if defs, ok := s.Get("definitions").(*adapters.JSONObject); ok {
+	if defs, ok := s.Get("definitions").(*driver.JSONObject); ok {
 		if err := strictifyEach(defs, path+".definitions"); err != nil {
 			return err
 		}
 	}
 	if anyOf, ok := s.Get("anyOf").([]any); ok {
 		for i, branch := range anyOf {
-			if b, ok := branch.(*adapters.JSONObject); ok {
+			if b, ok := branch.(*driver.JSONObject); ok {
 				if err := strictify(b, fmt.Sprintf("%s.anyOf[%d]", path, i)); err != nil {
 					return err
 				}
@@ -72,13 +72,13 @@ func strictify(s *adapters.JSONObject, path string) error {
 		}
 	}
 	switch items := s.Get("items").(type) {
-	case *adapters.JSONObject:
+	case *driver.JSONObject:
 		if err := strictify(items, path+".items"); err != nil {
 			return err
 		}
 	case []any:
 		for i, it := range items {
-			if o, ok := it.(*adapters.JSONObject); ok {
+			if o, ok := it.(*driver.JSONObject); ok {
 				if err := strictify(o, fmt.Sprintf("%s.items[%d]", path, i)); err != nil {
 					return err
 				}
@@ -99,9 +99,9 @@ func strictify(s *adapters.JSONObject, path string) error {
 	if !s.Has("type") {
 		s.Set("type", "object")
 	}
-	props, _ := s.Get("properties").(*adapters.JSONObject)
+	props, _ := s.Get("properties").(*driver.JSONObject)
 	if props == nil {
-		props = &adapters.JSONObject{}
+		props = &driver.JSONObject{}
 		s.Set("properties", props)
 	}
 	required := map[string]bool{}
@@ -115,7 +115,7 @@ func strictify(s *adapters.JSONObject, path string) error {
 	names := make([]any, 0, props.Len())
 	for key, v := range props.All() {
 		names = append(names, key)
-		p, ok := v.(*adapters.JSONObject)
+		p, ok := v.(*driver.JSONObject)
 		if !ok {
 			continue // a boolean schema; nothing to rewrite
 		}
@@ -131,9 +131,9 @@ func strictify(s *adapters.JSONObject, path string) error {
 	return nil
 }
 
-func strictifyEach(defs *adapters.JSONObject, path string) error {
+func strictifyEach(defs *driver.JSONObject, path string) error {
 	for key, v := range defs.All() {
-		if d, ok := v.(*adapters.JSONObject); ok {
+		if d, ok := v.(*driver.JSONObject); ok {
 			if err := strictify(d, path+"."+key); err != nil {
 				return err
 			}
@@ -144,7 +144,7 @@ func strictifyEach(defs *adapters.JSONObject, path string) error {
 
 // nullable returns s widened to admit null, leaving schemas that already
 // admit it (or constrain no type) unchanged.
-func nullable(s *adapters.JSONObject) any {
+func nullable(s *driver.JSONObject) any {
 	switch t := s.Get("type").(type) {
 	case string:
 		if t == "null" {
@@ -165,7 +165,7 @@ func nullable(s *adapters.JSONObject) any {
 	}
 	if anyOf, ok := s.Get("anyOf").([]any); ok {
 		for _, b := range anyOf {
-			if o, ok := b.(*adapters.JSONObject); ok && o.Get("type") == "null" {
+			if o, ok := b.(*driver.JSONObject); ok && o.Get("type") == "null" {
 				return s
 			}
 		}
@@ -173,7 +173,7 @@ func nullable(s *adapters.JSONObject) any {
 		return s
 	}
 	if s.Has("$ref") {
-		w := &adapters.JSONObject{}
+		w := &driver.JSONObject{}
 		w.Set("anyOf", []any{s, nullSchema()})
 		return w
 	}
@@ -181,13 +181,13 @@ func nullable(s *adapters.JSONObject) any {
 }
 
 // nullSchema returns {"type":"null"}.
-func nullSchema() *adapters.JSONObject {
-	o := &adapters.JSONObject{}
+func nullSchema() *driver.JSONObject {
+	o := &driver.JSONObject{}
 	o.Set("type", "null")
 	return o
 }
 
-func addNullToEnum(s *adapters.JSONObject) {
+func addNullToEnum(s *driver.JSONObject) {
 	enum, ok := s.Get("enum").([]any)
 	if !ok {
 		return
@@ -202,7 +202,7 @@ func addNullToEnum(s *adapters.JSONObject) {
 
 // isObjectSchema reports whether s describes an object: its type is (or
 // includes) "object", or it has properties and no type.
-func isObjectSchema(s *adapters.JSONObject) bool {
+func isObjectSchema(s *driver.JSONObject) bool {
 	switch t := s.Get("type").(type) {
 	case string:
 		return t == "object"

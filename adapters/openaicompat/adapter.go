@@ -32,8 +32,9 @@
 // https://generativelanguage.googleapis.com/v1beta/openai with api_prefix
 // "/v1beta/openai" or "".
 // The other options may be set for the adapter or per model (the model's
-// value wins); unknown options and values of the wrong type are errors
-// from New naming the field:
+// value wins). They are decoded once by New with the driver's rules
+// (driver.DecodeOptions): unknown options and values of the wrong type
+// are errors naming the model and the field:
 //
 //	tool_results_as_user  bool      send tool results as user text, for
 //	                                servers that reject the "tool" role
@@ -67,9 +68,10 @@
 //
 // # Calls
 //
-// Complete and Stream validate the history first (004 fixture 003: an
-// invalid history is invalid_request and no HTTP call is made), then send
-// the dialect's body to {base_url}{api_prefix}/chat/completions. Tool ids
+// The adapter is a driver.Provider, so Complete and Stream run the
+// driver's call flow: they validate the history first (004 fixture 003:
+// an invalid history is invalid_request and no HTTP call is made), then
+// send the dialect's body to {base_url}{api_prefix}/chat/completions. Tool ids
 // go out through the request's ToolIDMap, so the id a server gave comes
 // back verbatim on the next call (004 fixture 002). Streamed and
 // non-streamed responses are the same, and follow seed 004:
@@ -152,34 +154,54 @@
 package openaicompat
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"iter"
+	"io"
+	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
+	"github.com/metis-llm/metis/adapters/openai"
 	"github.com/metis-llm/metis/canonical"
 )
 
-// Adapter is the adapter for one OpenAI-compatible server. It is safe for
-// concurrent use; concurrent calls go to the wire concurrently (004 §8.4).
+// Info is what the driver needs to know about this provider: a key is
+// optional (sent when configured), and usage is estimated with OpenAI's
+// constants (the servers speak its format, with tokenizers of similar
+// density).
+var Info = driver.Info{
+	Key:       driver.KeyOptional,
+	Estimator: openai.Estimator,
+}
+
+// Adapter is the adapter for one OpenAI-compatible server: the driver's
+// call flow on this package's provider, plus the readiness probe. It is
+// safe for concurrent use; concurrent calls go to the wire concurrently
+// (004 §8.4).
 type Adapter struct {
-	rt   *adapters.Runtime
-	kind Kind
-	// root is the server root and prefix the path of the OpenAI API under
-	// it ("/v1" unless the api_prefix option says otherwise, "" for none).
-	root, prefix string
-	// probe sends Ready's GETs: one attempt, no retries (a probe that
-	// fails says so at once; pollers decide when to ask again).
-	probe *adapters.Caller
+	*driver.Adapter
+	p *provider
 }
 
 var (
 	_ adapters.Adapter = (*Adapter)(nil)
 	_ adapters.Readier = (*Adapter)(nil)
 )
+
+// provider is the Chat Completions dialect configured for one server.
+type provider struct {
+	cfg  *adapters.Config
+	kind Kind
+	opts *driver.Options[options]
+	// root is the server root and prefix the path of the OpenAI API under
+	// it ("/v1" unless the api_prefix option says otherwise, "" for none).
+	root, prefix string
+	// probe sends Ready's GETs: one attempt, no retries (a probe that
+	// fails says so at once; pollers decide when to ask again).
+	probe *driver.Caller
+}
 
 // New returns an adapter for cfg. Options["kind"] names the server
 // (vllm, ollama, lmstudio, llamacpp, openrouter or generic; default: the
@@ -191,87 +213,83 @@ var (
 // field. Errors are *canonical.AdapterError of class invalid_request with
 // Code not_configured.
 func New(cfg adapters.Config) (*Adapter, error) {
+	var p *provider
+	a, err := driver.New(cfg, Info, func(c *adapters.Config) (driver.Provider, error) {
+		var err error
+		p, err = newProvider(c)
+		return p, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Adapter{Adapter: a, p: p}, nil
+}
+
+func newProvider(cfg *adapters.Config) (*provider, error) {
 	kind, err := parseKind(cfg.Name, cfg.Options[optKind])
 	if cfg.Name == "" {
 		cfg.Name = string(kind)
 	}
 	if err != nil {
-		return nil, configError(cfg.Name, err)
+		return nil, driver.OptionError(cfg, err)
 	}
 	if cfg.BaseURL == "" {
-		return nil, configError(cfg.Name, errors.New("base_url is required: the server root, e.g. http://localhost:8000"))
+		return nil, driver.OptionError(cfg, errors.New("base_url is required: the server root, e.g. http://localhost:8000"))
 	}
 	if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, configError(cfg.Name, fmt.Errorf("base_url: want an http(s) URL, got %q", cfg.BaseURL))
+		return nil, driver.OptionError(cfg, fmt.Errorf("base_url: want an http(s) URL, got %q", cfg.BaseURL))
 	}
-	if err := checkOptions(&cfg); err != nil {
-		return nil, configError(cfg.Name, err)
+	opts, err := driver.DecodeOptions(cfg, defaultOptions(kind))
+	if err != nil {
+		return nil, err
 	}
 	prefix := "/v1"
-	if p, ok := cfg.Options[optAPIPrefix].(string); ok {
-		prefix = strings.TrimRight(p, "/")
+	if p := opts.Adapter().APIPrefix; p != nil {
+		if *p != "" && !strings.HasPrefix(*p, "/") {
+			return nil, driver.OptionError(cfg, fmt.Errorf("options.api_prefix: want a path such as /v1 or \"\", got %q", *p))
+		}
+		prefix = strings.TrimRight(*p, "/")
 	}
 	root := strings.TrimSuffix(strings.TrimRight(cfg.BaseURL, "/"), prefix)
-	rt := adapters.NewRuntime(cfg, classify)
-	probe := &adapters.Caller{Provider: cfg.Name, Client: rt.Caller.Client, Classify: classify}
-	return &Adapter{rt: rt, kind: kind, root: root, prefix: prefix, probe: probe}, nil
+	probe := &driver.Caller{Provider: cfg.Name, Client: driver.Client(cfg), Classify: classify}
+	return &provider{cfg: cfg, kind: kind, opts: opts, root: root, prefix: prefix, probe: probe}, nil
 }
 
 // apiPrefix is the dialect's APIPrefix for the adapter's prefix, whose
 // "" (no prefix) the dialect spells "/".
-func (a *Adapter) apiPrefix() string {
-	if a.prefix == "" {
+func (p *provider) apiPrefix() string {
+	if p.prefix == "" {
 		return "/"
 	}
-	return a.prefix
+	return p.prefix
 }
-
-func configError(name string, err error) *canonical.AdapterError {
-	ae := canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeNotConfigured, "openaicompat adapter %q: %v", name, err)
-	ae.Provider, ae.Err = name, err
-	return ae
-}
-
-// Name returns the provider key (Config.Name).
-func (a *Adapter) Name() string { return a.rt.Config.Name }
 
 // Kind returns the kind of server the adapter talks to.
-func (a *Adapter) Kind() Kind { return a.kind }
+func (a *Adapter) Kind() Kind { return a.p.kind }
 
-// Complete makes a non-streaming call. An invalid history or a request the
-// model's capabilities exclude fails with invalid_request before any HTTP
-// call. Response.RawBody is the server's body, verbatim.
-func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
-	c, err := a.prepare(req, false)
-	if err != nil {
-		return nil, adapters.PreflightError(err, a.Name(), req.RequestID)
-	}
-	return a.rt.Complete(ctx, &c.req, c.newRequest(false), c.decodeBody)
+// Encode builds the dialect's body once for all attempts, POSTed to
+// {base_url}{api_prefix}/chat/completions. The dialect is kept in
+// c.State for the decoders.
+func (p *provider) Encode(c *driver.Call) (*driver.Request, error) {
+	d := p.dialect(c)
+	c.State = d
+	return d.Encode(c, p.root)
 }
 
-// Stream makes a streaming call; see adapters.Adapter for the event
-// sequence.
-func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
-	c, err := a.prepare(req, true)
-	if err != nil {
-		return adapters.FailedStream(adapters.PreflightError(err, a.Name(), req.RequestID))
-	}
-	return c.finishStream(a.rt.Stream(ctx, &c.req, c.newRequest(true), c.d.DecodeStream))
+// Authorize sends the key, when one is configured, as a bearer token.
+func (p *provider) Authorize(h http.Header, key string) { openai.Authorize(h, key) }
+
+// DecodeBody decodes a non-streamed body with the call's dialect.
+func (p *provider) DecodeBody(c *driver.Call, body []byte, a *driver.Assembler) error {
+	return c.State.(openai.ChatDialect).DecodeBody(body, a)
 }
 
-// EstimateInputTokens estimates the request's input tokens without the
-// network, with the estimator for OpenAI-compatible servers (OpenAI's
-// constants: the servers speak its format, with tokenizers of similar
-// density).
-func (a *Adapter) EstimateInputTokens(req *canonical.Request) int {
-	return adapters.EstimatorFor("openaicompat").Estimate(req)
+// DecodeStream decodes a stream with the call's dialect.
+func (p *provider) DecodeStream(c *driver.Call, body io.Reader, a *driver.Assembler) error {
+	return c.State.(openai.ChatDialect).DecodeStream(body, a)
 }
 
-// Cancel aborts the in-flight call with this request id.
-func (a *Adapter) Cancel(requestID string) bool { return a.rt.Cancel(requestID) }
-
-// Close releases idle connections.
-func (a *Adapter) Close() error {
-	a.rt.Caller.Client.CloseIdleConnections()
-	return nil
+// Classify maps an HTTP failure to an AdapterError (errors.go).
+func (p *provider) Classify(status int, h http.Header, body []byte) *canonical.AdapterError {
+	return classify(status, h, body)
 }

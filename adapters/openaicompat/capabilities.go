@@ -1,6 +1,7 @@
 package openaicompat
 
 import (
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -20,8 +21,8 @@ import (
 // are always available. Prompt caching is false: no compatible server
 // reports cache use in a form routing could rely on. The limits are the
 // kind's usual defaults (profiles).
-func (a *Adapter) Capabilities(model string) canonical.Capabilities {
-	p := profiles[a.kind]
+func (pr *provider) Capabilities(driver.Model) canonical.Capabilities {
+	p := profiles[pr.kind]
 	c := canonical.Capabilities{
 		SupportsTools:                p.hosted,
 		SupportsSystemPrompt:         true,
@@ -32,5 +33,5 @@ func (a *Adapter) Capabilities(model string) canonical.Capabilities {
 		MaxContextTokens:             p.context,
 		MaxOutputTokens:              p.output,
 	}
-	return a.rt.Config.Model(model).Apply(c)
+	return c
 }

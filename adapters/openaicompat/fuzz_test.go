@@ -2,54 +2,55 @@ package openaicompat
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"iter"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
-	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness/streamcheck"
 )
 
-// fuzzCall returns a call prepared as a vLLM adapter prepares it, with
+// fuzzCall is a vLLM adapter and a request as a call makes them, with
 // both reasoning fields read and a tool declared, so that every path of
-// the decoders and of finalize is reachable. It makes no HTTP call.
-func fuzzCall(tb testing.TB, stream bool) *call {
+// the decoders and of Finish is reachable. It makes no HTTP call.
+type fuzzCallT struct {
+	a   *Adapter
+	req *canonical.Request
+}
+
+func fuzzCall(tb testing.TB, stream bool) *fuzzCallT {
 	env := newEnv()
 	cfg := newConfig(KindVLLM, "http://127.0.0.1:1", env)
 	cfg.Options["reasoning_fields"] = []any{"reasoning_content", "reasoning"}
+	cfg.Logger = slog.New(slog.DiscardHandler)
 	withTools(&cfg, "vllm:fuzz")
 	a, err := New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	a.rt.Config.Logger = slog.New(slog.DiscardHandler)
 	req := request("vllm:fuzz", userMsg("weather?"))
+	req.RequestID = canonical.NewRequestID()
 	req.Tools = []canonical.ToolDefinition{weatherTool}
-	c, err := a.prepare(req, stream)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return c
+	req.Stream = stream
+	return &fuzzCallT{a: a, req: req}
 }
 
-// streamEvents runs the stream decoder over body as the runtime does
-// (without its panic guard, so that a panic fails the fuzz run), then
-// passes the events through finishStream.
-func streamEvents(c *call, body []byte) iter.Seq2[canonical.StreamEvent, error] {
-	return c.finishStream(func(yield func(canonical.StreamEvent, error) bool) {
-		a := adapters.NewAssembler(yield, c.a.Name(), c.req.Model, c.req.RequestID, c.req.ToolIDs)
-		err := c.d.DecodeStream(bytes.NewReader(body), a)
-		if a.Finished() || a.Stopped() {
-			return
-		}
-		a.Fail(context.Background(), err)
-	})
+// streamEvents runs the call's stream half over body as Stream does
+// (driver.Adapter.StreamBody), without the network.
+func streamEvents(c *fuzzCallT, body []byte) iter.Seq2[canonical.StreamEvent, error] {
+	return c.a.StreamBody(c.req, bytes.NewReader(body))
+}
+
+// noPanic fails t when err is the driver's report of a decoder panic.
+func noPanic(t *testing.T, err error) {
+	if err != nil && strings.Contains(err.Error(), "decoder panic") {
+		t.Fatal(err)
+	}
 }
 
 // addSeeds adds the recorded Chat Completions bodies and this package's
@@ -84,6 +85,7 @@ func FuzzStreamDecoder(f *testing.F) {
 		var evs []canonical.StreamEvent
 		for ev, err := range streamEvents(c, data) {
 			if err != nil {
+				noPanic(t, err)
 				var ae *canonical.AdapterError
 				if !errors.As(err, &ae) {
 					t.Fatalf("error %T is not an AdapterError: %v", err, err)
@@ -106,10 +108,14 @@ func FuzzBodyDecoder(f *testing.F) {
 	addSeeds(f)
 	c := fuzzCall(f, false)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a := adapters.NewAssembler(nil, c.a.Name(), c.req.Model, c.req.RequestID, c.req.ToolIDs)
-		err := c.decodeBody(data, a)
-		if err == nil && !a.Finished() {
-			t.Fatal("neither finished nor failed")
+		resp, err := c.a.CompleteBody(c.req, data)
+		noPanic(t, err)
+		var ae *canonical.AdapterError
+		if err != nil && !errors.As(err, &ae) {
+			t.Fatalf("error %T is not an AdapterError: %v", err, err)
+		}
+		if err == nil && resp == nil {
+			t.Fatal("neither a response nor an error")
 		}
 	})
 }

@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -61,11 +61,11 @@ func (a *Adapter) Ready(ctx context.Context, model string) error {
 		ae.Provider = a.Name()
 		return ae
 	}
-	ctx, cancel := context.WithTimeout(ctx, a.rt.Config.CallTimeout())
+	ctx, cancel := context.WithTimeout(ctx, driver.Timeout(a.p.cfg))
 	defer cancel()
-	wire := a.rt.Config.Model(model).WireName
-	models := a.prefix + "/models"
-	switch a.kind {
+	wire := a.Model(model).WireName
+	models := a.p.prefix + "/models"
+	switch a.p.kind {
 	case KindVLLM:
 		if err := a.readyListed(ctx, wire, models); err != nil {
 			return err
@@ -84,7 +84,7 @@ func (a *Adapter) Ready(ctx context.Context, model string) error {
 		}
 		return a.getOK(ctx, "/health")
 	case KindOpenRouter:
-		if err := a.getOK(ctx, a.prefix+"/key"); err != nil {
+		if err := a.getOK(ctx, a.p.prefix+"/key"); err != nil {
 			return err
 		}
 	}
@@ -103,7 +103,7 @@ func (a *Adapter) readyListed(ctx context.Context, wire, path string) error {
 
 // checkListed checks a fetched catalogue as readyListed does.
 func (a *Adapter) checkListed(wire, path string, cat *catalog) error {
-	e := cat.find(wire, a.kind == KindOllama)
+	e := cat.find(wire, a.p.kind == KindOllama)
 	if e == nil {
 		return a.notFound(wire, path, cat)
 	}
@@ -124,7 +124,7 @@ func (a *Adapter) readyOllama(ctx context.Context, wire string) error {
 	case !isStatus(err, http.StatusNotFound):
 		return err
 	}
-	models := a.prefix + "/models"
+	models := a.p.prefix + "/models"
 	cat, err := a.fetchCatalog(ctx, models)
 	if err != nil {
 		return err
@@ -149,7 +149,7 @@ func (a *Adapter) readyLMStudio(ctx context.Context, wire string) error {
 		}
 		return a.checkListed(wire, path, cat)
 	}
-	return a.readyListed(ctx, wire, a.prefix+"/models")
+	return a.readyListed(ctx, wire, a.p.prefix+"/models")
 }
 
 // vllmAwake checks vLLM's sleep mode: a sleeping engine has offloaded its
@@ -202,9 +202,9 @@ func (a *Adapter) notLoaded(wire, format string, args ...any) *canonical.Adapter
 // get sends one GET of path under the server root and returns the 2xx
 // response, or the classified failure with the probe named.
 func (a *Adapter) get(ctx context.Context, path string) (*http.Response, error) {
-	cfg := &a.rt.Config
-	url := a.root + path
-	resp, err := a.probe.Do(ctx, "", func(ctx context.Context) (*http.Request, error) {
+	cfg := a.p.cfg
+	url := a.p.root + path
+	resp, err := a.p.probe.Do(ctx, "", func(ctx context.Context) (*http.Request, error) {
 		r, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			return nil, err
@@ -252,9 +252,9 @@ func (a *Adapter) fetchCatalog(ctx context.Context, path string) (*catalog, erro
 			typ    *json.UnmarshalTypeError
 		)
 		if errors.As(err, &syntax) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return nil, adapters.InvalidResponse(a.Name(), err, "ready: GET %s: malformed model list: %v", path, err)
+			return nil, driver.InvalidResponse(a.Name(), err, "ready: GET %s: malformed model list: %v", path, err)
 		}
-		ae := adapters.NetworkError(ctx, a.Name(), err)
+		ae := driver.NetworkError(ctx, a.Name(), err)
 		ae.Message = "ready: GET " + path + ": " + ae.Message
 		return nil, ae
 	}

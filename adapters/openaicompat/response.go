@@ -8,112 +8,14 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/adapters/openai"
 	"github.com/metis-llm/metis/canonical"
 )
 
-// bodyInfo is what this package reads from a non-streamed body beyond the
-// dialect's mapping: whether usage was reported, and each tool call's raw
-// arguments.
-type bodyInfo struct {
-	Choices []struct {
-		Index   int `json:"index"`
-		Message *struct {
-			ToolCalls []struct {
-				Index    *int `json:"index"`
-				Function struct {
-					Arguments json.RawMessage `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"message"`
-	} `json:"choices"`
-	Usage json.RawMessage `json:"usage"`
-}
-
-// args returns the argument text of choice 0's tool calls, merged by
-// index in order of first appearance, as the dialect reads them.
-func (b *bodyInfo) args() [][]byte {
-	for _, ch := range b.Choices {
-		if ch.Index != 0 || ch.Message == nil {
-			continue
-		}
-		var out [][]byte
-		pos := map[int]int{} // tool call index → position in out
-		for i, tc := range ch.Message.ToolCalls {
-			idx := i
-			if tc.Index != nil {
-				idx = *tc.Index
-			}
-			k, seen := pos[idx]
-			if !seen {
-				k = len(out)
-				pos[idx] = k
-				out = append(out, nil)
-			}
-			out[k] = append(out[k], argumentText(tc.Function.Arguments)...)
-		}
-		return out
-	}
-	return nil
-}
-
-// argumentText is a tool call's arguments as text: the string's content,
-// or the JSON of an object some servers send instead.
-func argumentText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	}
-	return string(raw)
-}
-
-// decodeBody decodes a non-streamed body with the dialect, then applies
-// finalize.
-func (c *call) decodeBody(body []byte, a *adapters.Assembler) error {
-	var info bodyInfo
-	parsed := json.Unmarshal(body, &info) == nil
-	if err := c.d.DecodeBody(body, a); err != nil {
-		return err
-	}
-	resp := a.Response()
-	usageSeen := parsed && present(info.Usage) || !parsed && resp.Usage != (canonical.TokenUsage{})
-	args := toolArgs{}
-	calls := info.args()
-	for k, tu := range resp.Content.ToolUses() {
-		if k < len(calls) {
-			args[tu.ID] = calls[k]
-		}
-	}
-	if ae := c.finalize(resp, usageSeen, args); ae != nil {
-		return ae
-	}
-	return nil
-}
-
-// present reports whether raw holds a JSON value other than null.
-func present(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
-}
-
-// toolArgs are the raw argument bytes of each tool call, by canonical
-// tool_use id: finalize needs them beyond the canonical response, whose
-// input is {} where they did not parse.
-type toolArgs map[string][]byte
-
-// add appends a streamed fragment of a tool call's arguments.
-func (t toolArgs) add(id, fragment string) { t[id] = append(t[id], fragment...) }
-
-// finalize applies to a finished response what the dialect leaves to this
-// adapter; the streamed and non-streamed paths both call it, so they give
-// the same response:
+// Finish applies to a finished response what the dialect leaves to this
+// adapter (driver.Finisher); the streamed and non-streamed paths both
+// run it, so they give the same response:
 //
 //   - usage the server did not report is estimated (000 §7.2): input by
 //     EstimateInputTokens, output as a token per four bytes of the
@@ -128,38 +30,38 @@ func (t toolArgs) add(id, fragment string) { t[id] = append(t[id], fragment...) 
 //     invalid_response error (Code malformed_tool_call for tool calls).
 //     Degraded responses (stop reason error, max_tokens, content_filter)
 //     are returned as they are, malformed tool calls included.
-func (c *call) finalize(resp *canonical.Response, usageSeen bool, args toolArgs) *canonical.AdapterError {
-	if !usageSeen {
-		c.estimateUsage(resp)
+func (p *provider) Finish(c *driver.Call, a *driver.Assembler, resp *canonical.Response) error {
+	if !a.UsageReported() {
+		p.estimateUsage(c, resp)
 	}
 	var pr openai.ChatProviderRaw
 	unparsed := false
 	whole := resp.StopReason == canonical.StopEndTurn || resp.StopReason == canonical.StopToolUse
 	var problems []string
 	for _, tu := range resp.Content.ToolUses() {
-		a := args[tu.ID]
-		if !objectOrEmpty(a) {
+		args := a.ToolArgs(tu.ID)
+		if !objectOrEmpty(args) {
 			if !unparsed && present(resp.ProviderRaw) {
 				if err := json.Unmarshal(resp.ProviderRaw, &pr); err != nil {
-					return adapters.InvalidResponse(c.a.Name(), err, "reading the dialect's provider_raw: %v", err)
+					return driver.InvalidResponse(c.Adapter, err, "reading the dialect's provider_raw: %v", err)
 				}
 			}
 			unparsed = true
-			s := string(a)
+			s := string(args)
 			pr.Tool(tu.ID).RawArguments = &s
 			problems = append(problems, fmt.Sprintf("tool call %s (%s): arguments are not a JSON object: %q", tu.ID, tu.Name, clip(s, 80)))
 			continue
 		}
 		if whole {
-			if p := c.checkToolCall(tu); p != "" {
-				problems = append(problems, p)
+			if msg := checkToolCall(c.Request, tu); msg != "" {
+				problems = append(problems, msg)
 			}
 		}
 	}
 	if unparsed {
 		raw, err := pr.Encode()
 		if err != nil {
-			return adapters.InvalidResponse(c.a.Name(), err, "encoding provider_raw: %v", err)
+			return driver.InvalidResponse(c.Adapter, err, "encoding provider_raw: %v", err)
 		}
 		resp.ProviderRaw = raw
 	}
@@ -176,14 +78,14 @@ func (c *call) finalize(resp *canonical.Response, usageSeen bool, args toolArgs)
 	if len(problems) == 0 {
 		return nil
 	}
-	ae := adapters.InvalidResponse(c.a.Name(), nil, "%s", strings.Join(problems, "; "))
+	ae := driver.InvalidResponse(c.Adapter, nil, "%s", strings.Join(problems, "; "))
 	ae.Code = code
 	return ae
 }
 
 // checkToolCall returns why a parsed tool call is malformed, or "".
-func (c *call) checkToolCall(tu canonical.ToolUseBlock) string {
-	for _, t := range c.req.Tools {
+func checkToolCall(req *canonical.Request, tu canonical.ToolUseBlock) string {
+	for _, t := range req.Tools {
 		if t.Name != tu.Name {
 			continue
 		}
@@ -210,17 +112,17 @@ func clip(s string, n int) string {
 }
 
 // estimateUsage fills usage the server did not report (000 §7.2).
-func (c *call) estimateUsage(resp *canonical.Response) {
+func (p *provider) estimateUsage(c *driver.Call, resp *canonical.Response) {
 	u := canonical.TokenUsage{
-		InputTokens:  c.a.EstimateInputTokens(&c.req),
+		InputTokens:  Info.Estimator.Estimate(c.Request),
 		OutputTokens: outputEstimate(resp.Content),
 		Estimated:    true,
 	}
 	resp.Usage = u
-	c.a.rt.Config.Log().LogAttrs(context.Background(), slog.LevelWarn, "usage estimated: the server reported none",
-		slog.String("adapter", c.a.Name()),
-		slog.String("request_id", c.req.RequestID),
-		slog.String("model", c.req.Model),
+	c.Log.LogAttrs(context.Background(), slog.LevelWarn, "usage estimated: the server reported none",
+		slog.String("adapter", c.Adapter),
+		slog.String("request_id", c.Request.RequestID),
+		slog.String("model", c.Request.Model),
 		slog.Int("input_tokens", u.InputTokens),
 		slog.Int("output_tokens", u.OutputTokens))
 }
@@ -240,4 +142,10 @@ func outputEstimate(content canonical.Blocks) int {
 		}
 	}
 	return (n + 3) / 4
+}
+
+// present reports whether raw holds a JSON value other than null.
+func present(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -62,7 +63,7 @@ func TestRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, string(readTestdata(t, "roundtrip-canonical.json")), string(got))
 
-	drops := env.log.warnings(adapters.LossyProjectionMsg)
+	drops := env.log.warnings(driver.LossyProjectionMsg)
 	require.Len(t, drops, 1, "the thinking block is dropped with the WARN of 001 §7.3")
 	assert.Equal(t, "thinking", drops[0]["block_type"])
 	assert.Equal(t, "m_asst", drops[0]["message_id"])

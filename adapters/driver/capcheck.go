@@ -1,4 +1,4 @@
-package adapters
+package driver
 
 import (
 	"fmt"
@@ -79,7 +79,7 @@ type capabilityCheck struct {
 
 // ImagesProjected makes CheckCapabilities let through the image blocks
 // the model cannot take, for an adapter whose request mapping drops them
-// whole with the lossy-projection WARN (DropBlock) instead: 000 §10.1.5
+// whole with the lossy-projection WARN (Call.Drop) instead: 000 §10.1.5
 // allows either.
 func ImagesProjected() CapabilityOption {
 	return func(c *capabilityCheck) { c.imagesProjected = true }

@@ -1,4 +1,4 @@
-package adapters
+package driver
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -87,8 +88,8 @@ func checkStreamInvariants(t *testing.T, events []canonical.StreamEvent) {
 	require.NotNil(t, events[len(events)-1].Response)
 }
 
-func newTestAssembler(r *recorder) (*Assembler, *ToolIDMap) {
-	ids := NewToolIDMap()
+func newTestAssembler(r *recorder) (*Assembler, *adapters.ToolIDMap) {
+	ids := adapters.NewToolIDMap()
 	var yield func(canonical.StreamEvent, error) bool
 	if r != nil {
 		yield = r.yield

@@ -1,4 +1,4 @@
-package adapters
+package driver
 
 import (
 	"strings"
@@ -7,23 +7,25 @@ import (
 )
 
 // SystemText composes the system text of providers that take it as one
-// string (000 §4.1.2): req.SystemPrompt, then the text of each text block
-// of every SYSTEM message, in order, joined with "\n\n"; empty texts are
-// skipped. Each other block of a SYSTEM message is passed to drop, for the
-// adapter to drop with the lossy-projection WARN (DropBlock).
-func SystemText(req *canonical.Request, drop func(m canonical.Message, b canonical.Block)) string {
+// string (000 §4.1.2): the request's SystemPrompt, then the text of each
+// text block of every SYSTEM message, in order, joined with "\n\n";
+// empty texts are skipped. Every other block of a SYSTEM message is
+// dropped with the lossy-projection WARN (Drop) giving reason.
+func (c *Call) SystemText(reason string) string {
+	req := c.Request
 	var parts []string
 	if req.SystemPrompt != "" {
 		parts = append(parts, req.SystemPrompt)
 	}
-	for _, m := range req.Messages {
+	for i := range req.Messages {
+		m := &req.Messages[i]
 		if m.Role != canonical.RoleSystem {
 			continue
 		}
 		for _, b := range m.Content {
 			t, ok := b.(canonical.TextBlock)
 			if !ok {
-				drop(m, b)
+				c.Drop(m, b.Type(), reason)
 				continue
 			}
 			if t.Text != "" {

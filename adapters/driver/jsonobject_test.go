@@ -1,4 +1,4 @@
-package adapters
+package driver
 
 import (
 	"encoding/json"
@@ -70,7 +70,7 @@ func TestJSONObject(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `{}`, string(out))
 
-	for v, want := range map[any]string{nil: "null", true: "a boolean", "s": "a string", json.Number("1"): "a number", o: "an object", 3: "int"} {
+	for v, want := range map[any]string{nil: "null", true: "a boolean", "s": "a string", json.Number("1"): "a number", o: "an object", 3: "a number", 2.5: "a number", struct{}{}: "struct {}"} {
 		assert.Equal(t, want, JSONKind(v))
 	}
 	assert.Equal(t, "a list", JSONKind([]any{}))

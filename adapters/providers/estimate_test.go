@@ -1,4 +1,4 @@
-package adapters
+package providers_test
 
 import (
 	"encoding/json"
@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/adaptertest"
+	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -90,7 +92,7 @@ func TestEstimateTokensAgainstFixtures(t *testing.T) {
 			api, _, _ := strings.Cut(tc.fixture, "/")
 			req := requestFromFixture(t, api, raw)
 			req.Model = tc.model
-			est := EstimateTokens(req)
+			est := estimate(t, req)
 			ratio := float64(est) / float64(tc.actual)
 			t.Logf("estimate %5d  actual %5d  ratio %.2f", est, tc.actual, ratio)
 			switch {
@@ -136,7 +138,7 @@ func TestEstimateTokensMethod(t *testing.T) {
 	}
 	// fixed: 3 + 4 (system) + 2×4 (messages) + 2×1 (blocks) + 12 + 5 + 3 = 37
 	// text: (40 + 81 + 11 + 23) / 4 = 38.75 → 75.75 → 76
-	assert.Equal(t, 76, EstimateTokens(req))
+	assert.Equal(t, 76, estimate(t, req))
 }
 
 func TestEstimateTokensRenderedSchema(t *testing.T) {
@@ -154,7 +156,7 @@ func TestEstimateTokensRenderedSchema(t *testing.T) {
 			"items": {"type": "array", "items": {"$ref": "#/$defs/A"}}},
 			"$defs": {"A": {"type": "object", "properties": {"n": {"type": "integer"}}}}}`),
 	}}}
-	assert.Equal(t, 43, EstimateTokens(req))
+	assert.Equal(t, 43, estimate(t, req))
 }
 
 func TestEstimateTokensWhitespaceRuns(t *testing.T) {
@@ -163,7 +165,7 @@ func TestEstimateTokensWhitespaceRuns(t *testing.T) {
 	req := &canonical.Request{Model: "anthropic:claude-haiku-4-5", Messages: []canonical.Message{
 		{Role: canonical.RoleUser, Content: canonical.Blocks{canonical.TextBlock{Text: "a          b"}}},
 	}}
-	assert.Equal(t, 14, EstimateTokens(req))
+	assert.Equal(t, 14, estimate(t, req))
 }
 
 func TestEstimateTokensNonASCII(t *testing.T) {
@@ -172,7 +174,7 @@ func TestEstimateTokensNonASCII(t *testing.T) {
 	req := &canonical.Request{Model: "vllm:x", Messages: []canonical.Message{
 		{Role: canonical.RoleUser, Content: canonical.Blocks{canonical.TextBlock{Text: "日本語のテキストですよね"}}},
 	}}
-	assert.Equal(t, 16, EstimateTokens(req))
+	assert.Equal(t, 16, estimate(t, req))
 }
 
 func TestEstimateTokensImages(t *testing.T) {
@@ -185,41 +187,57 @@ func TestEstimateTokensImages(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		e    Estimator
+		e    string // the provider whose estimator is used
 		req  *canonical.Request
 		want int
 	}{
 		// framing is PerRequest + PerMessage + PerBlock of each profile.
-		{"anthropic 50x50 is 4 tokens", anthropicEstimator, img("base64", png50, "image/png"), 8 + 3 + 1 + 4},
-		{"openai 50x50 is one tile", openAIEstimator, img("base64", png50, "image/png"), 3 + 4 + 1 + 255},
-		{"gemini 50x50 is one tile", geminiEstimator, img("base64", png50, "image/png"), 6 + 1 + 0 + 258},
-		{"data URL", geminiEstimator, img("base64", "data:image/png;base64,"+png50, ""), 6 + 1 + 258},
+		{"anthropic 50x50 is 4 tokens", "anthropic", img("base64", png50, "image/png"), 8 + 3 + 1 + 4},
+		{"openai 50x50 is one tile", "openai", img("base64", png50, "image/png"), 3 + 4 + 1 + 255},
+		{"gemini 50x50 is one tile", "gemini", img("base64", png50, "image/png"), 6 + 1 + 0 + 258},
+		{"data URL", "gemini", img("base64", "data:image/png;base64,"+png50, ""), 6 + 1 + 258},
 		// Unknown sizes are costed as 1024×768: 786432/750 = 1048.6 → 1049.
-		{"URL is unknown size", anthropicEstimator, img("url", "https://example.com/a.png", "image/png"), 8 + 3 + 1 + 1049},
-		{"garbage base64 is unknown size", openAIEstimator, img("base64", "!!!not base64", "image/png"), 3 + 4 + 1 + 765},
-		{"unsupported type is unknown size", geminiEstimator, img("base64", png50, "image/webp"), 6 + 1 + 2*258},
+		{"URL is unknown size", "anthropic", img("url", "https://example.com/a.png", "image/png"), 8 + 3 + 1 + 1049},
+		{"garbage base64 is unknown size", "openai", img("base64", "!!!not base64", "image/png"), 3 + 4 + 1 + 765},
+		{"unsupported type is unknown size", "gemini", img("base64", png50, "image/webp"), 6 + 1 + 2*258},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, tc.e.Estimate(tc.req))
+			tc.req.Model = tc.e + ":x"
+			assert.Equal(t, tc.want, estimate(t, tc.req))
 		})
 	}
 }
 
-func TestImageTokenFormulas(t *testing.T) {
-	// Worked examples from the providers' documentation.
-	assert.Equal(t, 1334, anthropicImageTokens("", 1000, 1000))           // 1e6/750 = 1333.3
-	assert.Equal(t, 1640, anthropicImageTokens("", 2000, 1000))           // → 1568×784
-	assert.Equal(t, 765, openAIImageTokens("openai:gpt-4o", 1024, 1024))  // → 768×768, 4 tiles
-	assert.Equal(t, 1105, openAIImageTokens("openai:gpt-4o", 2048, 4096)) // → 768×1536, 6 tiles
-	assert.Equal(t, 630, openAIImageTokens("openai:gpt-5", 1024, 1024))   // 70 + 4×140
-	assert.Equal(t, 8500, openAIImageTokens("openai:gpt-4o-mini", 512, 512))
-	assert.Equal(t, 225, openAIImageTokens("openai:o3", 50, 50))
-	assert.Equal(t, 258, geminiImageTokens("", 384, 384))
-	assert.Equal(t, 1032, geminiImageTokens("", 1024, 1024)) // 2×2 tiles of 768
+func TestEstimateTokensNil(t *testing.T) {
+	for _, typ := range []string{"anthropic", "openai", "gemini", "openaicompat"} {
+		assert.Equal(t, 0, open(t, typ).EstimateInputTokens(nil), typ)
+	}
 }
 
-func TestEstimateTokensNil(t *testing.T) {
-	assert.Equal(t, 0, EstimateTokens(nil))
+// open builds the built-in adapter of type typ with a fake key, no
+// network.
+func open(t *testing.T, typ string) adapters.Adapter {
+	t.Helper()
+	cfg := adapters.Config{Name: typ, APIKey: "sk-test-FAKE"}
+	if typ == "openaicompat" {
+		cfg.BaseURL = "http://127.0.0.1:1"
+	}
+	a, err := providers.Factories()[typ](cfg)
+	require.NoError(t, err)
+	return a
+}
+
+// estimate is the estimate of the adapter serving req.Model's provider:
+// Anthropic, OpenAI or Gemini, else an OpenAI-compatible server.
+func estimate(t *testing.T, req *canonical.Request) int {
+	t.Helper()
+	typ := canonical.ProviderOf(req.Model)
+	switch typ {
+	case "anthropic", "openai", "gemini":
+	default:
+		typ = "openaicompat"
+	}
+	return open(t, typ).EstimateInputTokens(req)
 }
 
 // requestFromFixture decodes a recorded provider request loosely into a

@@ -1,4 +1,4 @@
-package adapters
+package driver
 
 import (
 	"bytes"
@@ -20,7 +20,8 @@ import (
 // (Adapter.EstimateInputTokens, 000 §3.1). It is a heuristic, not a
 // tokenizer: the estimate is a sum of text at a fixed rate and fixed
 // costs for framing, tools, reasoning and images, with each provider's
-// constants calibrated on real usage (EstimatorFor).
+// constants calibrated on real usage, kept in the provider's package
+// and handed to the driver in Info.Estimator.
 //
 // Text is every text, thinking and tool-result block, tool name and
 // input (compact JSON), the system prompt and the output schema. ASCII
@@ -73,88 +74,6 @@ type Estimator struct {
 
 // The size assumed for an image whose size cannot be read.
 const unknownImageWidth, unknownImageHeight = 1024, 768
-
-// genericEstimator serves providers with no calibrated profile
-// (OpenAI-compatible servers and the like): OpenAI's constants, since
-// those servers take the Chat Completions format.
-var genericEstimator = openAIEstimator
-
-// anthropicEstimator is calibrated on the Messages API: Claude's
-// tokenizer is denser than bytes/4, the API adds a tool-use system
-// preamble of about 300 tokens whenever tools are present (tools are
-// rendered as JSON) and a smaller one when extended thinking is on, and
-// an image costs width×height/750 tokens after scaling.
-var anthropicEstimator = Estimator{
-	BytesPerToken:         3.5,
-	NonASCIIRunesPerToken: 1.2,
-	PerRequest:            8,
-	PerMessage:            3,
-	PerBlock:              1,
-	ToolsBase:             300,
-	PerTool:               8,
-	SchemaBytesPerToken:   4,
-	Thinking:              25,
-	Image:                 anthropicImageTokens,
-}
-
-// openAIEstimator is calibrated on Chat Completions and Responses:
-// bytes/4 text, a few tokens of framing per message, function schemas
-// rendered as declarations (JSON punctuation is not billed), and images
-// billed per 512-px tile.
-var openAIEstimator = Estimator{
-	BytesPerToken:         4,
-	NonASCIIRunesPerToken: 1.5,
-	PerRequest:            3,
-	PerMessage:            4,
-	PerBlock:              1,
-	ToolsBase:             12,
-	PerTool:               5,
-	RenderedSchemas:       true,
-	PerProperty:           3,
-	Image:                 openAIImageTokens,
-}
-
-// geminiEstimator is calibrated on generateContent: bytes/4 text with
-// almost no framing, function declarations counted compactly, and 258
-// tokens per image tile.
-var geminiEstimator = Estimator{
-	BytesPerToken:         4,
-	NonASCIIRunesPerToken: 1.5,
-	PerRequest:            6,
-	PerMessage:            1,
-	ToolsBase:             0,
-	PerTool:               4,
-	RenderedSchemas:       true,
-	Thinking:              4,
-	Image:                 geminiImageTokens,
-}
-
-// EstimatorFor returns the calibrated estimator for an adapter type or
-// provider name ("anthropic", "openai", "gemini"); any other name gets
-// OpenAI's constants, the format OpenAI-compatible servers speak. The
-// result is a copy the caller may adjust.
-func EstimatorFor(provider string) Estimator {
-	switch provider {
-	case "anthropic":
-		return anthropicEstimator
-	case "openai":
-		return openAIEstimator
-	case "gemini":
-		return geminiEstimator
-	}
-	return genericEstimator
-}
-
-// EstimateTokens estimates req's input tokens with the estimator of the
-// provider named by req.Model's provider part (EstimatorFor). Adapters
-// serving another provider's models under their own name should call
-// EstimatorFor(theirType).Estimate instead.
-func EstimateTokens(req *canonical.Request) int {
-	if req == nil {
-		return 0
-	}
-	return EstimatorFor(canonical.ProviderOf(req.Model)).Estimate(req)
-}
 
 // Estimate returns e's estimate of req's input tokens (see Estimator).
 func (e Estimator) Estimate(req *canonical.Request) int {
@@ -386,50 +305,4 @@ func imageSize(mediaType, data string) (w, h int, ok bool) {
 		return 0, 0, false
 	}
 	return cfg.Width, cfg.Height, true
-}
-
-// anthropicImageTokens is Anthropic's documented w×h/750 after scaling
-// the long edge down to 1568 px.
-func anthropicImageTokens(_ string, w, h int) int {
-	fw, fh := float64(w), float64(h)
-	if long := max(fw, fh); long > 1568 {
-		fw, fh = fw*1568/long, fh*1568/long
-	}
-	return max(1, int(math.Ceil(fw*fh/750)))
-}
-
-// openAIImageTokens is OpenAI's documented high-detail cost: fit within
-// 2048×2048, scale the short side down to 768, then a base cost plus a
-// cost per 512-px tile. Most models pay 85 + 170 per tile; the gpt-5
-// family 70 + 140, the o-series 75 + 150, and gpt-4o-mini 2833 + 5667.
-func openAIImageTokens(model string, w, h int) int {
-	fw, fh := float64(w), float64(h)
-	if long := max(fw, fh); long > 2048 {
-		fw, fh = fw*2048/long, fh*2048/long
-	}
-	if short := min(fw, fh); short > 768 {
-		fw, fh = fw*768/short, fh*768/short
-	}
-	tiles := int(math.Ceil(fw/512) * math.Ceil(fh/512))
-	base, tile := 85, 170
-	_, name, _ := strings.Cut(model, ":")
-	switch {
-	case strings.HasPrefix(name, "gpt-5"):
-		base, tile = 70, 140
-	case strings.HasPrefix(name, "o1"), strings.HasPrefix(name, "o3"), strings.HasPrefix(name, "o4"):
-		base, tile = 75, 150
-	case strings.HasPrefix(name, "gpt-4o-mini"):
-		base, tile = 2833, 5667
-	}
-	return base + tile*tiles
-}
-
-// geminiImageTokens is Gemini's documented cost: 258 tokens for an image
-// up to 384 px on both sides, else 258 per 768-px tile.
-func geminiImageTokens(_ string, w, h int) int {
-	if w <= 384 && h <= 384 {
-		return 258
-	}
-	tiles := math.Ceil(float64(w)/768) * math.Ceil(float64(h)/768)
-	return 258 * int(tiles)
 }

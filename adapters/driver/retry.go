@@ -1,4 +1,4 @@
-package adapters
+package driver
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -32,10 +33,10 @@ type Caller struct {
 	Client   *http.Client
 	// MaxRetries is the number of retries after the first attempt.
 	MaxRetries int
-	// Clock drives backoff sleeps; nil means RealClock.
-	Clock Clock
+	// Clock drives backoff sleeps; nil means adapters.RealClock.
+	Clock adapters.Clock
 	// OnAttempt is told about every attempt.
-	OnAttempt func(Attempt)
+	OnAttempt func(adapters.Attempt)
 	// Classify maps a non-2xx response to an AdapterError. body is the
 	// response body, truncated to 1 MiB. Nil means DefaultClassify. A
 	// RetryAfter it sets from the body wins over the headers; either is
@@ -45,15 +46,16 @@ type Caller struct {
 	// up to MaxDelay (default 30 s), plus up to 25% jitter.
 	BaseDelay time.Duration
 	MaxDelay  time.Duration
-	// Jitter returns a number in [0,1); nil means math/rand.
+	// Jitter returns a number in [0,1); nil means the Clock's Jitter
+	// method when it has one, else math/rand.
 	Jitter func() float64
 }
 
 // NewCaller returns a Caller configured from cfg.
-func NewCaller(cfg *Config, classify func(int, http.Header, []byte) *canonical.AdapterError) *Caller {
+func NewCaller(cfg *adapters.Config, classify func(int, http.Header, []byte) *canonical.AdapterError) *Caller {
 	return &Caller{
 		Provider:   cfg.Name,
-		Client:     cfg.Client(),
+		Client:     Client(cfg),
 		MaxRetries: cfg.MaxRetries,
 		Clock:      cfg.Clock,
 		OnAttempt:  cfg.OnAttempt,
@@ -67,7 +69,7 @@ func NewCaller(cfg *Config, classify func(int, http.Header, []byte) *canonical.A
 func (c *Caller) Do(ctx context.Context, requestID string, newReq func(context.Context) (*http.Request, error)) (*http.Response, error) {
 	clock := c.Clock
 	if clock == nil {
-		clock = RealClock{}
+		clock = adapters.RealClock{}
 	}
 	attempts := 1 + max(c.MaxRetries, 0)
 	for n := 1; ; n++ {
@@ -83,7 +85,7 @@ func (c *Caller) Do(ctx context.Context, requestID string, newReq func(context.C
 		case err != nil:
 			ae = NetworkError(ctx, c.Provider, err)
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
-			c.observe(Attempt{RequestID: requestID, N: n, Status: resp.StatusCode})
+			c.observe(adapters.Attempt{RequestID: requestID, N: n, Status: resp.StatusCode})
 			return resp, nil
 		default:
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
@@ -117,14 +119,14 @@ func (c *Caller) Do(ctx context.Context, requestID string, newReq func(context.C
 			status = resp.StatusCode
 		}
 		if !ae.Retryable || n >= attempts || ctx.Err() != nil {
-			c.observe(Attempt{RequestID: requestID, N: n, Status: status, Err: ae})
+			c.observe(adapters.Attempt{RequestID: requestID, N: n, Status: status, Err: ae})
 			return nil, ae
 		}
 		wait := c.backoff(n)
 		if ae.RetryAfter > 0 {
 			wait = ae.RetryAfter
 		}
-		c.observe(Attempt{RequestID: requestID, N: n, Status: status, Err: ae, Wait: wait})
+		c.observe(adapters.Attempt{RequestID: requestID, N: n, Status: status, Err: ae, Wait: wait})
 		if err := clock.Sleep(ctx, wait); err != nil {
 			ne := NetworkError(ctx, c.Provider, err)
 			ne.RequestID, ne.Attempts = requestID, n
@@ -133,7 +135,7 @@ func (c *Caller) Do(ctx context.Context, requestID string, newReq func(context.C
 	}
 }
 
-func (c *Caller) observe(a Attempt) {
+func (c *Caller) observe(a adapters.Attempt) {
 	if c.OnAttempt != nil {
 		c.OnAttempt(a)
 	}
@@ -155,7 +157,11 @@ func (c *Caller) backoff(n int) time.Duration {
 	d = min(d, maxd)
 	j := c.Jitter
 	if j == nil {
-		j = rand.Float64
+		if cj, ok := c.Clock.(interface{ Jitter() float64 }); ok {
+			j = cj.Jitter
+		} else {
+			j = rand.Float64
+		}
 	}
 	return d + time.Duration(j()*float64(d)/4)
 }

@@ -1,4 +1,4 @@
-package adapters
+package driver
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -175,21 +176,55 @@ func (s *streamServer) Close() {
 	s.srv.Close()
 }
 
-func (s *streamServer) runtime(clock Clock, attempts *[]Attempt) *Runtime {
+// fakeProvider speaks the fake wire format to a streamServer.
+type fakeProvider struct{ url string }
+
+func (p fakeProvider) Capabilities(Model) canonical.Capabilities {
+	return canonical.Capabilities{SupportsStreaming: true, SupportsTools: true, SupportsSystemPrompt: true}
+}
+
+func (p fakeProvider) Encode(c *Call) (*Request, error) {
+	return &Request{URL: p.url, Body: []byte(`{}`)}, nil
+}
+
+func (p fakeProvider) Authorize(h http.Header, key string) { h.Set("x-fake-key", key) }
+
+func (p fakeProvider) DecodeBody(_ *Call, body []byte, a *Assembler) error {
+	return fakeDecodeBody(body, a)
+}
+
+func (p fakeProvider) DecodeStream(_ *Call, body io.Reader, a *Assembler) error {
+	return fakeDecodeStream(body, a)
+}
+
+func (p fakeProvider) Classify(status int, h http.Header, body []byte) *canonical.AdapterError {
+	return DefaultClassify(status, h, body)
+}
+
+func (s *streamServer) runtime(clock adapters.Clock, attempts *[]adapters.Attempt) *Adapter {
 	var mu sync.Mutex
-	return NewRuntime(Config{
+	return newFakeAdapter(s.srv.URL+"/v1/fake", adapters.Config{
 		Name:       "fake",
 		HTTPClient: s.client,
 		Clock:      clock,
 		MaxRetries: 2,
-		OnAttempt: func(a Attempt) {
+		OnAttempt: func(a adapters.Attempt) {
 			if attempts != nil {
 				mu.Lock()
 				*attempts = append(*attempts, a)
 				mu.Unlock()
 			}
 		},
-	}, nil)
+	})
+}
+
+// newFakeAdapter is the driver's Adapter on fakeProvider.
+func newFakeAdapter(url string, cfg adapters.Config) *Adapter {
+	a, err := New(cfg, Info{Name: "fake"}, func(*adapters.Config) (Provider, error) { return fakeProvider{url: url}, nil })
+	if err != nil {
+		panic(err)
+	}
+	return a
 }
 
 func (s *streamServer) newReq(ctx context.Context) (*http.Request, error) {
@@ -197,7 +232,9 @@ func (s *streamServer) newReq(ctx context.Context) (*http.Request, error) {
 }
 
 func testRequest() *canonical.Request {
-	return &canonical.Request{RequestID: "req_01TEST", Model: "fake:model", Stream: true}
+	return &canonical.Request{RequestID: "req_01TEST", Model: "fake:model", Stream: true, Messages: []canonical.Message{
+		{ID: "m1", Role: canonical.RoleUser, Content: canonical.Blocks{canonical.TextBlock{Text: "hi"}}},
+	}}
 }
 
 // collect ranges over a stream, calling onEvent (if set) after each event.
@@ -223,15 +260,15 @@ func eventTypes(events []canonical.StreamEvent) []canonical.EventType {
 	return out
 }
 
-func TestRuntimeStream(t *testing.T) {
+func TestAdapterStream(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	s := newStreamServer(reply{status: 503}, reply{body: sse(evText, evTool, evArgs1, evArgs2, evEnd, `{"t":"usage"}`, evStop)})
 	defer s.Close()
-	var attempts []Attempt
+	var attempts []adapters.Attempt
 	clock := newFakeClock()
 	rt := s.runtime(clock, &attempts)
 
-	events, errs := collect(rt.Stream(context.Background(), testRequest(), s.newReq, fakeDecodeStream), nil)
+	events, errs := collect(rt.Stream(context.Background(), testRequest()), nil)
 	require.Empty(t, errs)
 	checkStreamInvariants(t, events)
 	assert.Equal(t, []canonical.EventType{"message.start", "text.delta", "tool.use_start", "tool.use_input_delta",
@@ -254,23 +291,23 @@ func TestRuntimeStream(t *testing.T) {
 	assert.GreaterOrEqual(t, sleeps[0], time.Second)
 	assert.Less(t, sleeps[0], 1250*time.Millisecond)
 	assert.Equal(t, s.tr.opened.Load(), s.tr.closed.Load(), "every body closed")
-	assert.Zero(t, rt.Cancels.Len(), "the call is released")
+	assert.Zero(t, rt.cancels.Len(), "the call is released")
 }
 
-func TestRuntimeStreamFailureBeforeBody(t *testing.T) {
+func TestAdapterStreamFailureBeforeBody(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	s := newStreamServer(reply{status: 401, body: `{"error":"bad key"}`})
 	defer s.Close()
 	rt := s.runtime(newFakeClock(), nil)
 
-	events, errs := collect(rt.Stream(context.Background(), testRequest(), s.newReq, fakeDecodeStream), nil)
+	events, errs := collect(rt.Stream(context.Background(), testRequest()), nil)
 	assert.Empty(t, events, "no message.start before a failure without a body")
 	require.Len(t, errs, 1)
 	assert.Equal(t, canonical.ErrAuth, canonical.ClassOf(errs[0]))
 	assert.Equal(t, s.tr.opened.Load(), s.tr.closed.Load())
 }
 
-func TestRuntimeStreamFailures(t *testing.T) {
+func TestAdapterStreamFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		body  string
@@ -290,7 +327,7 @@ func TestRuntimeStreamFailures(t *testing.T) {
 			defer s.Close()
 			rt := s.runtime(newFakeClock(), nil)
 
-			events, errs := collect(rt.Stream(context.Background(), testRequest(), s.newReq, fakeDecodeStream), nil)
+			events, errs := collect(rt.Stream(context.Background(), testRequest()), nil)
 			checkStreamInvariants(t, events)
 			resp := events[len(events)-1].Response
 			assert.Equal(t, canonical.StopError, resp.StopReason)
@@ -310,7 +347,7 @@ func TestRuntimeStreamFailures(t *testing.T) {
 // TestRuntimeCancelMidStream cancels in the middle of a tool's input,
 // once through Cancel(requestID) and once through the caller's context,
 // while the server holds the stream open.
-func TestRuntimeCancelMidStream(t *testing.T) {
+func TestAdapterCancelMidStream(t *testing.T) {
 	for _, how := range []string{"Cancel", "ctx"} {
 		t.Run(how, func(t *testing.T) {
 			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
@@ -321,7 +358,7 @@ func TestRuntimeCancelMidStream(t *testing.T) {
 			defer cancel()
 			req := testRequest()
 
-			events, errs := collect(rt.Stream(ctx, req, s.newReq, fakeDecodeStream), func(ev canonical.StreamEvent) bool {
+			events, errs := collect(rt.Stream(ctx, req), func(ev canonical.StreamEvent) bool {
 				if ev.Type == canonical.EventToolUseInput {
 					if how == "Cancel" {
 						assert.True(t, rt.Cancel(req.RequestID))
@@ -343,19 +380,19 @@ func TestRuntimeCancelMidStream(t *testing.T) {
 			assert.Equal(t, "Hello", resp.Content.Text())
 			assert.Equal(t, s.tr.opened.Load(), s.tr.closed.Load(), "the body is closed")
 			assert.False(t, rt.Cancel(req.RequestID), "Cancel after the call ended finds nothing")
-			assert.Zero(t, rt.Cancels.Len())
+			assert.Zero(t, rt.cancels.Len())
 		})
 	}
 }
 
-func TestRuntimeDeadlineMidStream(t *testing.T) {
+func TestAdapterDeadlineMidStream(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	s := newStreamServer(reply{body: sse(evText) + "HANG"})
 	defer s.Close()
 	rt := s.runtime(newFakeClock(), nil)
 	ctx := newDeadlineCtx()
 
-	events, errs := collect(rt.Stream(ctx, testRequest(), s.newReq, fakeDecodeStream), func(ev canonical.StreamEvent) bool {
+	events, errs := collect(rt.Stream(ctx, testRequest()), func(ev canonical.StreamEvent) bool {
 		if ev.Type == canonical.EventTextDelta {
 			ctx.expire()
 		}
@@ -369,31 +406,31 @@ func TestRuntimeDeadlineMidStream(t *testing.T) {
 	assert.Equal(t, canonical.CodeTimeout, canonical.CodeOf(errs[0]))
 }
 
-func TestRuntimeConsumerStopsEarly(t *testing.T) {
+func TestAdapterConsumerStopsEarly(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	s := newStreamServer(reply{body: sse(evText, evTool) + "HANG"})
 	defer s.Close()
 	rt := s.runtime(newFakeClock(), nil)
 
-	events, errs := collect(rt.Stream(context.Background(), testRequest(), s.newReq, fakeDecodeStream), func(ev canonical.StreamEvent) bool {
+	events, errs := collect(rt.Stream(context.Background(), testRequest()), func(ev canonical.StreamEvent) bool {
 		return ev.Type != canonical.EventTextDelta
 	})
 	<-s.gone
 	assert.Empty(t, errs)
 	assert.Equal(t, []canonical.EventType{"message.start", "text.delta"}, eventTypes(events))
 	assert.Equal(t, s.tr.opened.Load(), s.tr.closed.Load())
-	assert.Zero(t, rt.Cancels.Len())
+	assert.Zero(t, rt.cancels.Len())
 }
 
-func TestRuntimeComplete(t *testing.T) {
+func TestAdapterComplete(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	body := `[` + strings.Join([]string{evText, evTool, evArgs1, evArgs2, evEnd, evStop}, ",") + `]`
 	s := newStreamServer(reply{status: 500}, reply{body: body})
 	defer s.Close()
-	var attempts []Attempt
+	var attempts []adapters.Attempt
 	rt := s.runtime(newFakeClock(), &attempts)
 
-	resp, err := rt.Complete(context.Background(), testRequest(), s.newReq, fakeDecodeBody)
+	resp, err := rt.Complete(context.Background(), testRequest())
 	require.NoError(t, err)
 	assert.Equal(t, canonical.StopToolUse, resp.StopReason)
 	assert.Equal(t, "Hello", resp.Content.Text())
@@ -406,7 +443,7 @@ func TestRuntimeComplete(t *testing.T) {
 	assert.Equal(t, s.tr.opened.Load(), s.tr.closed.Load())
 }
 
-func TestRuntimeCompleteFailures(t *testing.T) {
+func TestAdapterCompleteFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		rep   reply
@@ -423,7 +460,7 @@ func TestRuntimeCompleteFailures(t *testing.T) {
 			s := newStreamServer(tc.rep)
 			defer s.Close()
 			rt := s.runtime(newFakeClock(), nil)
-			resp, err := rt.Complete(context.Background(), testRequest(), s.newReq, fakeDecodeBody)
+			resp, err := rt.Complete(context.Background(), testRequest())
 			assert.Nil(t, resp)
 			var ae *canonical.AdapterError
 			require.ErrorAs(t, err, &ae)
@@ -438,7 +475,7 @@ func TestRuntimeCompleteFailures(t *testing.T) {
 	}
 }
 
-func TestRuntimeCompleteCancelled(t *testing.T) {
+func TestAdapterCompleteCancelled(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	s := newStreamServer(reply{body: `[` + evText + "HANG"})
 	defer s.Close()
@@ -447,7 +484,7 @@ func TestRuntimeCompleteCancelled(t *testing.T) {
 
 	errc := make(chan error, 1)
 	go func() {
-		_, err := rt.Complete(context.Background(), req, s.newReq, fakeDecodeBody)
+		_, err := rt.Complete(context.Background(), req)
 		errc <- err
 	}()
 	<-s.hung // the server has the request and holds the body open
@@ -458,7 +495,7 @@ func TestRuntimeCompleteCancelled(t *testing.T) {
 	assert.Equal(t, s.tr.opened.Load(), s.tr.closed.Load())
 }
 
-func TestRuntimeCancelUnknown(t *testing.T) {
-	rt := NewRuntime(Config{Name: "fake"}, nil)
+func TestAdapterCancelUnknown(t *testing.T) {
+	rt := newFakeAdapter("http://127.0.0.1:1", adapters.Config{})
 	assert.False(t, rt.Cancel("req_nope"))
 }

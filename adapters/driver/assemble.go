@@ -1,4 +1,4 @@
-package adapters
+package driver
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -43,6 +44,12 @@ type Assembler struct {
 
 	began time.Time
 	now   func() time.Time
+
+	usageReported bool
+	// onFinish is the Provider's Finisher, run by Finish; finishErr is
+	// the error it returned.
+	onFinish  func(*canonical.Response) error
+	finishErr *canonical.AdapterError
 }
 
 type pending struct {
@@ -63,7 +70,7 @@ type pending struct {
 // (the non-streaming path). ids may be nil for a call-local map.
 func NewAssembler(yield func(canonical.StreamEvent, error) bool, provider, model, messageID string, ids canonical.ToolIDMap) *Assembler {
 	if ids == nil {
-		ids = NewToolIDMap()
+		ids = adapters.NewToolIDMap()
 	}
 	a := &Assembler{yield: yield, ids: ids, provider: provider, messageID: messageID, byKey: map[int]int{}}
 	a.resp.RequestID = messageID
@@ -321,11 +328,15 @@ func (a *Assembler) RawToolArgs(key int) string {
 // SetUsage records the call's token usage without emitting an event. A
 // later call replaces it: providers that report cumulative usage send the
 // latest, never a sum.
-func (a *Assembler) SetUsage(u canonical.TokenUsage) { a.resp.Usage = u }
+func (a *Assembler) SetUsage(u canonical.TokenUsage) {
+	a.resp.Usage = u
+	a.usageReported = true
+}
 
 // UsageUpdate records usage and emits usage.update.
 func (a *Assembler) UsageUpdate(u canonical.TokenUsage) bool {
 	a.resp.Usage = u
+	a.usageReported = true
 	if !a.Start() {
 		return false
 	}
@@ -339,12 +350,30 @@ func (a *Assembler) SetProviderRaw(raw json.RawMessage) { a.resp.ProviderRaw = r
 // SetRawBody records the verbatim response body of a non-streamed call.
 func (a *Assembler) SetRawBody(body []byte) { a.resp.RawBody = body }
 
+// UsageReported reports whether the provider reported usage (SetUsage or
+// UsageUpdate was called).
+func (a *Assembler) UsageReported() bool { return a.usageReported }
+
+// ToolArgs returns the raw argument fragments received for the tool_use
+// block with canonical id toolID, concatenated (nil when none).
+func (a *Assembler) ToolArgs(toolID string) []byte {
+	for _, p := range a.blocks {
+		if p.kind == canonical.BlockToolUse && p.toolID == toolID {
+			return p.args
+		}
+	}
+	return nil
+}
+
 // Usage returns the usage recorded so far.
 func (a *Assembler) Usage() canonical.TokenUsage { return a.resp.Usage }
 
 // Finish closes every open block and emits message.complete with stop
 // reason stop; providerStop is the provider's own reason, kept verbatim.
 // It returns the final response. Later calls return the same response.
+// A Provider that is a Finisher sees the response first; when it fails
+// the call, the message completes with stop reason error and the error
+// follows it.
 func (a *Assembler) Finish(stop canonical.StopReason, providerStop string) *canonical.Response {
 	if a.finished {
 		return &a.resp
@@ -356,8 +385,19 @@ func (a *Assembler) Finish(stop canonical.StopReason, providerStop string) *cano
 	a.resp.ProviderStopReason = providerStop
 	a.resp.Content = a.content()
 	a.resp.LatencyMS = a.now().Sub(a.began).Milliseconds()
+	if a.onFinish != nil {
+		if err := a.onFinish(&a.resp); err != nil {
+			ae := StreamError(context.Background(), a.provider, err)
+			ae.RequestID = a.messageID
+			a.finishErr = ae
+			a.resp.StopReason = canonical.StopError
+		}
+	}
 	r := a.resp
 	a.emit(canonical.StreamEvent{Type: canonical.EventMessageComplete, Response: &r})
+	if a.finishErr != nil && !a.stopped && a.yield != nil {
+		a.yield(canonical.StreamEvent{}, a.finishErr)
+	}
 	return &a.resp
 }
 

@@ -1,6 +1,7 @@
-package adapters
+package driver
 
 import (
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,12 +33,17 @@ func TestSystemText(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var dropped []string
-			got := SystemText(&tc.req, func(m canonical.Message, b canonical.Block) {
-				assert.Equal(t, canonical.BlockImage, b.Type())
-				dropped = append(dropped, m.ID)
-			})
+			h := &captureHandler{}
+			c := &Call{Adapter: "p", Request: &tc.req, Log: slog.New(h)}
+			got := c.SystemText("text only")
 			assert.Equal(t, tc.want, got)
+			var dropped []string
+			for _, r := range h.all() {
+				a := attrs(r)
+				assert.Equal(t, "image", a["block_type"])
+				assert.Equal(t, "text only", a["reason"])
+				dropped = append(dropped, a["message_id"])
+			}
 			assert.Equal(t, tc.dropped, dropped)
 		})
 	}

@@ -1,4 +1,4 @@
-package adapters
+package driver
 
 import (
 	"net/http"
@@ -51,4 +51,12 @@ func InvalidResponse(provider string, err error, format string, args ...any) *ca
 	ae := canonical.NewError(canonical.ErrServer, canonical.CodeInvalidResponse, format, args...)
 	ae.Provider, ae.Err, ae.Retryable = provider, err, false
 	return ae
+}
+
+// InvalidRequest builds the error for a request a provider refuses to
+// send (000 §6.1 invalid_request, not retryable): Code code, the message
+// from format and args. The driver fills in its Provider and RequestID
+// when Encode returns it.
+func InvalidRequest(code, format string, args ...any) *canonical.AdapterError {
+	return canonical.NewError(canonical.ErrInvalidRequest, code, format, args...)
 }

@@ -1,4 +1,4 @@
-package adapters
+package driver
 
 import (
 	"bytes"
@@ -178,8 +178,9 @@ func decodeOrderedValue(dec *json.Decoder, depth int) (any, error) {
 	}
 }
 
-// JSONKind names the JSON kind of a value DecodeOrderedJSON produced
-// ("a string", "an object", ...), for error messages.
+// JSONKind names the JSON kind of a decoded value ("a string", "an
+// object", ...) for error messages: what DecodeOrderedJSON,
+// encoding/json or a YAML decoder produced.
 func JSONKind(v any) string {
 	switch v.(type) {
 	case nil:
@@ -188,11 +189,11 @@ func JSONKind(v any) string {
 		return "a boolean"
 	case string:
 		return "a string"
-	case json.Number:
+	case json.Number, float64, float32, int, int64, uint64:
 		return "a number"
 	case []any:
 		return "a list"
-	case *JSONObject:
+	case *JSONObject, map[string]any:
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)

@@ -1,4 +1,4 @@
-package adapters
+package driver
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -102,10 +103,10 @@ func (s *scriptServer) newReq(ctx context.Context) (*http.Request, error) {
 	return http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/v1/messages", nil)
 }
 
-func newTestCaller(s *scriptServer, maxRetries int, clock Clock) (*Caller, *[]Attempt) {
+func newTestCaller(s *scriptServer, maxRetries int, clock adapters.Clock) (*Caller, *[]adapters.Attempt) {
 	var (
 		mu       sync.Mutex
-		attempts []Attempt
+		attempts []adapters.Attempt
 	)
 	c := &Caller{
 		Provider:   "test",
@@ -113,7 +114,7 @@ func newTestCaller(s *scriptServer, maxRetries int, clock Clock) (*Caller, *[]At
 		MaxRetries: maxRetries,
 		Clock:      clock,
 		Jitter:     func() float64 { return 0 },
-		OnAttempt: func(a Attempt) {
+		OnAttempt: func(a adapters.Attempt) {
 			mu.Lock()
 			defer mu.Unlock()
 			attempts = append(attempts, a)
@@ -176,7 +177,7 @@ func TestCallerSucceedsAfterTransientFailures(t *testing.T) {
 	assert.Equal(t, 0, got[1].Status, "a dropped connection has no status")
 	require.NotNil(t, got[1].Err)
 	assert.Equal(t, canonical.ErrNetwork, got[1].Err.Class)
-	assert.Equal(t, Attempt{RequestID: "req_1", N: 3, Status: 200}, got[2])
+	assert.Equal(t, adapters.Attempt{RequestID: "req_1", N: 3, Status: 200}, got[2])
 }
 
 func TestCallerBackoff(t *testing.T) {

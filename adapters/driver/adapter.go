@@ -1,0 +1,366 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
+)
+
+// DefaultTimeout bounds a whole call when Config.Timeout is zero.
+const DefaultTimeout = 600 * time.Second
+
+// Adapter is an adapters.Adapter made of a Provider and the call flow
+// the package doc describes. It is safe for concurrent use.
+type Adapter struct {
+	cfg      adapters.Config
+	info     Info
+	p        Provider
+	finisher Finisher
+	log      *slog.Logger
+	caller   *Caller
+	cancels  Cancels
+	capOpts  []CapabilityOption
+}
+
+var _ adapters.Adapter = (*Adapter)(nil)
+
+// New returns the adapter for cfg built on the provider newProvider
+// makes. It fills cfg.Name from info.Name when empty, refuses a missing
+// key as info.Key says (Config.KeyError), then calls newProvider with the
+// completed Config, so that option errors name the adapter.
+func New(cfg adapters.Config, info Info, newProvider func(cfg *adapters.Config) (Provider, error)) (*Adapter, error) {
+	if cfg.Name == "" {
+		cfg.Name = info.Name
+	}
+	if needsKey(&cfg, &info) {
+		if err := cfg.KeyError(); err != nil {
+			return nil, err
+		}
+	}
+	p, err := newProvider(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	a := &Adapter{cfg: cfg, info: info, p: p, log: cfg.Logger}
+	if a.log == nil {
+		a.log = slog.Default()
+	}
+	a.finisher, _ = p.(Finisher)
+	a.caller = NewCaller(&a.cfg, p.Classify)
+	if info.ImagesProjected {
+		a.capOpts = append(a.capOpts, ImagesProjected())
+	}
+	return a, nil
+}
+
+func needsKey(cfg *adapters.Config, info *Info) bool {
+	switch info.Key {
+	case KeyRequired:
+		return true
+	case KeyRequiredByDefault:
+		if cfg.BaseURL == "" {
+			return true
+		}
+		u, err := url.Parse(cfg.BaseURL)
+		d, derr := url.Parse(info.DefaultBaseURL)
+		return err != nil || derr != nil || u.Hostname() == d.Hostname()
+	}
+	return false
+}
+
+// Client returns the HTTP client cfg asks for: HTTPClient, else a client
+// on Transport (http.DefaultTransport when nil).
+func Client(cfg *adapters.Config) *http.Client {
+	if cfg.HTTPClient != nil {
+		return cfg.HTTPClient
+	}
+	t := cfg.Transport
+	if t == nil {
+		t = http.DefaultTransport
+	}
+	return &http.Client{Transport: t}
+}
+
+// Timeout returns cfg.Timeout, or DefaultTimeout when it is zero.
+func Timeout(cfg *adapters.Config) time.Duration {
+	if cfg.Timeout > 0 {
+		return cfg.Timeout
+	}
+	return DefaultTimeout
+}
+
+// Name returns the adapter's name (Config.Name).
+func (a *Adapter) Name() string { return a.cfg.Name }
+
+// Model returns the model a canonical id names under this adapter.
+func (a *Adapter) Model(id string) Model {
+	m := a.cfg.Model(id)
+	return Model{ID: id, WireName: m.WireName}
+}
+
+// Capabilities returns the provider's declaration for model with the
+// registry's overrides applied field by field.
+func (a *Adapter) Capabilities(model string) canonical.Capabilities {
+	base := a.p.Capabilities(a.Model(model))
+	m, ok := a.cfg.Models[model]
+	if !ok || len(m.Capabilities) == 0 {
+		return base
+	}
+	out := base
+	if err := json.Unmarshal(m.Capabilities, &out); err != nil {
+		return base
+	}
+	return out
+}
+
+// EstimateInputTokens estimates req's input tokens without the network,
+// with the provider's Info.Estimator.
+func (a *Adapter) EstimateInputTokens(req *canonical.Request) int {
+	return a.info.Estimator.Estimate(req)
+}
+
+// Cancel aborts the in-flight call with requestID.
+func (a *Adapter) Cancel(requestID string) bool { return a.cancels.Cancel(requestID) }
+
+// Close releases idle connections.
+func (a *Adapter) Close() error {
+	a.caller.Client.CloseIdleConnections()
+	return nil
+}
+
+// prepare runs the steps before the first HTTP attempt, in the package
+// doc's order: request id and tool-id map, history validation, capability
+// check, encoding. Its errors carry the adapter's name and the request id.
+func (a *Adapter) prepare(req *canonical.Request, stream bool) (*Call, *Request, error) {
+	r := *req
+	if r.RequestID == "" {
+		r.RequestID = canonical.NewRequestID()
+	}
+	if r.ToolIDs == nil {
+		r.ToolIDs = adapters.NewToolIDMap()
+	}
+	r.Stream = stream
+	c := &Call{Adapter: a.cfg.Name, Request: &r, Model: a.Model(r.Model), Stream: stream, Log: a.log}
+	fail := func(err error) (*Call, *Request, error) {
+		var ae *canonical.AdapterError
+		if errors.As(err, &ae) {
+			if ae.Provider == "" {
+				ae.Provider = a.cfg.Name
+			}
+			ae.RequestID = r.RequestID
+		}
+		return c, nil, err
+	}
+	if err := canonical.ValidateHistory(r.Messages, r.Tools); err != nil {
+		return fail(err)
+	}
+	c.Caps = a.Capabilities(r.Model)
+	if err := CheckCapabilities(a.cfg.Name, &r, c.Caps, stream, a.capOpts...); err != nil {
+		return fail(err)
+	}
+	w, err := a.p.Encode(c)
+	if err != nil {
+		return fail(err)
+	}
+	return c, w, nil
+}
+
+// Encode returns the wire request that Complete (stream false) or Stream
+// would send for req, without sending it: it runs every step before the
+// first attempt (request id, history validation, capability check,
+// Provider.Encode). The key and Config.ExtraHeaders are not in its
+// headers; they are added per attempt.
+func (a *Adapter) Encode(req *canonical.Request, stream bool) (*Request, error) {
+	_, w, err := a.prepare(req, stream)
+	return w, err
+}
+
+// attempt returns the builder of each attempt's HTTP request: Encode's
+// method, URL, headers and body, then the key, then Config.ExtraHeaders.
+func (a *Adapter) attempt(w *Request) func(context.Context) (*http.Request, error) {
+	method := w.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	return func(ctx context.Context) (*http.Request, error) {
+		hr, err := http.NewRequestWithContext(ctx, method, w.URL, bytes.NewReader(w.Body))
+		if err != nil {
+			return nil, err
+		}
+		for k, vs := range w.Header {
+			hr.Header[k] = vs
+		}
+		if a.cfg.APIKey != "" {
+			a.p.Authorize(hr.Header, a.cfg.APIKey)
+		}
+		for k, v := range a.cfg.ExtraHeaders {
+			hr.Header.Set(k, v)
+		}
+		return hr, nil
+	}
+}
+
+// newAssembler returns the Assembler of call c.
+func (a *Adapter) newAssembler(c *Call, yield func(canonical.StreamEvent, error) bool, began time.Time) *Assembler {
+	asm := NewAssembler(yield, a.cfg.Name, c.Request.Model, c.Request.RequestID, c.Request.ToolIDs)
+	asm.SetClock(began, time.Now)
+	if a.finisher != nil {
+		asm.onFinish = func(resp *canonical.Response) error { return a.finisher.Finish(c, asm, resp) }
+	}
+	return asm
+}
+
+// Stream makes a streaming call (adapters.Adapter.Stream). Failures
+// before the body yield the error alone; failures after it complete the
+// message (stop reason error or cancelled) as Assembler.Fail describes.
+// The body is always closed.
+func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
+	c, w, err := a.prepare(req, true)
+	if err != nil {
+		return FailedStream(err)
+	}
+	return func(yield func(canonical.StreamEvent, error) bool) {
+		began := time.Now()
+		ctx, done := a.cancels.Track(ctx, c.Request.RequestID, Timeout(&a.cfg))
+		defer done()
+		resp, err := a.caller.Do(ctx, c.Request.RequestID, a.attempt(w))
+		if err != nil {
+			yield(canonical.StreamEvent{}, err)
+			return
+		}
+		defer resp.Body.Close()
+		a.decodeStream(ctx, c, resp.Body, yield, began)
+	}
+}
+
+// StreamBody yields what Stream yields for req when the server answers
+// 2xx with body, without the network: every step before the first
+// attempt, then the provider's DecodeStream (and Finisher) on body. It is
+// for fuzzing, benchmarks and replaying recorded bodies.
+func (a *Adapter) StreamBody(req *canonical.Request, body io.Reader) iter.Seq2[canonical.StreamEvent, error] {
+	c, _, err := a.prepare(req, true)
+	if err != nil {
+		return FailedStream(err)
+	}
+	return func(yield func(canonical.StreamEvent, error) bool) {
+		a.decodeStream(context.Background(), c, body, yield, time.Now())
+	}
+}
+
+// decodeStream reads a 2xx stream body into events.
+func (a *Adapter) decodeStream(ctx context.Context, c *Call, r io.Reader, yield func(canonical.StreamEvent, error) bool, began time.Time) {
+	asm := a.newAssembler(c, yield, began)
+	body := &ctxReader{ctx: ctx, r: r}
+	err := safeDecode(func() error { return a.p.DecodeStream(c, body, asm) })
+	if asm.Finished() || asm.Stopped() {
+		return
+	}
+	asm.Fail(ctx, err)
+}
+
+// Complete makes a non-streaming call and decodes the whole body (kept
+// verbatim in Response.RawBody).
+func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
+	c, w, err := a.prepare(req, false)
+	if err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	ctx, done := a.cancels.Track(ctx, c.Request.RequestID, Timeout(&a.cfg))
+	defer done()
+	resp, err := a.caller.Do(ctx, c.Request.RequestID, a.attempt(w))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		ae := NetworkError(ctx, a.cfg.Name, err)
+		ae.RequestID = c.Request.RequestID
+		return nil, ae
+	}
+	return a.decodeBody(c, body, began)
+}
+
+// CompleteBody returns what Complete returns for req when the server
+// answers 2xx with body, without the network (see StreamBody).
+func (a *Adapter) CompleteBody(req *canonical.Request, body []byte) (*canonical.Response, error) {
+	c, _, err := a.prepare(req, false)
+	if err != nil {
+		return nil, err
+	}
+	return a.decodeBody(c, body, time.Now())
+}
+
+// decodeBody decodes a whole 2xx body.
+func (a *Adapter) decodeBody(c *Call, body []byte, began time.Time) (*canonical.Response, error) {
+	asm := a.newAssembler(c, nil, began)
+	asm.SetRawBody(body)
+	err := safeDecode(func() error { return a.p.DecodeBody(c, body, asm) })
+	if err == nil && asm.finishErr != nil {
+		err = asm.finishErr
+	}
+	if err != nil {
+		// The whole body is in hand, so anything but the decoder's own
+		// classified error is a body that does not decode.
+		var ae *canonical.AdapterError
+		if !errors.As(err, &ae) {
+			ae = InvalidResponse(a.cfg.Name, err, "decoding response body: %v", err)
+		}
+		if ae.Provider == "" {
+			ae.Provider = a.cfg.Name
+		}
+		ae.RequestID = c.Request.RequestID
+		return nil, ae
+	}
+	if !asm.Finished() {
+		ae := InvalidResponse(a.cfg.Name, nil, "response body has no final state")
+		ae.RequestID = c.Request.RequestID
+		return nil, ae
+	}
+	return asm.Response(), nil
+}
+
+// FailedStream is the stream of a call that failed before its first
+// event: err, alone (see adapters.Adapter.Stream).
+func FailedStream(err error) iter.Seq2[canonical.StreamEvent, error] {
+	return func(yield func(canonical.StreamEvent, error) bool) {
+		yield(canonical.StreamEvent{}, err)
+	}
+}
+
+// safeDecode turns a decoder panic into an invalid_response error, so that
+// no byte sequence from a server can crash the caller.
+func safeDecode(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = InvalidResponse("", nil, "decoder panic: %v", r)
+		}
+	}()
+	return f()
+}
+
+// ctxReader fails reads once ctx is done, so a cancelled call stops at the
+// next read even if the transport does not notice.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, fmt.Errorf("reading body: %w", err)
+	}
+	return c.r.Read(p)
+}

@@ -1,0 +1,78 @@
+// Package driver is the kit for writing a metis adapter, as
+// database/sql/driver is for database drivers: package adapters is what
+// callers use (Adapter, Config, Registry), this package is what an
+// adapter is made of. A provider package implements the small Provider
+// interface for its wire format, and New wraps it in an Adapter that
+// runs the one call flow every adapter shares.
+//
+// # The call flow
+//
+// Complete and Stream run these steps, in this order, for every provider:
+//
+//  1. Request id and tool-id map: the caller's request is copied; a
+//     missing RequestID gets a new one and a missing ToolIDs a call-local
+//     map, so that every error, event and log line of the call carries
+//     the id, and request mapping and response decoding agree on tool ids.
+//  2. History validation: canonical.ValidateHistory (004 §3). An invalid
+//     history is invalid_request before any HTTP call.
+//  3. Capability check: CheckCapabilities against the model's declared
+//     capabilities (Provider.Capabilities with the registry's overrides
+//     applied), unsupported_content before any HTTP call.
+//  4. Encode: Provider.Encode builds the wire request (URL, default
+//     headers, body) once; every attempt resends the same bytes. Errors
+//     of steps 2–4 carry the adapter's name and the request id.
+//  5. Per attempt, the headers in this order, later ones winning: the
+//     provider's default headers (from Encode), the key
+//     (Provider.Authorize, only when Config.APIKey is set), then
+//     Config.ExtraHeaders.
+//  6. Retries: the Caller sends attempts with the policy of 000 §6.4
+//     (1+MaxRetries attempts, backoff with jitter or Retry-After, only
+//     transient classes), classifying each failure with
+//     Provider.Classify. Nothing is retried once a 2xx body arrived.
+//  7. Decode: the 2xx body goes to Provider.DecodeBody (kept verbatim in
+//     Response.RawBody) or Provider.DecodeStream, which drive an
+//     Assembler; a decoder panic is an invalid_response error. A
+//     Provider that is a Finisher sees each response before
+//     message.complete.
+//  8. Cancellation and the end of a stream: Adapter.Cancel or the
+//     context aborts the call; a stream that stops early completes with
+//     stop reason cancelled (nothing follows) or error (the error
+//     follows), as Assembler.Fail describes; the body is always closed.
+//  9. Close releases idle connections.
+//
+// The whole call is bounded by Config.Timeout (DefaultTimeout when
+// zero).
+//
+// # Writing a provider
+//
+// A provider package holds, in files named for their jobs:
+//
+//   - adapter.go: the package doc (the mapping manual), a var Info (the
+//     provider's settings: default name, whether it needs a key, its
+//     token-estimate tuning), its options struct decoded with
+//     DecodeOptions, and New, which calls driver.New;
+//   - request.go: Encode, mapping a Call's canonical request to the wire;
+//     blocks the wire cannot carry are dropped whole with Call.Drop;
+//   - response.go and stream.go: DecodeBody and DecodeStream, feeding an
+//     Assembler through the same calls on both paths;
+//   - errors.go: Classify, the provider's error table (DefaultClassify is
+//     the status-only start);
+//   - capabilities.go: Capabilities, honest per model;
+//   - estimate.go: the Estimator constants.
+//
+// Then one line in adapters/providers registers the type for
+// Registry.Open, and the emulator learns the wire format. The example in
+// examples/toyprovider is a complete provider on this kit.
+//
+// # The kit
+//
+// Beyond the call flow the package offers what decoders and encoders
+// share: SSEReader (the SSE specification through a fixed buffer),
+// Assembler (the stream invariants of 000 §5.2 and the cancellation
+// rules of §5.3 in one place), Caller (the retry policy), Cancels,
+// CheckCapabilities, Estimator, JSONObject and DecodeOrderedJSON (JSON
+// with key order kept), the error constructors (InvalidRequest,
+// InvalidResponse, HTTPError, NetworkError, StreamError), and
+// StreamBody/CompleteBody to run a provider's decoders on a recorded body
+// without the network (fuzzing, benchmarks).
+package driver
