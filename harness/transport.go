@@ -143,5 +143,8 @@ func (c *Config) replayTransport(provider string, sc *Scenario, model string) (h
 	if errors.Is(err, replay.ErrNoCassette) {
 		return nil, fmt.Errorf("%w: `conform run --record=missing` records it against the emulator, `record` against the live API", err)
 	}
-	return p, err
+	if err != nil {
+		return nil, err // not p: a nil *Player in the interface is not a nil transport
+	}
+	return p, nil
 }

@@ -14,9 +14,11 @@
 //     Cookie, User-Agent and SDK telemetry among them — as are response
 //     headers not on ResponseHeaders (Set-Cookie, Date, rate-limit
 //     counters); request ids are masked (req_masked_1, …); the URL loses
-//     its user info, and query parameters not on replay.QueryParams
-//     (alt, api-version, beta) keep their names with the value REDACTED,
-//     in the URL and the form alike; every configured key becomes
+//     its user info, and of the query parameters not on
+//     replay.QueryParams (alt, api-version, beta) those carrying
+//     credentials (key, api_key, access_token, …) are removed and the
+//     others keep their names with the value REDACTED, in the URL and the
+//     form alike; every configured key becomes
 //     REDACTED wherever it is — URL, path, kept headers, request and
 //     response bodies; and in both bodies the string value of every field
 //     that holds a credential (api_key, x-api-key, access_token,

@@ -21,15 +21,16 @@ var DefaultHeaders = []string{"anthropic-version", "anthropic-beta"}
 
 // QueryParams are the query parameters a cassette keeps with their
 // values, compared without case: the ones that change what a provider
-// does (Gemini's alt=sse, Azure's api-version, Anthropic's beta). Every
-// other parameter keeps its name and has its value replaced by
-// secrets.Placeholder, in the recorder (ScrubQuery) and in matching
-// alike, so that a key in a parameter nobody listed never reaches a
-// cassette and a recorded request still matches.
+// does (Gemini's alt=sse, Azure's api-version, Anthropic's beta). A
+// parameter that carries a credential ("key", and every name
+// secrets.IsSecretField knows: api_key, access_token, …) is removed; any
+// other keeps its name with its value replaced by secrets.Placeholder.
+// The recorder (ScrubQuery) and matching do the same, so that a key in a
+// parameter nobody listed never reaches a cassette and a recorded request
+// still matches.
 var QueryParams = []string{"alt", "api-version", "beta"}
 
-// ScrubQuery replaces the values of u's query parameters not on
-// QueryParams with secrets.Placeholder.
+// ScrubQuery applies QueryParams' rule to u's query.
 func ScrubQuery(u *url.URL) {
 	if u.RawQuery == "" {
 		return
@@ -40,18 +41,21 @@ func ScrubQuery(u *url.URL) {
 	}
 }
 
-// ScrubValues replaces, in place, the values of parameters not on
-// QueryParams with secrets.Placeholder, and reports whether it changed
-// any.
+// ScrubValues applies QueryParams' rule to q, in place, and reports
+// whether it changed anything.
 func ScrubValues(q url.Values) bool {
 	changed := false
 	for k, vs := range q {
-		if slices.ContainsFunc(QueryParams, func(p string) bool { return strings.EqualFold(p, k) }) {
-			continue
-		}
-		for i := range vs {
-			if vs[i] != secrets.Placeholder {
-				vs[i], changed = secrets.Placeholder, true
+		switch {
+		case slices.ContainsFunc(QueryParams, func(p string) bool { return strings.EqualFold(p, k) }):
+		case strings.EqualFold(k, "key") || secrets.IsSecretField(k):
+			delete(q, k)
+			changed = true
+		default:
+			for i := range vs {
+				if vs[i] != secrets.Placeholder {
+					vs[i], changed = secrets.Placeholder, true
+				}
 			}
 		}
 	}

@@ -20,6 +20,11 @@ import (
 // exist.
 var ErrNoCassette = errors.New("no cassette")
 
+// ErrEmptyCassette is wrapped by Load's error when the cassette file holds
+// no interaction (it is empty, blank, only a provenance header, or lists
+// none): a recording that wrote nothing, never a cassette to replay.
+var ErrEmptyCassette = errors.New("empty cassette")
+
 // Player replays one cassette as an http.RoundTripper. It is safe for
 // concurrent use; concurrent identical requests are served in recorded
 // order, each once.
@@ -40,7 +45,8 @@ type Player struct {
 // Load reads the cassette at path (with or without its ".yaml" suffix)
 // and returns a Player for it, matching as its provenance header says
 // (Provenance.Match). A missing file is an error wrapping ErrNoCassette
-// that names the file; a malformed provenance header is an error naming
+// that names the file, and one with no interaction an error wrapping
+// ErrEmptyCassette that names it; a malformed provenance header is an error naming
 // its line. A cassette without a header has a zero Provenance.
 func Load(path string, opts ...Option) (*Player, error) {
 	name := strings.TrimSuffix(path, ".yaml")
@@ -50,6 +56,9 @@ func Load(path string, opts ...Option) (*Player, error) {
 			return nil, fmt.Errorf("%w %s", ErrNoCassette, name+".yaml")
 		}
 		return nil, fmt.Errorf("loading cassette %s: %w", name+".yaml", err)
+	}
+	if len(c.Interactions) == 0 {
+		return nil, fmt.Errorf("%w %s: it holds no interaction; delete it and record it again", ErrEmptyCassette, name+".yaml")
 	}
 	prov, err := loadProvenance(name + ".yaml")
 	if err != nil {
