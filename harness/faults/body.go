@@ -99,7 +99,7 @@ func (b *streamBody) advance() {
 		b.out = errorEvent(b.api, b.f, &b.st)
 		b.err = io.EOF
 	case KindMalformed:
-		eol := b.st.eol
+		eol := b.st.EOL
 		if eol == "" {
 			eol = "\n"
 		}

@@ -3,6 +3,8 @@ package faults
 import (
 	"net/http"
 	"time"
+
+	"github.com/metis-llm/metis/internal/wire"
 )
 
 // Kind is what a Fault does to an attempt.
@@ -23,24 +25,20 @@ const (
 var kinds = []Kind{KindStatus, KindReset, KindErrorEvent, KindTruncate, KindStall, KindMalformed, KindDrip}
 
 // ErrorKind selects which of the provider's error bodies a status or
-// error_event fault sends.
-type ErrorKind string
+// error_event fault sends: the failure kinds of internal/wire, which the
+// emulator renders the same way.
+type ErrorKind = wire.Kind
 
 // The error kinds, with the status each provider answers them with
-// (Anthropic / OpenAI / Gemini).
+// (internal/wire has the table).
 const (
-	// ErrorInvalidRequest: 400 / 400 / 400 INVALID_ARGUMENT.
-	ErrorInvalidRequest ErrorKind = "invalid_request"
-	// ErrorAuth: 401 / 401 / 401 UNAUTHENTICATED.
-	ErrorAuth ErrorKind = "auth"
-	// ErrorRateLimit: 429 / 429 / 429 RESOURCE_EXHAUSTED.
-	ErrorRateLimit ErrorKind = "rate_limit"
-	// ErrorOverloaded: 529 / 503 / 503 UNAVAILABLE.
-	ErrorOverloaded ErrorKind = "overloaded"
-	// ErrorServer: 500 / 500 / 500 INTERNAL.
-	ErrorServer ErrorKind = "server_error"
-	// ErrorContextOverflow: 400 / 400 context_length_exceeded / 400.
-	ErrorContextOverflow ErrorKind = "context_overflow"
+	ErrorInvalidRequest  = wire.InvalidRequest
+	ErrorAuth            = wire.Auth
+	ErrorRateLimit       = wire.RateLimit
+	ErrorOverloaded      = wire.Overloaded
+	ErrorServer          = wire.Server
+	ErrorContextOverflow = wire.ContextOverflow
+	ErrorModelNotFound   = wire.ModelNotFound
 )
 
 var errorKinds = []ErrorKind{ErrorInvalidRequest, ErrorAuth, ErrorRateLimit, ErrorOverloaded, ErrorServer, ErrorContextOverflow}
@@ -86,18 +84,4 @@ type Fault struct {
 func (f *Fault) times() int { return max(f.Times, 1) }
 
 // errorKindFor infers the error a status stands for.
-func errorKindFor(status int) ErrorKind {
-	switch {
-	case status == 401 || status == 403:
-		return ErrorAuth
-	case status == 413:
-		return ErrorContextOverflow
-	case status == 429:
-		return ErrorRateLimit
-	case status == 503 || status == 529:
-		return ErrorOverloaded
-	case status >= 500:
-		return ErrorServer
-	}
-	return ErrorInvalidRequest
-}
+func errorKindFor(status int) ErrorKind { return wire.KindForStatus(status) }

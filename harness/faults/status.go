@@ -7,42 +7,45 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/metis-llm/metis/internal/wire"
 )
 
 // injectedRequestID is the request id of Anthropic error answers, which
 // carry one in a header and in the body.
 const injectedRequestID = "req_injected_fault"
 
-// statusResponse builds the answer of a status fault to req.
+// statusResponse builds the answer of a status fault to req: the
+// provider's error for f.Error (inferred from f.Status when unset), as
+// internal/wire renders it, with f's status, message, headers and body
+// when given. Gemini's 429 carries a google.rpc.RetryInfo when the fault
+// has a Retry-After in seconds, as the API reports the delay in the body.
 func statusResponse(req *http.Request, f *Fault) *http.Response {
 	api := APIOf(req.URL)
 	kind := f.Error
 	if kind == "" {
 		kind = errorKindFor(f.Status)
 	}
-	info := infoFor(api, kind)
-	status := f.Status
-	if status == 0 {
-		status = info.status
-	}
+	e := wire.ErrorFor(api, kind, "").WithStatus(api, f.Status)
 	if f.Message != "" {
-		info.msg = f.Message
+		e.Message = f.Message
 	}
-
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
 	if api == Anthropic {
-		h.Set("request-id", injectedRequestID)
-		h.Set("x-should-retry", strconv.FormatBool(status == 408 || status == 409 || status == 429 || status >= 500))
+		e.RequestID = injectedRequestID
 	}
+	if secs, err := strconv.Atoi(f.Header.Get("Retry-After")); err == nil && secs > 0 && api == Gemini && e.Status == 429 {
+		e.RetryAfter = time.Duration(secs) * time.Second
+	}
+	h := e.Header(api)
 	for k, vs := range f.Header {
 		h[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
 	}
-
 	body := f.Body
 	if body == nil {
-		body = errorBody(api, info, status, h)
+		body = e.Body(api)
 	}
+	status := e.Status
 	text := http.StatusText(status)
 	if status == 529 {
 		text = "Overloaded" // not in net/http's table; Anthropic's name for it
@@ -58,42 +61,4 @@ func statusResponse(req *http.Request, f *Fault) *http.Response {
 		ContentLength: int64(len(body)),
 		Request:       req,
 	}
-}
-
-// errorBody renders the provider's HTTP error body. Gemini's 429 carries a
-// google.rpc.RetryInfo when the response has a Retry-After in seconds, as
-// the API reports the delay in the body.
-func errorBody(api API, info errorInfo, status int, h http.Header) []byte {
-	switch api {
-	case Anthropic:
-		return encode(struct {
-			Type      string `json:"type"`
-			Error     any    `json:"error"`
-			RequestID string `json:"request_id"`
-		}{"error", anthropicError{info.typ, info.msg}, injectedRequestID}, "")
-	case Gemini:
-		st := rpcStatus{Code: status, Message: info.msg, Status: info.typ}
-		if st.Status == "" || status != info.status {
-			st.Status = geminiStatus(status)
-		}
-		if secs, err := strconv.Atoi(h.Get("Retry-After")); err == nil && status == 429 {
-			st.Details = []any{retryInfo{Type: "type.googleapis.com/google.rpc.RetryInfo", RetryDelay: strconv.Itoa(secs) + "s"}}
-		}
-		return encode(struct {
-			Error rpcStatus `json:"error"`
-		}{st}, "  ")
-	}
-	return encode(struct {
-		Error openAIError `json:"error"`
-	}{openAIError{Message: info.msg, Type: info.typ, Param: nullable(info.param), Code: nullable(info.code)}}, "    ")
-}
-
-type anthropicError struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
-}
-
-type retryInfo struct {
-	Type       string `json:"@type"`
-	RetryDelay string `json:"retryDelay"`
 }

@@ -27,7 +27,7 @@ func TestStatusFaults(t *testing.T) {
 			fault:      faults.Fault{Kind: faults.KindStatus, Status: 429, Header: http.Header{"Retry-After": {"2"}}},
 			wantStatus: 429,
 			wantHeader: http.Header{"Content-Type": {"application/json"}, "Request-Id": {"req_injected_fault"}, "X-Should-Retry": {"true"}, "Retry-After": {"2"}},
-			wantBody:   `{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 50 requests per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits."},"request_id":"req_injected_fault"}`,
+			wantBody:   `{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 50 requests per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits. You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later. You may also contact sales at https://www.anthropic.com/contact-sales to discuss your options for a rate limit increase."},"request_id":"req_injected_fault"}`,
 		},
 		{
 			name:       "anthropic overloaded by error kind",
@@ -75,7 +75,7 @@ func TestStatusFaults(t *testing.T) {
 			fault:      faults.Fault{Kind: faults.KindStatus, Status: 429, Header: http.Header{"Retry-After": {"3"}}},
 			wantStatus: 429,
 			wantHeader: http.Header{"Content-Type": {"application/json"}, "Retry-After": {"3"}},
-			wantBody:   "{\n  \"error\": {\n    \"code\": 429,\n    \"message\": \"You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.\",\n    \"status\": \"RESOURCE_EXHAUSTED\",\n    \"details\": [\n      {\n        \"@type\": \"type.googleapis.com/google.rpc.RetryInfo\",\n        \"retryDelay\": \"3s\"\n      }\n    ]\n  }\n}\n",
+			wantBody:   "{\n  \"error\": {\n    \"code\": 429,\n    \"message\": \"You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.\",\n    \"status\": \"RESOURCE_EXHAUSTED\",\n    \"details\": [\n      {\n        \"@type\": \"type.googleapis.com/google.rpc.QuotaFailure\",\n        \"violations\": [\n          {\n            \"quotaId\": \"GenerateRequestsPerMinutePerProjectPerModel-FreeTier\"\n          }\n        ]\n      },\n      {\n        \"@type\": \"type.googleapis.com/google.rpc.RetryInfo\",\n        \"retryDelay\": \"3s\"\n      }\n    ]\n  }\n}\n",
 		},
 		{
 			name:       "gemini 529 is UNAVAILABLE",
