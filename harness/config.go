@@ -104,7 +104,8 @@ type Config struct {
 	Golden func(path string, got []byte) (diff string, err error)
 
 	// RunTimeout bounds one scenario run in wall time, so that a broken
-	// transport cannot hang the suite; default 2 minutes.
+	// transport cannot hang the suite; default DefaultRunTimeout. A
+	// scenario's own run_timeout wins over it.
 	RunTimeout time.Duration
 }
 
@@ -125,11 +126,20 @@ func (c *Config) cassetteDir() string { return or(c.CassetteDir, "cassettes") }
 func (c *Config) goldenDir() string   { return or(c.GoldenDir, "goldens") }
 func (c *Config) scenarioDir() string { return or(c.ScenarioDir, "scenarios") }
 
-func (c *Config) runTimeout() time.Duration {
-	if c.RunTimeout > 0 {
+// DefaultRunTimeout bounds a scenario run when neither the scenario
+// (run_timeout) nor Config.RunTimeout says otherwise.
+const DefaultRunTimeout = 2 * time.Minute
+
+// runTimeout is the wall-time bound of a run of sc: the scenario's
+// run_timeout, else Config.RunTimeout, else DefaultRunTimeout.
+func (c *Config) runTimeout(sc *Scenario) time.Duration {
+	switch {
+	case sc != nil && sc.RunTimeout > 0:
+		return sc.RunTimeout
+	case c.RunTimeout > 0:
 		return c.RunTimeout
 	}
-	return 2 * time.Minute
+	return DefaultRunTimeout
 }
 
 func (c *Config) getenv(name string) string {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/metis-llm/metis/canonical"
 )
@@ -110,6 +111,7 @@ type fileJSON struct {
 	Tools       []json.RawMessage `json:"tools"`
 	System      string            `json:"system"`
 	MaxRetries  *int              `json:"max_retries"`
+	RunTimeout  string            `json:"run_timeout"`
 	Steps       []stepJSON        `json:"steps"`
 }
 
@@ -141,6 +143,13 @@ func (t *tree) decode() (*Scenario, error) {
 		ID: f.ID, Title: f.Title, Description: f.Description, Spec: f.Spec, Tags: f.Tags,
 		Requires: f.Requires, Models: f.Models, System: f.System, MaxRetries: f.MaxRetries,
 		Columns: f.Columns, Lacks: f.Lacks, SameAs: f.SameAs, KnownFailures: f.Known,
+	}
+	if f.RunTimeout != "" {
+		d, err := time.ParseDuration(f.RunTimeout)
+		if err != nil || d <= 0 {
+			return nil, t.errorf("/run_timeout", "run_timeout %q: want a positive duration such as 30s or 500ms", f.RunTimeout)
+		}
+		sc.RunTimeout = d
 	}
 	for i, rt := range f.Tools {
 		var td canonical.ToolDefinition

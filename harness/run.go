@@ -201,7 +201,9 @@ func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) (r
 			return res
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, cfg.runTimeout())
+	parent := ctx
+	timeout := cfg.runTimeout(sc)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if sc.hasReload() {
 		if err := r.openFileStore(); err != nil {
@@ -211,6 +213,14 @@ func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) (r
 	}
 	r.sess = session.New(r.sessOpts)
 	complete := r.execSafely(ctx, &res)
+	if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
+		from := "--run-timeout / Config.RunTimeout"
+		if sc.RunTimeout > 0 {
+			from = "the scenario's run_timeout"
+		}
+		res.Findings = append(res.Findings, Finding{ID: "run/timeout", Level: LevelWarn, Step: -1,
+			Message: fmt.Sprintf("the run reached its run timeout of %s (%s); calls still in flight ended with the context's deadline", timeout, from)})
+	}
 	if complete && !cfg.NoGoldens {
 		r.goldens(&res)
 	}

@@ -47,7 +47,10 @@ type Scenario struct {
 	Tools       []canonical.ToolDefinition `json:"tools,omitempty"`
 	System      string                     `json:"system,omitempty"`
 	// MaxRetries, when set, overrides the registry's max_retries.
-	MaxRetries *int   `json:"max_retries,omitempty"`
+	MaxRetries *int `json:"max_retries,omitempty"`
+	// RunTimeout, when set, bounds each run of the scenario in wall time
+	// instead of Config.RunTimeout.
+	RunTimeout time.Duration `json:"run_timeout,omitempty"`
 	Steps      []Step `json:"steps"`
 
 	// File is the path the scenario was loaded from; Rel is that path

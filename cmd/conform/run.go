@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/internal/cli"
@@ -31,12 +32,14 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 		reportDir string
 		verbose   bool
 		mode      string
+		timeout   time.Duration
 	)
 	sel.register(c.FlagSet)
 	c.IntVarP(&parallel, "parallel", "p", 1, "run `N` scenarios at once")
 	c.BoolVar(&update, "update", false, "rewrite the golden files that differ")
 	c.StringVar(&reportDir, "report-dir", "reports", "`DIR` to write junit.xml, report.json, summary.md and report.html to (empty: none)")
 	c.BoolVarP(&verbose, "verbose", "v", false, "print every step's checks, not only failures")
+	c.DurationVar(&timeout, "run-timeout", harness.DefaultRunTimeout, "`DURATION` bounding each scenario run in wall time; a scenario's run_timeout wins")
 	c.StringVar(&mode, "record", recordNone, "`MODE` none: replay only; missing: first record absent cassettes against the built-in\n"+
 		"emulator and write absent goldens (a new scenario green in one command)")
 	if code, ok := c.Parse(args, stdout, stderr); !ok {
@@ -49,8 +52,12 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 	if !slices.Contains(recordModes, mode) {
 		return c.Fail(stderr, fmt.Sprintf("--record %q: want one of %s", mode, strings.Join(recordModes, ", ")))
 	}
+	if timeout <= 0 {
+		return c.Fail(stderr, fmt.Sprintf("--run-timeout %s: want a positive duration such as 30s", timeout))
+	}
 	cfg.Parallel = parallel
 	cfg.UpdateGoldens = update
+	cfg.RunTimeout = timeout
 	scs, ok := sel.load(c.Name, cfg, stderr)
 	if !ok {
 		return exitUsage
