@@ -51,7 +51,7 @@ type Scenario struct {
 	// RunTimeout, when set, bounds each run of the scenario in wall time
 	// instead of Config.RunTimeout.
 	RunTimeout time.Duration `json:"run_timeout,omitempty"`
-	Steps      []Step `json:"steps"`
+	Steps      []Step        `json:"steps"`
 
 	// File is the path the scenario was loaded from; Rel is that path
 	// relative to the directory LoadDir was given ("" otherwise).
