@@ -32,6 +32,7 @@ Exit status: 0 done, 1 the input could not be converted, 2 a usage error.`
 	c.StringVar(&format, "format", "", "input format: vcrpy, go-vcr, har or recording (default: detected)")
 	c.StringVar(&opts.Project, "project", "", "origin project that recorded the traffic (provenance; default: what the input says)")
 	c.StringVar(&match, "match", string(replay.MatchEndpoint), "how replay matches requests: endpoint (method, path, alt, stream flag) or exact")
+	c.StringVar(&opts.Endpoint, "endpoint", "", "`\"METHOD URL\"` of the request, for inputs that did not record it")
 	c.BoolVar(&opts.Force, "force", false, "overwrite an existing cassette")
 	if code, ok := c.Parse(args, stdout, stderr); !ok {
 		return code

@@ -56,7 +56,7 @@ func FuzzReadRecording(f *testing.F) {
 			name = "response.chunks.jsonl"
 		}
 		fsys := fstest.MapFS{"meta.json": {Data: meta}, name: {Data: body}, "SOURCE.txt": {Data: []byte("repository: https://example.com\n")}}
-		tr, err := readRecording(fsys, "rec")
+		tr, err := readRecording(fsys, "rec", "POST https://api.openai.com/v1/chat/completions")
 		if err != nil {
 			var ie *Error
 			if !errors.As(err, &ie) {

@@ -83,9 +83,11 @@ type Traffic struct {
 	Interactions []*cassette.Interaction
 }
 
-// Read reads one input: a file in any format, or a recording directory.
-// With format empty the format is detected.
-func Read(path string, format Format) (*Traffic, error) {
+// Read reads one input: a file in any format, or a recording directory,
+// as opts.Format and opts.Endpoint say. With the format empty it is
+// detected.
+func Read(path string, opts Options) (*Traffic, error) {
+	format := opts.Format
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, &Error{File: path, Msg: "cannot read it", Err: err}
@@ -94,7 +96,7 @@ func Read(path string, format Format) (*Traffic, error) {
 		if format != "" && format != FormatRecording {
 			return nil, &Error{File: path, Msg: fmt.Sprintf("is a directory; only the %s format is a directory", FormatRecording)}
 		}
-		return readRecording(os.DirFS(path), path)
+		return readRecording(os.DirFS(path), path, opts.Endpoint)
 	}
 	if format == FormatRecording {
 		return nil, &Error{File: path, Msg: "the recording format is a directory (meta.json, response.*, ...), not a file"}
@@ -290,6 +292,10 @@ type Options struct {
 	// replay.MatchExact when the scenario reproduces the requests byte
 	// for byte.
 	Match replay.Match
+	// Endpoint is "METHOD URL" for inputs that did not record their
+	// request (some recordings keep only the response); an input that did
+	// record it keeps its own.
+	Endpoint string
 	// Force overwrites an existing cassette.
 	Force bool
 	// Now stamps recorded_at when no input says when it was recorded;
@@ -335,7 +341,7 @@ func Import(out string, inputs []string, opts Options) (*Result, error) {
 	var files, formats, projects []string
 	var recorded time.Time
 	for _, in := range inputs {
-		t, err := Read(in, opts.Format)
+		t, err := Read(in, opts)
 		if err != nil {
 			return nil, err
 		}

@@ -118,7 +118,7 @@ func TestImportKeepsStreamsByteForByte(t *testing.T) {
 		}
 		if name == "gemini/error-429-resource-exhausted-retryinfo" || name == "openai-responses/stream-error-event-insufficient-quota" {
 			require.Error(t, err, name)
-			assert.Contains(t, err.Error(), "request: missing")
+			assert.Contains(t, err.Error(), "request: missing, so the request's method and URL are unknown")
 			continue
 		}
 		require.NoError(t, err, name)
@@ -157,8 +157,24 @@ func TestImportChunksRestoreDataFraming(t *testing.T) {
 	for _, l := range strings.Split(strings.TrimRight(string(lines), "\n"), "\n") {
 		want += "data: " + l + "\n\n"
 	}
-	assert.Equal(t, want, body)
+	assert.Equal(t, want+"data: [DONE]\n\n", body, "Chat Completions framing, [DONE] included")
 	assert.Equal(t, "text/event-stream", c.Interactions[0].Response.Headers.Get("Content-Type"))
+}
+
+func TestImportResponsesChunksWithEndpoint(t *testing.T) {
+	d := adaptertest.FixturesDir(t, "openai-responses", "stream-error-event-insufficient-quota")
+	out := filepath.Join(t.TempDir(), "c.yaml")
+	_, err := importer.Import(out, []string{d}, importer.Options{})
+	require.ErrorContains(t, err, "give them with --endpoint")
+	_, err = importer.Import(out, []string{d}, importer.Options{Endpoint: "POST https://api.openai.com/v1/responses"})
+	require.NoError(t, err)
+	c, err := cassette.Load(strings.TrimSuffix(out, ".yaml"))
+	require.NoError(t, err)
+	in := c.Interactions[0]
+	assert.Equal(t, "https://api.openai.com/v1/responses", in.Request.URL)
+	assert.True(t, strings.HasPrefix(in.Response.Body, "event: response.created\ndata: {\"type\":\"response.created\""), in.Response.Body)
+	assert.Contains(t, in.Response.Body, "\n\nevent: error\ndata: {\"type\":\"error\"")
+	assert.NotContains(t, in.Response.Body, "[DONE]", "Responses streams have no [DONE]")
 }
 
 func TestImportConcatenatesInputsAndKeepsUnchangedFiles(t *testing.T) {

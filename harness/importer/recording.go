@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -33,8 +34,9 @@ var responseFiles = []string{"response.txt", "response.json", "response.ndjson",
 // readRecording reads a recording directory (testdata/recordings layout):
 // meta.json, request.json (the request body, when recorded), SOURCE.txt
 // (origin repository, path and commit date) and one response file. dir is
-// the directory's name for messages and provenance.
-func readRecording(fsys fs.FS, dir string) (*Traffic, error) {
+// the directory's name for messages and provenance; endpoint ("METHOD
+// URL") stands in for a request meta.json does not have.
+func readRecording(fsys fs.FS, dir, endpoint string) (*Traffic, error) {
 	fail := func(file, format string, args ...any) error {
 		return &Error{File: path.Join(dir, file), Msg: fmt.Sprintf(format, args...)}
 	}
@@ -46,18 +48,24 @@ func readRecording(fsys fs.FS, dir string) (*Traffic, error) {
 	if err := json.Unmarshal(data, &meta); err != nil {
 		return nil, jsonError(path.Join(dir, "meta.json"), data, err)
 	}
-	switch {
-	case meta.Status == nil:
+	if meta.Status == nil {
 		return nil, fail("meta.json", "status: missing")
-	case meta.Request == nil:
-		return nil, fail("meta.json", "request: missing, so the request's method and URL are unknown; the recording cannot be imported")
 	}
-	e := &exchange{
-		method: meta.Request.Method, url: meta.Request.URI, code: *meta.Status,
-		reqHeader: http.Header{}, respHeader: http.Header{},
-	}
-	for k, v := range meta.Request.Headers {
-		e.reqHeader.Set(k, v)
+	e := &exchange{code: *meta.Status, reqHeader: http.Header{}, respHeader: http.Header{}}
+	switch {
+	case meta.Request != nil:
+		e.method, e.url = meta.Request.Method, meta.Request.URI
+		for k, v := range meta.Request.Headers {
+			e.reqHeader.Set(k, v)
+		}
+	case endpoint != "":
+		method, u, ok := strings.Cut(strings.TrimSpace(endpoint), " ")
+		if !ok {
+			return nil, &Error{File: dir, Msg: fmt.Sprintf("endpoint %q: want \"METHOD URL\"", endpoint)}
+		}
+		e.method, e.url = method, strings.TrimSpace(u)
+	default:
+		return nil, fail("meta.json", "request: missing, so the request's method and URL are unknown; give them with --endpoint \"POST https://...\"")
 	}
 	for k, v := range meta.ResponseHeaders {
 		e.respHeader.Set(k, v)
@@ -88,7 +96,7 @@ func readRecording(fsys fs.FS, dir string) (*Traffic, error) {
 	case "response.bin":
 		return nil, fail(found[0], "a binary AWS event stream; cassettes hold text bodies, and no metis adapter speaks Bedrock's event stream")
 	case "response.chunks.jsonl":
-		if body, err = chunksToSSE(body); err != nil {
+		if body, err = chunksToSSE(body, e.url); err != nil {
 			return nil, fail(found[0], "%v", err)
 		}
 		if !isEventStream(e.respHeader) {
@@ -110,28 +118,53 @@ func readRecording(fsys fs.FS, dir string) (*Traffic, error) {
 }
 
 // chunksToSSE restores the framing its recorder stripped from a stream:
-// each line of a .chunks.jsonl file is one event's data. Blank lines are
-// skipped; a line that is not JSON is an error naming it.
-func chunksToSSE(data []byte) ([]byte, error) {
+// each line of a .chunks.jsonl file is one event's data. The framing is
+// the API's own, as the recordings' SOURCE.txt describe it: OpenAI
+// Responses events get their "event: <type>" line, Gemini streams CRLF
+// line ends, and Chat Completions streams end with "data: [DONE]". Blank
+// lines are skipped; a line that is not JSON is an error naming it.
+func chunksToSSE(data []byte, rawURL string) ([]byte, error) {
+	u, _ := url.Parse(rawURL)
+	var path string
+	if u != nil {
+		path = u.Path
+	}
+	responses := strings.HasSuffix(path, "/responses")
+	eol := "\n"
+	if strings.HasSuffix(path, ":streamGenerateContent") {
+		eol = "\r\n"
+	}
 	var out bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), maxInput)
-	n := 0
+	n, done := 0, false
 	for sc.Scan() {
 		n++
 		line := bytes.TrimRight(sc.Bytes(), "\r")
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if !json.Valid(line) && string(line) != "[DONE]" {
+		done = string(line) == "[DONE]"
+		if !json.Valid(line) && !done {
 			return nil, fmt.Errorf("line %d is not JSON", n)
+		}
+		if responses {
+			var head struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(line, &head) == nil && head.Type != "" {
+				out.WriteString("event: " + head.Type + eol)
+			}
 		}
 		out.WriteString("data: ")
 		out.Write(line)
-		out.WriteString("\n\n")
+		out.WriteString(eol + eol)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
+	}
+	if !responses && eol == "\n" && !done && out.Len() > 0 {
+		out.WriteString("data: [DONE]\n\n")
 	}
 	return out.Bytes(), nil
 }

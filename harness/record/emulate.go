@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/metis-llm/metis/adapters"
@@ -78,4 +79,26 @@ func toEmulator(r *harness.Reply) emulator.Reply {
 		out.ToolCalls = append(out.ToolCalls, emulator.ToolCall{ID: tc.ID, Name: tc.Name, Input: tc.Input})
 	}
 	return out
+}
+
+// ImportedTag marks a scenario whose cassettes are imported real traffic
+// (`record import`): record leaves its runs alone, whatever the flags.
+const ImportedTag = "imported"
+
+// notRecordable says why record leaves a run alone, or "": the scenario
+// is tagged imported, or its existing cassettes hold imported traffic;
+// only `record import` changes those.
+func (s *session) notRecordable(p harness.Pair, pl *plan) string {
+	if slices.Contains(p.Scenario.Tags, ImportedTag) {
+		return "its cassettes are imported real traffic (tag " + ImportedTag + "); change them with `record import`"
+	}
+	for _, prov := range pl.providers {
+		if !pl.existing[prov] {
+			continue
+		}
+		if prov, err := ReadProvenance(pl.paths[prov]); err == nil && prov.Source == SourceImported {
+			return "its cassette holds imported real traffic (" + prov.OriginFile + "); change it with `record import`"
+		}
+	}
+	return ""
 }

@@ -199,6 +199,10 @@ func (s *session) runOne(ctx context.Context, p harness.Pair) RunResult {
 	res := RunResult{Scenario: p.Scenario.ID, Model: p.Model}
 	defer func() { res.Duration = time.Since(start) }()
 	pl := s.plan(p)
+	if why := s.notRecordable(p, pl); why != "" {
+		res.Action, res.Reason = ActionSkipped, why
+		return res
+	}
 	switch {
 	case s.cfg.OnlyFailing:
 		check := harness.RunScenario(ctx, s.replayConfig(true), p.Scenario, p.Model)

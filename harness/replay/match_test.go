@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,4 +150,28 @@ func TestProvenanceHeaderRoundTrips(t *testing.T) {
 	again, err := replay.ParseProvenance("again.yaml", p.Provenance().Header())
 	require.NoError(t, err)
 	assert.Equal(t, p.Provenance(), again)
+}
+
+func TestEndpointKeyLeavesOutTheGeminiModelAndReadsTheStreamMethod(t *testing.T) {
+	key := func(raw, body string) string {
+		u, err := url.Parse(raw)
+		require.NoError(t, err)
+		return replay.EndpointKey(http.MethodPost, u, strings.Contains(body, `"stream":true`) || strings.HasSuffix(u.Path, ":streamGenerateContent"))
+	}
+	assert.Equal(t, "POST /v1beta/models/*:streamGenerateContent?alt=sse\nstream: true\n",
+		key("https://g/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse&key=x", ""))
+	assert.Equal(t, "POST /v1beta/models/*:generateContent\nstream: false\n", key("https://g/v1beta/models/gemini-2.0-flash:generateContent", ""))
+	assert.Equal(t, "POST /v1/messages\nstream: true\n", key("https://a/v1/messages?beta=true", `{"stream":true}`))
+}
+
+// A recording that kept only the response of a streamed call still
+// serves a streaming request.
+func TestEndpointMatchingInfersAStreamFromTheRecordedResponse(t *testing.T) {
+	noBody := strings.Replace(importedCassette, `        body: '{"model":"claude-sonnet-4-5","stream":true,"messages":[{"role":"user","content":"hello"}],"metadata":{"user_id":"sdk"}}'`+"\n", "", 1)
+	require.NotEqual(t, importedCassette, noBody)
+	p, err := replay.Load(writeCassette(t, noBody))
+	require.NoError(t, err)
+	resp, err := post(t, p, "http://h/v1/messages", `{"stream":true}`)
+	require.NoError(t, err)
+	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
 }

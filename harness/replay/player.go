@@ -82,7 +82,7 @@ func New(c *cassette.Cassette, opts ...Option) (*Player, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cassette %s: interaction %d: bad URL %q: %w", c.File, in.ID, in.Request.URL, err)
 		}
-		text := p.key(in.Request.Method, u, in.Request.Headers, []byte(in.Request.Body))
+		text := p.recordedKey(in, u)
 		p.texts[i] = text
 		p.queues[text] = append(p.queues[text], i)
 	}
