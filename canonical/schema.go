@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/metis-llm/metis/internal/jsontype"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -300,23 +301,7 @@ func schemaType(vs *Violations, obj map[string]any, ptr string) (typ string, nul
 }
 
 // jsonKind names the JSON kind of a decoded value, for messages.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number, float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
+func jsonKind(v any) string { return jsontype.Name(v) }
 
 // escapePointer escapes a JSON pointer token (RFC 6901 §3).
 func escapePointer(tok string) string {

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness/internal/textdiff"
+	"github.com/metis-llm/metis/internal/atomicfile"
 )
 
 // Golden file names in a run's golden directory.
@@ -62,28 +62,10 @@ func CompareGolden(path string, got []byte, update bool) (diff string, err error
 }
 
 // writeAtomic writes data to path through a temporary file in the same
-// directory, so a failure never leaves half a file.
+// directory (atomicfile.Write), so a failure never leaves half a file.
 func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := atomicfile.Write(path, data); err != nil {
 		return fmt.Errorf("writing golden: %w", err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("writing golden: %w", err)
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing golden %s: %w", path, err)
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing golden %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing golden %s: %w", path, err)
 	}
 	return nil
 }

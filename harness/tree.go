@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/metis-llm/metis/internal/jsontype"
 	"go.yaml.in/yaml/v3"
 	yaml4 "go.yaml.in/yaml/v4"
 )
@@ -235,20 +236,4 @@ func escapePointer(s string) string {
 }
 
 // jsonKind names the JSON type of v for messages.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "a mapping"
-	case []any:
-		return "a list"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("%T", v)
-}
+func jsonKind(v any) string { return jsontype.Name(v) }

@@ -1,8 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,44 +31,6 @@ type streamDelta struct {
 	StopSequence string   `json:"stop_sequence"`
 }
 
-// dataDecoder decodes event data with one json.Decoder for the whole
-// stream, so the decoder's scanner and error-context buffers are reused
-// instead of allocated per event as json.Unmarshal would. The events'
-// data form one logical input; each must hold exactly one JSON value.
-type dataDecoder struct {
-	r    bytes.Reader
-	dec  *json.Decoder
-	base int64 // logical offset where the current event's data starts
-}
-
-// decode decodes data, one event's data, into v.
-func (dd *dataDecoder) decode(data []byte, v any) error {
-	if dd.dec == nil {
-		dd.r.Reset(nil)
-		dd.dec, dd.base = json.NewDecoder(&dd.r), 0
-	}
-	dd.r.Reset(data)
-	start := dd.base
-	dd.base += int64(len(data))
-	if err := dd.dec.Decode(v); err != nil {
-		dd.dec = nil // its state is sticky after an error
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return err
-	}
-	end := dd.dec.InputOffset() - start
-	if end < 0 || end > int64(len(data)) {
-		dd.dec = nil
-		return errors.New("JSON value crosses the event boundary")
-	}
-	if rest := bytes.TrimLeft(data[end:], " \t\r\n"); len(rest) > 0 {
-		dd.dec = nil
-		return fmt.Errorf("invalid character %q after the JSON value", rest[0])
-	}
-	return nil
-}
-
 // decodeStream reads a Messages API event stream into a (an
 // driver.StreamDecoder). It returns nil after message_stop, the
 // classified error of an `event: error`, an invalid_response error for
@@ -81,7 +41,7 @@ func (d *decoder) decodeStream(body io.Reader, a *driver.Assembler) error {
 	sse := driver.NewSSEReader(body)
 	var (
 		ev         streamEvent
-		data       dataDecoder
+		data       driver.EventDecoder
 		stopReason wireName
 	)
 	for n := 1; ; n++ {
@@ -96,7 +56,7 @@ func (d *decoder) decodeStream(body io.Reader, a *driver.Assembler) error {
 			return fmt.Errorf("reading event %d: %w", n, err)
 		}
 		ev = streamEvent{}
-		if err := data.decode(msg.Data, &ev); err != nil {
+		if err := data.Decode(msg.Data, &ev); err != nil {
 			return driver.InvalidResponse(d.provider, err, "event %d (%s): decoding data: %v", n, eventName(msg), err)
 		}
 		if ev.Type == "" {

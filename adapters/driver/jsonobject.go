@@ -8,6 +8,8 @@ import (
 	"io"
 	"iter"
 	"slices"
+
+	"github.com/metis-llm/metis/internal/jsontype"
 )
 
 // JSONObject is a JSON object that keeps its members in the order they
@@ -179,22 +181,11 @@ func decodeOrderedValue(dec *json.Decoder, depth int) (any, error) {
 }
 
 // JSONKind names the JSON kind of a decoded value ("a string", "an
-// object", ...) for error messages: what DecodeOrderedJSON,
-// encoding/json or a YAML decoder produced.
+// object", ...) for error messages: internal/jsontype's names, with a
+// DecodeOrderedJSON object "an object" too.
 func JSONKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case json.Number, float64, float32, int, int64, uint64:
-		return "a number"
-	case []any:
-		return "a list"
-	case *JSONObject, map[string]any:
+	if _, ok := v.(*JSONObject); ok {
 		return "an object"
 	}
-	return fmt.Sprintf("%T", v)
+	return jsontype.Name(v)
 }

@@ -367,7 +367,7 @@ func (d ChatDialect) DecodeStream(body io.Reader, a *driver.Assembler) error {
 	s := newChatState(d, a)
 	r := driver.NewSSEReader(body)
 	var chunk chatChunk
-	var js eventDecoder
+	var js driver.EventDecoder
 	for n := 1; ; n++ {
 		ev, err := r.Next()
 		if err == io.EOF {
@@ -390,7 +390,7 @@ func (d ChatDialect) DecodeStream(body io.Reader, a *driver.Assembler) error {
 			return nil
 		}
 		chunk.reset()
-		if err := js.decode(data, &chunk); err != nil {
+		if err := js.Decode(data, &chunk); err != nil {
 			return malformed(d.Provider, err, "chat stream event %d", n)
 		}
 		if present(chunk.Error) {

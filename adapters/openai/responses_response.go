@@ -533,7 +533,7 @@ func (d responsesDialect) DecodeStream(body io.Reader, a *driver.Assembler) erro
 	var head struct {
 		Type string `json:"type"`
 	}
-	var js eventDecoder
+	var js driver.EventDecoder
 	for n := 1; ; n++ {
 		sse, err := r.Next()
 		if err == io.EOF {
@@ -549,7 +549,7 @@ func (d responsesDialect) DecodeStream(body io.Reader, a *driver.Assembler) erro
 		typ := peekType(data)
 		if typ == nil {
 			head.Type = ""
-			if err := js.decode(data, &head); err != nil {
+			if err := js.Decode(data, &head); err != nil {
 				return malformed(d.provider, err, "responses stream event %d", n)
 			}
 			typ = []byte(head.Type)
@@ -558,7 +558,7 @@ func (d responsesDialect) DecodeStream(body io.Reader, a *driver.Assembler) erro
 			continue
 		}
 		ev = respEvent{}
-		if err := js.decode(data, &ev); err != nil {
+		if err := js.Decode(data, &ev); err != nil {
 			return malformed(d.provider, err, "responses stream event %d (%s)", n, typ)
 		}
 		done, err := s.event(typ, &ev, data)

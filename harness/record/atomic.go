@@ -7,8 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
+
+	"github.com/metis-llm/metis/internal/atomicfile"
 )
 
 // tempFS is the cassette.FS go-vcr saves through: instead of the
@@ -29,30 +30,18 @@ func (t *tempFS) IsFileExists(name string) bool {
 }
 
 // WriteFile writes header and data to a new temporary file in the
-// cassette's directory, synced to disk.
+// cassette's directory, synced to disk (atomicfile.WriteTemp).
 func (t *tempFS) WriteFile(_ string, data []byte) error {
-	dir := filepath.Dir(t.path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(t.path)+tempMarker+"*")
-	if err != nil {
-		return err
-	}
-	t.temp = f.Name()
-	_, err1 := f.Write(t.header)
-	_, err2 := f.Write(data)
-	err3 := f.Sync()
-	err4 := f.Close()
-	err5 := os.Chmod(f.Name(), 0o644)
-	return errors.Join(err1, err2, err3, err4, err5)
+	temp, err := atomicfile.WriteTemp(t.path, t.header, data)
+	t.temp = temp
+	return err
 }
 
 // tempMarker is in the name of every temporary file the recorder makes
 // beside a cassette: ".<name>.tmp-<random>" for a staged cassette,
 // ".<name>.tmp-old-<random>" for a cassette moved aside while a scenario's
 // cassettes are committed. .gitignore ignores cassettes/**/*.tmp*.
-const tempMarker = ".tmp-"
+const tempMarker = atomicfile.Marker
 
 // commit puts the staged cassettes of recs in place, all or none: each
 // existing cassette is first moved aside, then the staged file renamed
@@ -137,21 +126,7 @@ func asideName(path string) (string, error) {
 }
 
 // syncDir flushes a directory's entries (the renames in it) to disk.
-// Windows cannot open a directory for that; there it does nothing.
-func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+func syncDir(dir string) error { return atomicfile.SyncDir(dir) }
 
 // cleanStale removes the temporary files a killed recording left under
 // dir, reporting each to out. A cassette moved aside by a commit that was
@@ -203,11 +178,11 @@ func (t *tempFS) commit() error {
 	if t.temp == "" {
 		return errors.New("nothing was written")
 	}
-	if err := os.Rename(t.temp, t.path); err != nil {
-		return fmt.Errorf("renaming %s to %s: %w", t.temp, t.path, err)
+	if err := atomicfile.Commit(t.temp, t.path); err != nil {
+		return err
 	}
 	t.temp = ""
-	return syncDir(filepath.Dir(t.path))
+	return nil
 }
 
 // cleanup removes the temporary file, if any.
