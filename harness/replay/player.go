@@ -202,6 +202,9 @@ type MismatchError struct {
 	Diff string
 	// Match is how the player was matching.
 	Match Match
+	// Field is the first difference from the nearest interaction, and
+	// Want and Got the values there (see FirstDifference).
+	Field, Want, Got string
 }
 
 // Error explains the mismatch and includes the diff.
@@ -247,6 +250,7 @@ func (p *Player) mismatch(req *http.Request, text string) error {
 	if best >= 0 {
 		e.Nearest = p.interactions[best].ID
 		e.Diff = diffOf(p.texts[best], text)
+		e.Field, e.Want, e.Got = FirstDifference(p.texts[best], text)
 	}
 	return e
 }

@@ -1,0 +1,227 @@
+package certify
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/providers"
+	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness"
+)
+
+// dropToolEnd is the built-in adapter with one mapping broken.
+type dropToolEnd struct{ adapters.Adapter }
+
+func (d dropToolEnd) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
+	return func(yield func(canonical.StreamEvent, error) bool) {
+		for ev, err := range d.Adapter.Stream(ctx, req) {
+			if err == nil && ev.Type == canonical.EventToolUseEnd {
+				continue
+			}
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
+
+// testReport certifies a broken Anthropic adapter on two scenarios: one
+// passes, one fails.
+func testReport(t *testing.T) *Report {
+	t.Helper()
+	target := Target{Provider: "anthropic", Name: "broken-anthropic", Version: "0.0.1", Kind: "go",
+		New: func(c adapters.Config) (adapters.Adapter, error) {
+			a, err := providers.Factories()["anthropic"](c)
+			if err != nil {
+				return nil, err
+			}
+			return dropToolEnd{a}, nil
+		}}
+	plan, err := NewPlan(target, Options{IDs: []string{"basic/plain-text", "tools/single-round-trip"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Runs) != 2 {
+		t.Fatalf("planned %d runs, want 2", len(plan.Runs))
+	}
+	caps, err := plan.Capabilities()
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	var results []harness.ScenarioResult
+	for _, run := range plan.Runs {
+		results = append(results, plan.Exec(context.Background(), run))
+	}
+	r := plan.NewReport(results, caps, started, nil)
+	r.Reproduce = "go test ./certify"
+	return r
+}
+
+func TestReportOfABrokenAdapter(t *testing.T) {
+	r := testReport(t)
+	if r.Certified || r.Counts != (Counts{Passed: 1, Failed: 1}) {
+		t.Fatalf("certified %v, counts %+v; want not certified, 1 passed and 1 failed", r.Certified, r.Counts)
+	}
+	var failed *RunResult
+	for i := range r.Runs {
+		if r.Runs[i].Status == harness.StatusFail {
+			failed = &r.Runs[i]
+		}
+	}
+	if failed == nil || failed.Scenario != "tools/single-round-trip" || failed.FirstFailure == nil || failed.FirstFailure.Check != harness.CheckStream {
+		t.Fatalf("failed run %+v; want tools/single-round-trip failing its stream_invariants check", failed)
+	}
+	if got := r.Verdict(); got != "NOT CERTIFIED: 1 of 2 runs failed" {
+		t.Errorf("Verdict() = %q", got)
+	}
+	statuses := map[string]string{}
+	for _, p := range r.Profiles {
+		statuses[p.Name] = p.Status
+	}
+	if statuses[ProfileCore] != ProfileCertified || statuses[ProfileTools] != ProfileFailed || statuses[ProfileSwap] != ProfileNotCovered {
+		t.Errorf("profile statuses %v; want core certified, tools failed, swap not covered", statuses)
+	}
+	if _, ok := r.Capabilities["anthropic:claude-sonnet-4-6"]; !ok {
+		t.Errorf("capabilities lack anthropic:claude-sonnet-4-6: %v", r.Capabilities)
+	}
+}
+
+func TestBundleRoundTrip(t *testing.T) {
+	r := testReport(t)
+	for _, name := range []string{"bundle", "bundle.tar.gz"} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), name)
+			digest, err := WriteBundle(p, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := Verify(p, VerifyOptions{Digest: digest})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Report.Adapter.Name != "broken-anthropic" || len(v.Report.Runs) != 2 || v.Suite != "this metis's own suite (unpublished)" {
+				t.Errorf("verified report: adapter %q, %d runs, suite %q", v.Report.Adapter.Name, len(v.Report.Runs), v.Suite)
+			}
+			if _, err := Verify(p, VerifyOptions{Published: true}); err == nil || !strings.Contains(err.Error(), "not a published suite version") {
+				t.Errorf("Verify with Published accepted an unpublished suite: %v", err)
+			}
+			if _, err := Verify(p, VerifyOptions{Digest: "sha256:" + strings.Repeat("0", 64)}); err == nil || !strings.Contains(err.Error(), "digest") {
+				t.Errorf("Verify accepted a wrong digest: %v", err)
+			}
+			// Writing again replaces the bundle.
+			if _, err := WriteBundle(p, r); err != nil {
+				t.Fatalf("rewriting: %v", err)
+			}
+			if _, err := Verify(p, VerifyOptions{}); err != nil {
+				t.Fatalf("after rewriting: %v", err)
+			}
+		})
+	}
+}
+
+// Changing any byte of a bundle, directory or archive, fails Verify.
+func TestVerifyFailsOnAnyChangedByte(t *testing.T) {
+	r := testReport(t)
+	t.Run("directory", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "bundle")
+		if _, err := WriteBundle(dir, r); err != nil {
+			t.Fatal(err)
+		}
+		var files []string
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, p)
+			}
+			return err
+		})
+		if len(files) < 4 {
+			t.Fatalf("the bundle has %d files", len(files))
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range data {
+				changed := append([]byte(nil), data...)
+				changed[i] ^= 0xff
+				if err := os.WriteFile(f, changed, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := Verify(dir, VerifyOptions{}); err == nil {
+					t.Fatalf("changing byte %d of %s went unnoticed", i, f)
+				}
+			}
+			if err := os.WriteFile(f, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := Verify(dir, VerifyOptions{}); err != nil {
+			t.Fatalf("the restored bundle fails: %v", err)
+		}
+	})
+	t.Run("archive", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "bundle.tar.gz")
+		if _, err := WriteBundle(p, r); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range data {
+			changed := append([]byte(nil), data...)
+			changed[i] ^= 0xff
+			if err := os.WriteFile(p, changed, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Verify(p, VerifyOptions{}); err == nil {
+				t.Fatalf("changing byte %d of %d of the archive went unnoticed", i, len(data))
+			}
+		}
+	})
+}
+
+func TestVerifyNamesWhatIsWrong(t *testing.T) {
+	r := testReport(t)
+	for _, tc := range []struct {
+		name   string
+		change func(dir string) error
+		want   string
+	}{
+		{"extra file", func(dir string) error { return os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hi"), 0o644) }, "notes.txt is not in the manifest"},
+		{"missing file", func(dir string) error { return os.Remove(filepath.Join(dir, BundleJUnit)) }, "junit.xml is missing"},
+		{"edited report", func(dir string) error {
+			p := filepath.Join(dir, BundleReport)
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(p, []byte(strings.Replace(string(data), `"certified": false`, `"certified": true `, 1)), 0o644)
+		}, "report.json was changed"},
+		{"no manifest", func(dir string) error { return os.Remove(filepath.Join(dir, BundleManifest)) }, "MANIFEST.sha256 is missing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "b")
+			if _, err := WriteBundle(dir, r); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.change(dir); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Verify(dir, VerifyOptions{})
+			var ve *VerifyError
+			if !errors.As(err, &ve) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Verify: %v; want a VerifyError containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,440 @@
+package certify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"iter"
+	"log/slog"
+	"maps"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/providers"
+	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/harness/replay"
+)
+
+// Target is the adapter under test.
+type Target struct {
+	// Provider is the registry adapter ("anthropic", "openai", "gemini",
+	// "vllm", ...) whose wire format the adapter speaks. In every run it
+	// replaces the built-in adapter of that name, and the runs that talk
+	// to that provider are the ones certified.
+	Provider string
+	// New builds the adapter from the run's Config: Name is Provider, the
+	// registry's models, options and retry count are filled in, and the
+	// HTTP client (in process) or the BaseURL (over the replay server) is
+	// set. The adapter's Name() must return Config.Name.
+	New adapters.Factory
+	// Name and Version identify the adapter in the report.
+	Name, Version string
+	// Kind says how it runs: "go" (in process), "exec" (a child process
+	// over the stdio protocol) or "builtin" (metis's own adapter).
+	Kind string
+	// Command is the exec command line, for the report.
+	Command string
+}
+
+// Options configure a Plan.
+type Options struct {
+	// Suite is what to certify against; nil means Builtin().
+	Suite *Suite
+	// Registry resolves models; nil means adapters.DefaultRegistry().
+	Registry *adapters.Registry
+	// Profiles keeps the runs of these profiles; nil keeps every one.
+	Profiles []string
+	// IDs keeps the scenarios whose id matches one of these globs
+	// ("tools/*"), as conform run's arguments do; nil keeps every one.
+	IDs []string
+	// Server, when set, makes the adapter under test reach the cassettes
+	// over loopback HTTP: each adapter it builds gets a run on the server,
+	// Config.BaseURL points at it and no HTTP client is injected, so the
+	// adapter uses its own. The harness still sees every request (faults,
+	// cancellation and the recorded wire requests work as in process).
+	// An exec adapter needs it.
+	Server *replay.Server
+	// Pacing delays each replayed server-sent event.
+	Pacing time.Duration
+	// RunTimeout bounds one run; default 2 minutes.
+	RunTimeout time.Duration
+	// Logger receives the adapters' and sessions' logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// A Plan is a certification about to run: the target, the suite and the
+// scenario × model runs that apply to the target.
+type Plan struct {
+	Target Target
+	// Suite identifies the suite.
+	Suite SuiteInfo
+	// Runs are the runs that talk to Target.Provider and belong to the
+	// selected profiles, sorted by scenario id and then matrix order.
+	Runs []Run
+	// Profiles are the profiles selected.
+	Profiles []string
+
+	opts       Options
+	suite      Suite
+	reg        *adapters.Registry
+	targetType string
+	builtins   map[string]adapters.Factory
+}
+
+// Run is one scenario run on one matrix model.
+type Run struct {
+	Scenario *harness.Scenario
+	Model    string
+	Profile  string
+}
+
+// Name is "<scenario-id>/<model>", the subtest name conformtest uses.
+func (r Run) Name() string { return r.Scenario.ID + "/" + r.Model }
+
+// NewPlan loads and lints the suite and selects the runs that apply to
+// target. Its errors are configuration errors: an unknown provider, a
+// suite that does not load.
+func NewPlan(target Target, opts Options) (*Plan, error) {
+	if target.New == nil {
+		return nil, errors.New("certify: the target has no constructor (Target.New)")
+	}
+	reg := opts.Registry
+	if reg == nil {
+		var err error
+		if reg, err = adapters.DefaultRegistry(); err != nil {
+			return nil, fmt.Errorf("certify: default registry: %w", err)
+		}
+	}
+	cfg, err := reg.Config(target.Provider, fakeEnv)
+	if err != nil {
+		return nil, fmt.Errorf("certify: provider %q: %w (the registry's adapters: %s)", target.Provider, err, strings.Join(reg.Adapters(), ", "))
+	}
+	suite := Builtin()
+	if opts.Suite != nil {
+		suite = *opts.Suite
+	}
+	info, err := suite.Info()
+	if err != nil {
+		return nil, err
+	}
+	scs, err := suite.Load()
+	if err != nil {
+		return nil, err
+	}
+	if errs := harness.Lint(scs, reg); errs != nil {
+		return nil, errs
+	}
+	profiles := opts.Profiles
+	if profiles == nil {
+		profiles = slices.Clone(Profiles)
+	}
+	p := &Plan{
+		Target: target, Suite: info, Profiles: profiles,
+		opts: opts, suite: suite, reg: reg, targetType: cfg.Type, builtins: providers.Factories(),
+	}
+	for _, pair := range harness.Select(scs, harness.Config{IDs: opts.IDs}) {
+		if !slices.Contains(p.adaptersOf(pair.Scenario, pair.Model), target.Provider) {
+			continue
+		}
+		profile := ProfileOf(pair.Scenario, pair.Model)
+		if slices.Contains(profiles, profile) {
+			p.Runs = append(p.Runs, Run{Scenario: pair.Scenario, Model: pair.Model, Profile: profile})
+		}
+	}
+	return p, nil
+}
+
+// fakeEnv gives every API key variable the harness's fake key.
+func fakeEnv(string) string { return harness.FakeKey }
+
+// adaptersOf returns the registry adapters the run of sc on model talks
+// to: its matrix model's, and those of every swap and per-call model.
+func (p *Plan) adaptersOf(sc *harness.Scenario, model string) []string {
+	models := []string{model}
+	for _, st := range sc.Steps {
+		switch {
+		case st.Kind == harness.StepSwap && st.Swap.Model != "":
+			models = append(models, st.Swap.Model)
+		case st.Kind == harness.StepCall && st.Call.Model != "":
+			models = append(models, st.Call.Model)
+		}
+	}
+	var out []string
+	for _, m := range models {
+		mc, err := p.reg.Resolve(m)
+		if err == nil && !slices.Contains(out, mc.Adapter) {
+			out = append(out, mc.Adapter)
+		}
+	}
+	return out
+}
+
+// Exec runs one scenario run through the target: the harness's own
+// RunScenario, with the target's constructor in place of the built-in
+// adapter, fault injection wired, the suite's cassettes replayed and its
+// goldens compared. Problems the target's adapters observed themselves
+// (an exec adapter's crash, timeout or malformed line) and replay
+// mismatches seen by the server are added as error findings.
+func (p *Plan) Exec(ctx context.Context, run Run) harness.ScenarioResult {
+	e := &execution{plan: p, run: run}
+	factories := maps.Clone(p.builtins)
+	builtin := factories[p.targetType]
+	factories[p.targetType] = func(c adapters.Config) (adapters.Adapter, error) {
+		if c.Name != p.Target.Provider {
+			if builtin == nil {
+				return nil, fmt.Errorf("no factory for adapter %q of type %q", c.Name, c.Type)
+			}
+			return builtin(c)
+		}
+		return e.open(c)
+	}
+	cfg := harness.Config{
+		Registry:   p.reg,
+		Factories:  factories,
+		Getenv:     fakeEnv,
+		Faults:     faults.FromSpec,
+		Transport:  p.transport,
+		Pacing:     p.opts.Pacing,
+		GoldenDir:  "goldens",
+		Golden:     p.golden,
+		Logger:     p.opts.Logger,
+		RunTimeout: p.opts.RunTimeout,
+	}
+	res := harness.RunScenario(ctx, cfg, run.Scenario, run.Model)
+	e.finish(&res)
+	return res
+}
+
+// execution is the state of one Exec.
+type execution struct {
+	plan *Plan
+	run  Run
+
+	mu      sync.Mutex
+	opened  []adapters.Adapter
+	srvRuns []*replay.Run
+}
+
+// open builds the target adapter for one run, over the replay server
+// when the plan has one.
+func (e *execution) open(c adapters.Config) (adapters.Adapter, error) {
+	var tracker *callTracker
+	if srv := e.plan.opts.Server; srv != nil {
+		tracker = &callTracker{}
+		wire := c.HTTPClient.Transport
+		link := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			return wire.RoundTrip(req.WithContext(tracker.link(req.Context())))
+		})
+		sr, err := srv.NewRun("", e.run.Scenario.ID, e.run.Model, []string{c.Name},
+			func(string) (http.RoundTripper, error) { return link, nil })
+		if err != nil {
+			return nil, err
+		}
+		e.mu.Lock()
+		e.srvRuns = append(e.srvRuns, sr)
+		e.mu.Unlock()
+		c.BaseURL = sr.BaseURL(c.Name)
+		c.HTTPClient, c.Transport = nil, nil
+	}
+	a, err := e.plan.Target.New(c)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, errors.New("the adapter's constructor returned nil and no error")
+	}
+	e.mu.Lock()
+	e.opened = append(e.opened, a)
+	e.mu.Unlock()
+	if name := a.Name(); name != c.Name {
+		return nil, fmt.Errorf("the adapter's Name() is %q; it must be the provider key it was built for (Config.Name %q)", name, c.Name)
+	}
+	if tracker != nil {
+		tracker.Adapter = a
+		return tracker, nil
+	}
+	return a, nil
+}
+
+// finish closes the target's adapters and adds what they and the server
+// observed to res.
+func (e *execution) finish(res *harness.ScenarioResult) {
+	e.mu.Lock()
+	opened, srvRuns := e.opened, e.srvRuns
+	e.mu.Unlock()
+	for _, a := range opened {
+		if err := a.Close(); err != nil {
+			res.Findings = append(res.Findings, harness.Finding{ID: "adapter/close", Level: harness.LevelError, Step: -1, Message: err.Error()})
+		}
+		if d, ok := a.(Diagnoser); ok {
+			res.Findings = append(res.Findings, d.Diagnostics()...)
+		}
+	}
+	for _, sr := range srvRuns {
+		for _, m := range sr.Mismatches() {
+			f := harness.Finding{ID: "replay/mismatch", Level: harness.LevelError, Step: -1, Message: m.Message, Diff: m.Diff}
+			res.Findings = append(res.Findings, f)
+		}
+		e.plan.opts.Server.Remove(sr)
+	}
+	if res.Status == harness.StatusPass {
+		for _, f := range res.Findings {
+			if f.Level == harness.LevelError {
+				res.Status, res.Reason = harness.StatusFail, f.ID+": "+f.Message
+				break
+			}
+		}
+	}
+}
+
+// A Diagnoser is an adapter that observes problems of its own, reported
+// as findings of the run that used it: the exec adapter reports a child
+// that crashed, hung, wrote a malformed line or wrote to stderr.
+type Diagnoser interface {
+	Diagnostics() []harness.Finding
+}
+
+// transport replays the suite's cassette for a run's provider.
+func (p *Plan) transport(provider string, sc *harness.Scenario, model string) (http.RoundTripper, error) {
+	name := filepath.ToSlash(harness.CassettePath("", sc, model, provider))
+	var opts []replay.Option
+	if p.opts.Pacing > 0 {
+		opts = append(opts, replay.WithPacing(p.opts.Pacing))
+	}
+	pl, err := replay.LoadFS(p.suite.Cassettes, name, opts...)
+	if errors.Is(err, replay.ErrNoCassette) {
+		return nil, fmt.Errorf("%w: the suite has no cassette for this run", err)
+	}
+	return pl, err
+}
+
+// golden compares got with the suite's golden file at path
+// ("goldens/<id>/<provider>/<model-name>/<file>").
+func (p *Plan) golden(path string, got []byte) (string, error) {
+	name := strings.TrimPrefix(filepath.ToSlash(path), "goldens/")
+	want, err := fs.ReadFile(p.suite.Goldens, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return harness.GoldenDiff(nil, got), fmt.Errorf("%w %s in the suite", harness.ErrNoGolden, path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading golden %s: %w", path, err)
+	}
+	return harness.GoldenDiff(want, got), nil
+}
+
+// Capabilities builds the target once, without network, and returns
+// what it declares for each registry model of its provider.
+func (p *Plan) Capabilities() (map[string]canonical.Capabilities, error) {
+	c, err := p.reg.Config(p.Target.Provider, fakeEnv)
+	if err != nil {
+		return nil, err
+	}
+	c.HTTPClient = &http.Client{Transport: roundTripFunc(func(*http.Request) (*http.Response, error) {
+		return nil, errors.New("certify: no network while reading capabilities")
+	})}
+	if p.opts.Server != nil {
+		c.BaseURL = p.opts.Server.URL + "/capabilities-only"
+		c.HTTPClient = nil
+	}
+	a, err := p.Target.New(c)
+	if err != nil {
+		return nil, fmt.Errorf("certify: building the adapter: %w", err)
+	}
+	defer a.Close()
+	out := map[string]canonical.Capabilities{}
+	for _, id := range slices.Sorted(maps.Keys(c.Models)) {
+		out[id] = a.Capabilities(id)
+	}
+	return out, nil
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// callTracker wraps an adapter served over the replay server and keeps
+// the context of its call in flight, so that the replay sees a call the
+// harness cancelled as cancelled — as it does in process, where the
+// adapter's own request carries the call's context.
+type callTracker struct {
+	adapters.Adapter
+
+	mu  sync.Mutex
+	ctx context.Context
+}
+
+func (t *callTracker) enter(ctx context.Context) func() {
+	t.mu.Lock()
+	prev := t.ctx
+	t.ctx = ctx
+	t.mu.Unlock()
+	return func() {
+		t.mu.Lock()
+		t.ctx = prev
+		t.mu.Unlock()
+	}
+}
+
+// link returns ctx, cancelled too when the call in flight is.
+func (t *callTracker) link(ctx context.Context) context.Context {
+	t.mu.Lock()
+	call := t.ctx
+	t.mu.Unlock()
+	if call == nil {
+		return ctx
+	}
+	out, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(call, cancel)
+	context.AfterFunc(out, func() { stop() })
+	return out
+}
+
+func (t *callTracker) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
+	defer t.enter(ctx)()
+	return t.Adapter.Complete(ctx, req)
+}
+
+func (t *callTracker) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
+	return func(yield func(canonical.StreamEvent, error) bool) {
+		defer t.enter(ctx)()
+		for ev, err := range t.Adapter.Stream(ctx, req) {
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
+
+// SuiteProviders returns the registry adapters that some run of the suite
+// talks to: the providers an adapter can be certified for.
+func SuiteProviders(suite Suite, reg *adapters.Registry) ([]string, error) {
+	if reg == nil {
+		var err error
+		if reg, err = adapters.DefaultRegistry(); err != nil {
+			return nil, err
+		}
+	}
+	scs, err := suite.Load()
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{reg: reg}
+	var out []string
+	for _, pair := range harness.Select(scs, harness.Config{}) {
+		for _, a := range p.adaptersOf(pair.Scenario, pair.Model) {
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}

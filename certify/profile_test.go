@@ -1,0 +1,84 @@
+package certify
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/metis-llm/metis/harness"
+)
+
+func TestProfileOf(t *testing.T) {
+	const head = "id: x\ntitle: x\nmodels: [anthropic:claude-sonnet-4-6]\n"
+	for _, tc := range []struct {
+		name, yaml, want string
+	}{
+		{"plain call", "steps:\n  - user: hi\n  - call: {}\n", ProfileCore},
+		{"plain stream", "requires: [streaming]\nsteps:\n  - user: hi\n  - call: {stream: true}\n", ProfileCore},
+		{"tools", "tools: [{name: f, description: d, input_schema: {type: object}, side_effects: none}]\nsteps:\n  - user: hi\n  - call: {}\n", ProfileTools},
+		{"thinking", "steps:\n  - user: hi\n  - call: {thinking: {budget_tokens: 1024}}\n", ProfileThinking},
+		{"cancel", "steps:\n  - user: hi\n  - cancel: {after_events: 2}\n  - call: {stream: true}\n", ProfileStreaming},
+		{"both", "steps:\n  - user: hi\n  - call: {both: true}\n", ProfileStreaming},
+		{"inject", "steps:\n  - user: hi\n  - inject: {status: 429}\n  - call: {}\n", ProfileErrors},
+		{"expected error", "steps:\n  - user: hi\n  - call: {}\n    expect: {error: {class: auth}}\n", ProfileErrors},
+		{"fault beats thinking", "steps:\n  - user: hi\n  - inject: {status: 500}\n  - call: {thinking: {effort: low}}\n", ProfileErrors},
+		{"swap", "steps:\n  - user: hi\n  - call: {}\n  - swap: openai:gpt-5\n  - call: {}\n", ProfileSwap},
+		{"per-call model", "steps:\n  - user: hi\n  - call: {model: openai:gpt-5}\n", ProfileSwap},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := harness.Parse("x.yaml", []byte(head+tc.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ProfileOf(sc, sc.Models[0]); got != tc.want {
+				t.Errorf("ProfileOf = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// Every run of the built-in suite has a profile, and the suite covers
+// every profile.
+func TestSuiteCoversEveryProfile(t *testing.T) {
+	scs, err := Builtin().Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, p := range harness.Select(scs, harness.Config{}) {
+		prof := ProfileOf(p.Scenario, p.Model)
+		if !slices.Contains(Profiles, prof) {
+			t.Errorf("%s [%s]: profile %q is not one of %v", p.Scenario.ID, p.Model, prof, Profiles)
+		}
+		seen[prof] = true
+	}
+	for _, p := range Profiles {
+		if !seen[p] {
+			t.Errorf("no run of the suite is in profile %s", p)
+		}
+	}
+}
+
+func TestParseProfiles(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    []string
+		wantErr bool
+	}{
+		{"", Profiles, false},
+		{"all", Profiles, false},
+		{"tools,core", []string{ProfileCore, ProfileTools}, false},
+		{" swap , swap", []string{ProfileSwap}, false},
+		{"core,vision", nil, true},
+	} {
+		got, err := ParseProfiles(tc.in)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("ParseProfiles(%q) error = %v, want error %v", tc.in, err, tc.wantErr)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, got); !tc.wantErr && diff != "" {
+			t.Errorf("ParseProfiles(%q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package conformtest_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/providers"
+	"github.com/metis-llm/metis/certify"
+	"github.com/metis-llm/metis/conformtest"
+	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/harness/replay"
+)
+
+// conformOutcomes runs the suite as `conform run` does, from the
+// checkout, and returns each run's status by "id [model]".
+func conformOutcomes(t *testing.T) map[string]harness.Status {
+	t.Helper()
+	res, err := harness.Run(context.Background(), harness.Config{
+		ScenarioDir: "../scenarios", CassetteDir: "../cassettes", GoldenDir: "../goldens",
+		Factories: providers.Factories(), Faults: faults.FromSpec,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]harness.Status{}
+	for _, r := range res.Runs {
+		out[r.Name()] = r.Status
+	}
+	return out
+}
+
+// builtin returns metis's own constructor for a registry adapter. Over
+// HTTP its client splits event streams as they arrive, one event per
+// read, as replay does in process: the built-in adapters decode every
+// event already read before they notice a cancellation, so over a socket
+// a mid-stream cancel would land later than in process.
+func builtin(t *testing.T, provider string) adapters.Factory {
+	t.Helper()
+	reg, err := adapters.DefaultRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := reg.Config(provider, func(string) string { return "k" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := providers.Factories()[c.Type]
+	return func(c adapters.Config) (adapters.Adapter, error) {
+		if c.HTTPClient == nil {
+			c.Transport = replay.ResplitStream(nil)
+		}
+		return f(c)
+	}
+}
+
+func suiteProviders(t *testing.T) []string {
+	t.Helper()
+	ps, err := certify.SuiteProviders(certify.Builtin(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) < 4 {
+		t.Fatalf("the suite talks to %v only; want at least anthropic, openai, gemini and a compatible server", ps)
+	}
+	return ps
+}
+
+// Every built-in adapter certifies through the Go API, in process and
+// over the replay server, with the same outcome for every run as
+// `conform run` gives it.
+func TestBuiltinAdaptersCertify(t *testing.T) {
+	want := conformOutcomes(t)
+	for _, mode := range []struct {
+		name string
+		opts []conformtest.Option
+	}{{"in-process", nil}, {"over-http", []conformtest.Option{conformtest.OverHTTP()}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			for _, provider := range suiteProviders(t) {
+				t.Run(provider, func(t *testing.T) {
+					report := conformtest.Run(t, provider, builtin(t, provider), mode.opts...)
+					if !report.Certified {
+						t.Errorf("%s", report.Verdict())
+					}
+					got := map[string]harness.Status{}
+					wantHere := map[string]harness.Status{}
+					for _, r := range report.Runs {
+						name := r.Scenario + " [" + r.Model + "]"
+						got[name] = r.Status
+						wantHere[name] = want[name]
+					}
+					if diff := cmp.Diff(wantHere, got); diff != "" {
+						t.Errorf("outcomes differ from conform run's (-conform +certify):\n%s", diff)
+					}
+				})
+			}
+		})
+	}
+}
