@@ -18,6 +18,7 @@ import (
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/execadapter"
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/faults"
 	"github.com/metis-llm/metis/harness/replay"
@@ -87,6 +88,7 @@ type Plan struct {
 	reg        *adapters.Registry
 	targetType string
 	builtins   map[string]adapters.Factory
+	protocol   string
 }
 
 // Run is one scenario run on one matrix model.
@@ -274,8 +276,14 @@ func (e *execution) finish(res *harness.ScenarioResult) {
 		if err := a.Close(); err != nil {
 			res.Findings = append(res.Findings, harness.Finding{ID: "adapter/close", Level: harness.LevelError, Step: -1, Message: err.Error()})
 		}
-		if d, ok := a.(Diagnoser); ok {
-			res.Findings = append(res.Findings, d.Diagnostics()...)
+		if d, ok := a.(problemReporter); ok {
+			for _, p := range d.Problems() {
+				level := harness.LevelError
+				if p.Warn {
+					level = harness.LevelWarn
+				}
+				res.Findings = append(res.Findings, harness.Finding{ID: "exec/" + p.Kind, Level: level, Step: -1, Message: p.Message})
+			}
 		}
 	}
 	for _, sr := range srvRuns {
@@ -295,11 +303,18 @@ func (e *execution) finish(res *harness.ScenarioResult) {
 	}
 }
 
-// A Diagnoser is an adapter that observes problems of its own, reported
-// as findings of the run that used it: the exec adapter reports a child
-// that crashed, hung, wrote a malformed line or wrote to stderr.
-type Diagnoser interface {
-	Diagnostics() []harness.Finding
+// problemReporter is an adapter that observes problems of its own,
+// reported as findings ("exec/<kind>") of the run that used it: the exec
+// adapter reports a child that crashed, hung, wrote a malformed line or
+// wrote to stderr.
+type problemReporter interface {
+	Problems() []execadapter.Problem
+}
+
+// identifier is an adapter that knows its own name and version: an exec
+// adapter's child says them in ready.
+type identifier interface {
+	Identity() (name, version, protocol string)
 }
 
 // transport replays the suite's cassette for a run's provider.
@@ -349,6 +364,13 @@ func (p *Plan) Capabilities() (map[string]canonical.Capabilities, error) {
 		return nil, fmt.Errorf("certify: building the adapter: %w", err)
 	}
 	defer a.Close()
+	if id, ok := a.(identifier); ok {
+		name, version, proto := id.Identity()
+		if p.Target.Name == "" {
+			p.Target.Name, p.Target.Version = name, version
+		}
+		p.protocol = proto
+	}
 	out := map[string]canonical.Capabilities{}
 	for _, id := range slices.Sorted(maps.Keys(c.Models)) {
 		out[id] = a.Capabilities(id)

@@ -166,7 +166,7 @@ func (p *Plan) NewReport(results []harness.ScenarioResult, caps map[string]canon
 		Schema:       ReportSchema,
 		Metis:        Metis(),
 		Suite:        p.Suite,
-		Adapter:      AdapterInfo{Name: p.Target.Name, Version: p.Target.Version, Provider: p.Target.Provider, Kind: p.Target.Kind, Command: p.Target.Command},
+		Adapter:      AdapterInfo{Name: p.Target.Name, Version: p.Target.Version, Provider: p.Target.Provider, Kind: p.Target.Kind, Command: p.Target.Command, Protocol: p.protocol},
 		Capabilities: caps,
 		Started:      started.UTC().Truncate(time.Millisecond),
 		DurationMS:   ms(time.Since(started)),

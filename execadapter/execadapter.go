@@ -1,0 +1,668 @@
+// Package execadapter runs an adapter written in any language as a child
+// process and makes it an adapters.Adapter: metis and the child speak the
+// line-delimited JSON protocol of package protocol over the child's stdin
+// and stdout, and every line the child writes is checked against the
+// published schema (protocol/v1/from-adapter.schema.json).
+//
+// Each Adapter is one process, started by New and ended by Close. What
+// goes wrong in the child is attributed: a crash names the call in flight
+// and the last lines of stderr, a call the child leaves unanswered for
+// Options.Timeout is a hang, a line that is not valid protocol names its
+// number and the violation, and anything written to stderr is reported
+// with the calls in flight when it was. The failing call returns an
+// AdapterError of class other with code adapter_process, the process is
+// not trusted again, and Problems lists what happened for reports.
+package execadapter
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/protocol"
+)
+
+// CodeAdapterProcess is the AdapterError code of a call that failed
+// because the child process broke the protocol, crashed or hung.
+const CodeAdapterProcess = "adapter_process"
+
+// Options configure the child process.
+type Options struct {
+	// Command is the program and its arguments.
+	Command []string
+	// Dir is the child's working directory; "" is the current one.
+	Dir string
+	// Env is added to the current environment.
+	Env []string
+	// Timeout is how long a call waits for the child's next line before
+	// it counts as hung; default 30 s. StartTimeout bounds the wait for
+	// ready; default 20 s.
+	Timeout, StartTimeout time.Duration
+	// AllowStderr makes output on stderr a warning instead of a problem
+	// that fails the run.
+	AllowStderr bool
+	// Trace, when set, sees every line: dir is "metis" for lines metis
+	// writes and "adapter" for the child's.
+	Trace func(dir string, line []byte)
+}
+
+// Factory returns an adapters.Factory that starts a child per adapter.
+func Factory(opts Options) adapters.Factory {
+	return func(c adapters.Config) (adapters.Adapter, error) {
+		a, err := New(c, opts)
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
+}
+
+// Problem is something the child did wrong.
+type Problem struct {
+	// Kind is crash, timeout, malformed, protocol or stderr.
+	Kind string
+	// Warn marks a problem that does not fail a run (stderr output with
+	// AllowStderr).
+	Warn    bool
+	Message string
+}
+
+// Adapter is a child process speaking the protocol.
+type Adapter struct {
+	cfg  adapters.Config
+	opts Options
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	w    *protocol.Writer
+	info protocol.AdapterInfo
+
+	mu       sync.Mutex
+	calls    map[string]*call
+	seq      int
+	caps     map[string]canonical.Capabilities
+	broken   error // why the process can no longer be used
+	problems []Problem
+	stderr   []string
+	closing  bool
+	exited   chan struct{} // closed once the process has been waited for
+	exitErr  error
+}
+
+// call is a request in flight.
+type call struct {
+	id        string
+	requestID string
+	msgs      chan *protocol.Message
+}
+
+// New starts the child, sends init with c and waits for ready. An init
+// the child refuses returns its error (such as auth/not_configured).
+func New(c adapters.Config, opts Options) (*Adapter, error) {
+	if len(opts.Command) == 0 {
+		return nil, errors.New("execadapter: no command")
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 30 * time.Second
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = 20 * time.Second
+	}
+	a := &Adapter{cfg: c, opts: opts, calls: map[string]*call{}, caps: map[string]canonical.Capabilities{}, exited: make(chan struct{})}
+	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
+	cmd.Dir = opts.Dir
+	cmd.Env = append(os.Environ(), opts.Env...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("execadapter: %w", err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("execadapter: %w", err)
+	}
+	errOut, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, fmt.Errorf("execadapter: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("execadapter: starting %s: %w", a.command(), err)
+	}
+	a.cmd, a.in = cmd, in
+	a.w = protocol.NewWriter(in)
+	if opts.Trace != nil {
+		a.w.OnLine = func(line []byte) { opts.Trace("metis", line) }
+	}
+	stderrDone := make(chan struct{})
+	go a.readStderr(errOut, stderrDone)
+	go a.readStdout(out, stderrDone)
+
+	m, err := a.roundTrip(&protocol.Message{Type: protocol.TypeInit, Protocol: protocol.Version, Config: protocol.ConfigFrom(c)}, opts.StartTimeout)
+	if err == nil && m.Type == protocol.TypeError {
+		err = m.Error.AdapterError(c.Name, "")
+	} else if err == nil && m.Type != protocol.TypeReady {
+		err = a.violation("answered init with %s, want ready", m.Type)
+	}
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.info = *m.Adapter
+	return a, nil
+}
+
+func (a *Adapter) command() string { return strings.Join(a.opts.Command, " ") }
+
+// Identity returns the name and version the child gave in ready, and the
+// protocol version.
+func (a *Adapter) Identity() (name, version, proto string) {
+	return a.info.Name, a.info.Version, protocol.Version
+}
+
+// Name is the provider key the adapter was configured with.
+func (a *Adapter) Name() string { return a.cfg.Name }
+
+// Problems returns what the child did wrong so far, stderr output
+// included.
+func (a *Adapter) Problems() []Problem {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := append([]Problem(nil), a.problems...)
+	if len(a.stderr) > 0 {
+		out = append(out, Problem{Kind: "stderr", Warn: a.opts.AllowStderr,
+			Message: fmt.Sprintf("the adapter wrote %d line(s) to stderr (protocol: log lines go to stdout as {\"type\":\"log\"}):\n%s", len(a.stderr), strings.Join(a.stderr, "\n"))})
+	}
+	return out
+}
+
+func (a *Adapter) problem(kind, format string, args ...any) {
+	a.mu.Lock()
+	a.problems = append(a.problems, Problem{Kind: kind, Message: fmt.Sprintf(format, args...)})
+	a.mu.Unlock()
+}
+
+// processError builds the error a call returns for a broken process.
+func (a *Adapter) processError(requestID string, err error) *canonical.AdapterError {
+	return &canonical.AdapterError{Class: canonical.ErrOther, Code: CodeAdapterProcess, Provider: a.cfg.Name, RequestID: requestID,
+		Message: "adapter process " + a.command(), Err: err}
+}
+
+// violation records a protocol violation, stops trusting the process
+// and returns the error.
+func (a *Adapter) violation(format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	a.problem("protocol", "%v", err)
+	a.breakWith(err)
+	return err
+}
+
+// breakWith marks the process unusable, wakes every call and kills it.
+func (a *Adapter) breakWith(err error) {
+	a.mu.Lock()
+	if a.broken == nil {
+		a.broken = err
+		for id, c := range a.calls {
+			close(c.msgs)
+			delete(a.calls, id)
+		}
+	}
+	a.mu.Unlock()
+	a.cmd.Process.Kill() //nolint:errcheck // it may have exited already
+}
+
+// inFlight describes the calls in flight, for attribution.
+func (a *Adapter) inFlight() string {
+	var names []string
+	for _, c := range a.calls {
+		if c.requestID != "" {
+			names = append(names, c.requestID)
+		} else {
+			names = append(names, "call "+c.id)
+		}
+	}
+	if len(names) == 0 {
+		return "no call in flight"
+	}
+	return strings.Join(names, ", ") + " in flight"
+}
+
+const maxStderrLines = 40
+
+func (a *Adapter) readStderr(r io.Reader, done chan struct{}) {
+	defer close(done)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 4096), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if len(line) > 300 {
+			line = line[:300] + "…"
+		}
+		a.mu.Lock()
+		if len(a.stderr) < maxStderrLines {
+			a.stderr = append(a.stderr, "  ["+a.inFlight()+"] "+line)
+		} else if len(a.stderr) == maxStderrLines {
+			a.stderr = append(a.stderr, "  … (more)")
+		}
+		a.mu.Unlock()
+	}
+	io.Copy(io.Discard, r) //nolint:errcheck // draining
+}
+
+// stderrTail returns the last stderr lines, for crash messages.
+func (a *Adapter) stderrTail() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.stderr) == 0 {
+		return ""
+	}
+	tail := a.stderr[max(0, len(a.stderr)-8):]
+	return "; stderr:\n" + strings.Join(tail, "\n")
+}
+
+func (a *Adapter) readStdout(r io.Reader, stderrDone chan struct{}) {
+	lr := protocol.NewLineReader(r)
+	var readErr error
+	for {
+		line, n, err := lr.ReadLine()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				readErr = err
+			}
+			break
+		}
+		if a.opts.Trace != nil {
+			a.opts.Trace("adapter", line)
+		}
+		if err := protocol.ValidateFromAdapter(line); err != nil {
+			a.malformed(n, line, err)
+			break
+		}
+		m, err := protocol.Decode(line)
+		if err != nil {
+			a.malformed(n, line, err)
+			break
+		}
+		if m.Type == protocol.TypeLog {
+			a.log(m)
+			continue
+		}
+		if err := a.deliver(n, m); err != nil {
+			break
+		}
+	}
+	io.Copy(io.Discard, r) //nolint:errcheck // draining so that Wait returns
+	select {
+	case <-stderrDone:
+	case <-time.After(2 * time.Second):
+	}
+	a.exitErr = a.cmd.Wait()
+	close(a.exited)
+	a.mu.Lock()
+	closing, inflight, broken := a.closing, a.inFlight(), a.broken != nil
+	a.mu.Unlock()
+	if readErr != nil && !broken {
+		a.problem("malformed", "reading the adapter's stdout: %v", readErr)
+	}
+	if !closing && !broken {
+		err := fmt.Errorf("exited (%s) with %s", exitStatus(a.exitErr), inflight)
+		a.problem("crash", "%v%s", err, a.stderrTail())
+		a.breakWith(fmt.Errorf("%w%s", err, a.stderrTail()))
+	}
+}
+
+func exitStatus(err error) string {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return "status 0"
+	case errors.As(err, &ee):
+		return ee.ProcessState.String()
+	}
+	return err.Error()
+}
+
+// deliver hands m to its call.
+func (a *Adapter) deliver(n int, m *protocol.Message) error {
+	a.mu.Lock()
+	if a.broken != nil {
+		a.mu.Unlock()
+		return a.broken
+	}
+	c := a.calls[m.ID]
+	full := false
+	if c != nil {
+		select {
+		case c.msgs <- m:
+		default:
+			full = true
+		}
+	}
+	a.mu.Unlock()
+	switch {
+	case c == nil:
+		return a.violation("line %d: a %q line for id %q, which is no call in flight", n, m.Type, m.ID)
+	case full:
+		return a.violation("line %d: %d lines for id %q are waiting unread; after an event the adapter must wait for next", n, cap(c.msgs), m.ID)
+	}
+	return nil
+}
+
+// malformed reports a line that is not valid protocol.
+func (a *Adapter) malformed(n int, line []byte, err error) {
+	excerpt := string(line)
+	if len(excerpt) > 200 {
+		excerpt = excerpt[:200] + "…"
+	}
+	e := fmt.Errorf("line %d of its stdout is not valid %s (protocol/v1/from-adapter.schema.json): %v: %q", n, protocol.Version, err, excerpt)
+	a.problem("malformed", "%v", e)
+	a.breakWith(e)
+}
+
+func (a *Adapter) log(m *protocol.Message) {
+	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[m.Level]
+	args := []any{"adapter", a.cfg.Name}
+	for k, v := range m.Attrs {
+		args = append(args, k, v)
+	}
+	a.cfg.Log().Log(context.Background(), level, m.Message, args...)
+}
+
+// begin registers a new call.
+func (a *Adapter) begin(requestID string) (*call, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.broken != nil {
+		return nil, a.broken
+	}
+	a.seq++
+	c := &call{id: strconv.Itoa(a.seq), requestID: requestID, msgs: make(chan *protocol.Message, 64)}
+	a.calls[c.id] = c
+	return c, nil
+}
+
+func (a *Adapter) finish(c *call) {
+	a.mu.Lock()
+	delete(a.calls, c.id)
+	a.mu.Unlock()
+}
+
+func (a *Adapter) brokenErr() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.broken != nil {
+		return a.broken
+	}
+	return errors.New("the process stopped answering")
+}
+
+// next waits for c's next line. When ctx is done first, onCancel runs
+// once and the wait goes on: the child must still end the call. A line
+// that does not come within the timeout is a hang.
+func (a *Adapter) next(ctx context.Context, c *call, onCancel func(), timeout time.Duration) (*protocol.Message, error) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
+	for {
+		select {
+		case m, ok := <-c.msgs:
+			if !ok {
+				return nil, a.brokenErr()
+			}
+			return m, nil
+		case <-done:
+			done = nil
+			onCancel()
+		case <-timer.C:
+			what := "call " + c.id
+			if c.requestID != "" {
+				what = c.requestID
+			}
+			err := fmt.Errorf("sent nothing for %s while %s waited for its answer (a hang; the process was killed)", timeout, what)
+			a.problem("timeout", "%v", err)
+			a.breakWith(err)
+			return nil, err
+		}
+	}
+}
+
+// roundTrip sends a request that has exactly one answer.
+func (a *Adapter) roundTrip(m *protocol.Message, timeout time.Duration) (*protocol.Message, error) {
+	c, err := a.begin("")
+	if err != nil {
+		return nil, err
+	}
+	defer a.finish(c)
+	m.ID = c.id
+	if err := a.send(m); err != nil {
+		return nil, err
+	}
+	return a.next(nil, c, nil, timeout)
+}
+
+func (a *Adapter) send(m *protocol.Message) error {
+	if err := a.w.Write(m); err != nil {
+		err = fmt.Errorf("writing to its stdin: %w", err)
+		a.mu.Lock()
+		broken := a.broken
+		a.mu.Unlock()
+		if broken != nil {
+			return broken
+		}
+		return err
+	}
+	return nil
+}
+
+// Capabilities asks the child once per model. A child that cannot answer
+// declares nothing (and has a problem on record).
+func (a *Adapter) Capabilities(model string) canonical.Capabilities {
+	a.mu.Lock()
+	caps, ok := a.caps[model]
+	a.mu.Unlock()
+	if ok {
+		return caps
+	}
+	m, err := a.roundTrip(&protocol.Message{Type: protocol.TypeCapabilities, Model: model}, a.opts.Timeout)
+	switch {
+	case err != nil:
+		return canonical.Capabilities{}
+	case m.Type != protocol.TypeCapabilities:
+		a.violation("answered capabilities with %s", m.Type)
+		return canonical.Capabilities{}
+	}
+	a.mu.Lock()
+	a.caps[model] = *m.Capabilities
+	a.mu.Unlock()
+	return *m.Capabilities
+}
+
+// EstimateInputTokens asks the child; 0 when it cannot answer.
+func (a *Adapter) EstimateInputTokens(req *canonical.Request) int {
+	ids := newIDMapper(req, a.cfg.Name)
+	m, err := a.roundTrip(&protocol.Message{Type: protocol.TypeEstimate, Request: ids.wire(req)}, a.opts.Timeout)
+	switch {
+	case err != nil:
+		return 0
+	case m.Type != protocol.TypeEstimate:
+		a.violation("answered estimate with %s", m.Type)
+		return 0
+	}
+	return *m.InputTokens
+}
+
+// Complete sends a complete request and relays attempts and sleeps until
+// the response or error.
+func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
+	ids := newIDMapper(req, a.cfg.Name)
+	c, err := a.begin(req.RequestID)
+	if err != nil {
+		return nil, a.processError(req.RequestID, err)
+	}
+	defer a.finish(c)
+	if err := a.send(&protocol.Message{Type: protocol.TypeComplete, ID: c.id, Request: ids.wire(req)}); err != nil {
+		return nil, a.processError(req.RequestID, err)
+	}
+	cancelled := false
+	cancel := func() {
+		if !cancelled {
+			cancelled = true
+			a.send(&protocol.Message{Type: protocol.TypeCancel, ID: c.id}) //nolint:errcheck // a broken process shows on the next read
+		}
+	}
+	for {
+		m, err := a.next(ctx, c, cancel, a.opts.Timeout)
+		if err != nil {
+			return nil, a.processError(req.RequestID, err)
+		}
+		switch m.Type {
+		case protocol.TypeAttempt, protocol.TypeSleep:
+			a.relay(ctx, c, req.RequestID, m, cancel)
+		case protocol.TypeResponse:
+			ids.response(m.Response)
+			m.Response.RawBody = m.RawBody
+			return m.Response, nil
+		case protocol.TypeError:
+			return nil, m.Error.AdapterError(a.cfg.Name, req.RequestID)
+		default:
+			return nil, a.processError(req.RequestID, a.violation("sent %s during complete %s", m.Type, req.RequestID))
+		}
+	}
+}
+
+// relay hands an attempt to the observer or sleeps on the config's clock.
+func (a *Adapter) relay(ctx context.Context, c *call, requestID string, m *protocol.Message, cancel func()) {
+	if m.Type == protocol.TypeAttempt {
+		if a.cfg.OnAttempt != nil {
+			a.cfg.OnAttempt(m.Attempt.AdaptersAttempt(a.cfg.Name, requestID))
+		}
+		return
+	}
+	clock := a.cfg.Clock
+	if clock == nil {
+		clock = adapters.RealClock{}
+	}
+	if err := clock.Sleep(ctx, time.Duration(*m.MS)*time.Millisecond); err != nil {
+		cancel()
+		return
+	}
+	a.send(&protocol.Message{Type: protocol.TypeSlept, ID: c.id}) //nolint:errcheck // a broken process shows on the next read
+}
+
+// Stream sends a stream request and yields the child's events, answering
+// each with next (or cancel, once the context is done or the consumer
+// stops), so the child never runs ahead of its consumer.
+func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
+	return func(yield func(canonical.StreamEvent, error) bool) {
+		ids := newIDMapper(req, a.cfg.Name)
+		c, err := a.begin(req.RequestID)
+		if err != nil {
+			yield(canonical.StreamEvent{}, a.processError(req.RequestID, err))
+			return
+		}
+		defer a.finish(c)
+		if err := a.send(&protocol.Message{Type: protocol.TypeStream, ID: c.id, Request: ids.wire(req)}); err != nil {
+			yield(canonical.StreamEvent{}, a.processError(req.RequestID, err))
+			return
+		}
+		cancelled, stopped := false, false
+		cancel := func() {
+			if !cancelled {
+				cancelled = true
+				a.send(&protocol.Message{Type: protocol.TypeCancel, ID: c.id}) //nolint:errcheck // a broken process shows on the next read
+			}
+		}
+		for {
+			m, err := a.next(ctx, c, cancel, a.opts.Timeout)
+			if err != nil {
+				if !stopped {
+					yield(canonical.StreamEvent{}, a.processError(req.RequestID, err))
+				}
+				return
+			}
+			switch m.Type {
+			case protocol.TypeAttempt, protocol.TypeSleep:
+				a.relay(ctx, c, req.RequestID, m, cancel)
+			case protocol.TypeEvent:
+				ev := *m.Event
+				ids.event(&ev)
+				if !stopped && !yield(ev, nil) {
+					stopped = true
+				}
+				if !cancelled && (stopped || ctx.Err() != nil) {
+					cancel()
+				} else {
+					a.send(&protocol.Message{Type: protocol.TypeNext, ID: c.id}) //nolint:errcheck // a broken process shows on the next read
+				}
+			case protocol.TypeEnd:
+				return
+			case protocol.TypeError:
+				if !stopped {
+					yield(canonical.StreamEvent{}, m.Error.AdapterError(a.cfg.Name, req.RequestID))
+				}
+				return
+			default:
+				err := a.violation("sent %s during stream %s", m.Type, req.RequestID)
+				if !stopped {
+					yield(canonical.StreamEvent{}, a.processError(req.RequestID, err))
+				}
+				return
+			}
+		}
+	}
+}
+
+// Cancel cancels the call with requestID: the child is told to abort it.
+func (a *Adapter) Cancel(requestID string) bool {
+	a.mu.Lock()
+	var c *call
+	for _, x := range a.calls {
+		if x.requestID == requestID {
+			c = x
+		}
+	}
+	a.mu.Unlock()
+	if c == nil {
+		return false
+	}
+	return a.send(&protocol.Message{Type: protocol.TypeCancel, ID: c.id}) == nil
+}
+
+// Close ends the child: its stdin is closed, and it is killed if it has
+// not exited within 5 s. A child that exits with a failure status has a
+// crash problem on record.
+func (a *Adapter) Close() error {
+	a.mu.Lock()
+	if a.closing {
+		a.mu.Unlock()
+		return nil
+	}
+	a.closing = true
+	broken := a.broken != nil
+	a.mu.Unlock()
+	a.in.Close()
+	select {
+	case <-a.exited:
+	case <-time.After(5 * time.Second):
+		a.cmd.Process.Kill() //nolint:errcheck // it may have exited already
+		<-a.exited
+		a.problem("timeout", "did not exit within 5s of its stdin closing; killed")
+		return nil
+	}
+	if a.exitErr != nil && !broken {
+		a.problem("crash", "exited (%s) when its stdin closed%s", exitStatus(a.exitErr), a.stderrTail())
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+package execadapter_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/metis-llm/metis/adapters/providers"
+	"github.com/metis-llm/metis/certify"
+	"github.com/metis-llm/metis/execadapter"
+	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/protocol"
+)
+
+// shim is the path of cmd/adapter-stdio, built once by TestMain.
+var shim string
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(fakeEnv); mode != "" {
+		os.Exit(fakeAdapter(mode))
+	}
+	dir, err := os.MkdirTemp("", "execadapter-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	shim = filepath.Join(dir, "adapter-stdio")
+	if out, err := exec.Command("go", "build", "-o", shim, "github.com/metis-llm/metis/cmd/adapter-stdio").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the shim: %v\n%s", err, out)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// conformOutcomes runs the suite as `conform run` does and returns each
+// run's status by "id [model]".
+func conformOutcomes(t *testing.T) map[string]harness.Status {
+	t.Helper()
+	res, err := harness.Run(context.Background(), harness.Config{
+		ScenarioDir: "../scenarios", CassetteDir: "../cassettes", GoldenDir: "../goldens",
+		Factories: providers.Factories(), Faults: faults.FromSpec,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]harness.Status{}
+	for _, r := range res.Runs {
+		out[r.Name()] = r.Status
+	}
+	return out
+}
+
+// lineChecker validates every line metis writes against the published
+// schema.
+type lineChecker struct {
+	mu   sync.Mutex
+	errs []string
+	n    int
+}
+
+func (l *lineChecker) trace(dir string, line []byte) {
+	if dir != "metis" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n++
+	if err := protocol.ValidateToAdapter(line); err != nil && len(l.errs) < 5 {
+		l.errs = append(l.errs, fmt.Sprintf("%v: %s", err, line))
+	}
+}
+
+// Every built-in adapter, run as a child process through the Go shim,
+// certifies with the same outcome for every run as `conform run` gives
+// it, and every line metis wrote is valid against the schema.
+func TestBuiltinAdaptersCertifyThroughTheShim(t *testing.T) {
+	want := conformOutcomes(t)
+	providers, err := certify.SuiteProviders(certify.Builtin(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := replay.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	lines := &lineChecker{}
+	for _, provider := range providers {
+		t.Run(provider, func(t *testing.T) {
+			target := certify.Target{Provider: provider, Kind: "exec", Command: shim,
+				New: execadapter.Factory(execadapter.Options{Command: []string{shim}, Trace: lines.trace})}
+			plan, err := certify.NewPlan(target, certify.Options{Server: srv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			caps, err := plan.Capabilities()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var results []harness.ScenarioResult
+			got, wantHere := map[string]harness.Status{}, map[string]harness.Status{}
+			for _, run := range plan.Runs {
+				res := plan.Exec(context.Background(), run)
+				results = append(results, res)
+				got[res.Name()], wantHere[res.Name()] = res.Status, want[res.Name()]
+				if res.Status == harness.StatusFail {
+					t.Logf("%s: %s", res.Name(), res.Reason)
+					for _, f := range res.Findings {
+						t.Logf("  %s", f)
+					}
+				}
+			}
+			if diff := cmp.Diff(wantHere, got); diff != "" {
+				t.Errorf("outcomes differ from conform run's (-conform +exec):\n%s", diff)
+			}
+			report := plan.NewReport(results, caps, time.Now(), nil)
+			if !report.Certified {
+				t.Errorf("%s", report.Verdict())
+			}
+			if report.Adapter.Name != "metis-adapter-stdio" || report.Adapter.Protocol != protocol.Version {
+				t.Errorf("report names adapter %+v; want the shim's ready identity", report.Adapter)
+			}
+		})
+	}
+	if lines.n == 0 || len(lines.errs) > 0 {
+		t.Errorf("%d lines written; invalid ones: %v", lines.n, lines.errs)
+	}
+}

@@ -1,0 +1,189 @@
+package protocol
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
+)
+
+// Version names this protocol version; init and ready carry it.
+const Version = "metis.adapter/v1"
+
+// Message types, metis to adapter.
+const (
+	TypeInit     = "init"
+	TypeComplete = "complete"
+	TypeStream   = "stream"
+	TypeNext     = "next"
+	TypeCancel   = "cancel"
+	TypeSlept    = "slept"
+)
+
+// Message types, adapter to metis. TypeCapabilities and TypeEstimate go
+// both ways: the request and its answer.
+const (
+	TypeReady        = "ready"
+	TypeCapabilities = "capabilities"
+	TypeEstimate     = "estimate"
+	TypeResponse     = "response"
+	TypeEvent        = "event"
+	TypeEnd          = "end"
+	TypeError        = "error"
+	TypeAttempt      = "attempt"
+	TypeSleep        = "sleep"
+	TypeLog          = "log"
+)
+
+// Message is one line of the protocol, in either direction: Type says
+// which fields are set (the schemas in v1/ say exactly).
+type Message struct {
+	Type string `json:"type"`
+	// ID is the request's id on everything but log lines: metis picks it,
+	// the adapter's answers and everything it says about that call carry
+	// it.
+	ID string `json:"id,omitempty"`
+
+	Protocol string       `json:"protocol,omitempty"` // init, ready
+	Config   *Config      `json:"config,omitempty"`   // init
+	Adapter  *AdapterInfo `json:"adapter,omitempty"`  // ready
+
+	Model   string             `json:"model,omitempty"`   // capabilities (request)
+	Request *canonical.Request `json:"request,omitempty"` // estimate, complete, stream (requests)
+
+	Capabilities *canonical.Capabilities `json:"capabilities,omitempty"` // capabilities (answer)
+	InputTokens  *int                    `json:"input_tokens,omitempty"` // estimate (answer)
+	Response     *canonical.Response     `json:"response,omitempty"`     // response
+	RawBody      json.RawMessage         `json:"raw_body,omitempty"`     // response: the provider's body, verbatim
+	Event        *canonical.StreamEvent  `json:"event,omitempty"`        // event
+	Error        *Error                  `json:"error,omitempty"`        // error
+	Attempt      *Attempt                `json:"attempt,omitempty"`      // attempt
+	MS           *int64                  `json:"ms,omitempty"`           // sleep
+
+	Level   string         `json:"level,omitempty"`   // log: debug, info, warn, error
+	Message string         `json:"message,omitempty"` // log
+	Attrs   map[string]any `json:"attrs,omitempty"`   // log
+}
+
+// Config is an adapter instance's configuration (000 §3.2), as init
+// carries it: adapters.Config without what cannot cross a process
+// boundary (the HTTP client, clock and observers, which the protocol
+// replaces with attempt and sleep lines).
+type Config struct {
+	Name         string            `json:"name"`
+	Type         string            `json:"type"`
+	BaseURL      string            `json:"base_url"`
+	APIKey       string            `json:"api_key,omitempty"`
+	TimeoutMS    int64             `json:"timeout_ms"`
+	MaxRetries   int               `json:"max_retries"`
+	ExtraHeaders map[string]string `json:"extra_headers,omitempty"`
+	Options      map[string]any    `json:"options,omitempty"`
+	Models       map[string]Model  `json:"models"`
+}
+
+// Model is one registry model the instance serves.
+type Model struct {
+	WireName     string          `json:"wire_name"`
+	Options      map[string]any  `json:"options,omitempty"`
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+}
+
+// ConfigFrom returns c's protocol form.
+func ConfigFrom(c adapters.Config) *Config {
+	out := &Config{
+		Name: c.Name, Type: c.Type, BaseURL: c.BaseURL, APIKey: c.APIKey,
+		TimeoutMS: c.CallTimeout().Milliseconds(), MaxRetries: c.MaxRetries,
+		ExtraHeaders: c.ExtraHeaders, Options: c.Options, Models: map[string]Model{},
+	}
+	for id := range c.Models {
+		m := c.Model(id)
+		out.Models[id] = Model{WireName: m.WireName, Options: m.Options, Capabilities: m.Capabilities}
+	}
+	return out
+}
+
+// AdaptersConfig returns the adapters.Config c describes.
+func (c *Config) AdaptersConfig() adapters.Config {
+	out := adapters.Config{
+		Name: c.Name, Type: c.Type, BaseURL: c.BaseURL, APIKey: c.APIKey,
+		Timeout: time.Duration(c.TimeoutMS) * time.Millisecond, MaxRetries: c.MaxRetries,
+		ExtraHeaders: c.ExtraHeaders, Options: c.Options, Models: map[string]adapters.ModelConfig{},
+	}
+	for id, m := range c.Models {
+		out.Models[id] = adapters.ModelConfig{ID: id, Adapter: c.Name, WireName: m.WireName, Options: m.Options, Capabilities: m.Capabilities}
+	}
+	return out
+}
+
+// AdapterInfo identifies the adapter program (ready).
+type AdapterInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+// Error is a canonical.AdapterError on the wire, the retry hint in
+// milliseconds.
+type Error struct {
+	Class             canonical.ErrorClass `json:"class"`
+	Code              string               `json:"code,omitempty"`
+	Status            int                  `json:"status,omitempty"`
+	Message           string               `json:"message"`
+	Retryable         bool                 `json:"retryable,omitempty"`
+	ProviderRequestID string               `json:"provider_request_id,omitempty"`
+	RetryAfterMS      int64                `json:"retry_after_ms,omitempty"`
+	Attempts          int                  `json:"attempts,omitempty"`
+}
+
+// ErrorFrom returns err's protocol form: its AdapterError's fields, or
+// class other with err's text.
+func ErrorFrom(err error) *Error {
+	var ae *canonical.AdapterError
+	if !errors.As(err, &ae) {
+		return &Error{Class: canonical.ErrOther, Message: err.Error()}
+	}
+	msg := ae.Message
+	if msg == "" {
+		msg = ae.Error()
+	}
+	return &Error{
+		Class: ae.Class, Code: ae.Code, Status: ae.Status, Message: msg, Retryable: ae.Retryable,
+		ProviderRequestID: ae.ProviderRequestID, RetryAfterMS: ae.RetryAfter.Milliseconds(), Attempts: ae.Attempts,
+	}
+}
+
+// AdapterError returns e as the AdapterError of provider's request.
+func (e *Error) AdapterError(provider, requestID string) *canonical.AdapterError {
+	return &canonical.AdapterError{
+		Class: e.Class, Code: e.Code, Provider: provider, Status: e.Status, Message: e.Message,
+		Retryable: e.Retryable, RequestID: requestID, ProviderRequestID: e.ProviderRequestID,
+		RetryAfter: time.Duration(e.RetryAfterMS) * time.Millisecond, Attempts: e.Attempts,
+	}
+}
+
+// Attempt is one HTTP attempt of a call (adapters.Attempt).
+type Attempt struct {
+	N      int    `json:"n"`
+	Status int    `json:"status"`
+	Error  *Error `json:"error,omitempty"`
+	WaitMS int64  `json:"wait_ms,omitempty"`
+}
+
+// AttemptFrom returns a's protocol form.
+func AttemptFrom(a adapters.Attempt) *Attempt {
+	out := &Attempt{N: a.N, Status: a.Status, WaitMS: a.Wait.Milliseconds()}
+	if a.Err != nil {
+		out.Error = ErrorFrom(a.Err)
+	}
+	return out
+}
+
+// AdaptersAttempt returns a as an adapters.Attempt of provider's request.
+func (a *Attempt) AdaptersAttempt(provider, requestID string) adapters.Attempt {
+	out := adapters.Attempt{RequestID: requestID, N: a.N, Status: a.Status, Wait: time.Duration(a.WaitMS) * time.Millisecond}
+	if a.Error != nil {
+		out.Err = a.Error.AdapterError(provider, requestID)
+	}
+	return out
+}
