@@ -134,6 +134,11 @@ func NewPlan(target Target, opts Options) (*Plan, error) {
 	if errs := harness.Lint(scs, reg); errs != nil {
 		return nil, errs
 	}
+	for _, sc := range scs {
+		// A known-failure mark excuses a bug of metis's own adapter in
+		// conform run; a certificate excuses nothing.
+		sc.KnownFailures = nil
+	}
 	profiles := opts.Profiles
 	if profiles == nil {
 		profiles = slices.Clone(Profiles)
@@ -319,7 +324,7 @@ type identifier interface {
 
 // transport replays the suite's cassette for a run's provider.
 func (p *Plan) transport(provider string, sc *harness.Scenario, model string) (http.RoundTripper, error) {
-	name := filepath.ToSlash(harness.CassettePath("", sc, model, provider))
+	name := CassetteName(sc, model, provider)
 	var opts []replay.Option
 	if p.opts.Pacing > 0 {
 		opts = append(opts, replay.WithPacing(p.opts.Pacing))

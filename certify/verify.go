@@ -74,6 +74,11 @@ func (e *VerifyError) Error() string {
 func Verify(p string, opts VerifyOptions) (*Verification, error) {
 	v := &verifier{bundle: p}
 	files, digest := v.read(p)
+	return v.check(files, digest, opts)
+}
+
+// check verifies a bundle's files (nil when they could not be read).
+func (v *verifier) check(files map[string][]byte, digest string, opts VerifyOptions) (*Verification, error) {
 	if opts.Digest != "" && digest != "" && opts.Digest != digest {
 		v.problem("the bundle's digest is %s, want %s", digest, opts.Digest)
 	}
@@ -89,7 +94,7 @@ func Verify(p string, opts VerifyOptions) (*Verification, error) {
 		}
 	}
 	if len(v.problems) > 0 {
-		return out, &VerifyError{Bundle: p, Problems: v.problems}
+		return out, &VerifyError{Bundle: v.bundle, Problems: v.problems}
 	}
 	return out, nil
 }

@@ -1,47 +1,41 @@
 package certify
 
 import (
-	"runtime"
 	"runtime/debug"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/internal/buildinfo"
 )
 
-// module is metis's module path.
-const module = "github.com/metis-llm/metis"
-
 // Metis returns the running metis's version: the metis module's version
-// in the build (a dependency's version when a third party's test binary
-// links it), its VCS revision when stamped, and the Go version.
+// in the build (the dependency's version when a third party's test
+// binary links metis), its VCS revision when known, and the Go version.
 func Metis() MetisInfo {
-	info := MetisInfo{Version: "(devel)", GoVersion: runtime.Version()}
+	var info buildinfo.Info
 	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return info
+	if ok && bi.Main.Path != buildinfo.Module && bi.Main.Path != "" {
+		// metis is a dependency: the checkout around us is not metis's,
+		// so its git revision says nothing about metis.
+		info = buildinfo.FromBuildInfo(bi)
+	} else {
+		info = buildinfo.Read()
 	}
-	info.GoVersion = bi.GoVersion
-	if bi.Main.Path == module {
-		if bi.Main.Version != "" {
-			info.Version = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				info.Revision = s.Value
-			}
-		}
-		return info
+	rev := info.Revision
+	if rev != "" && info.Modified {
+		rev += "+modified"
 	}
-	for _, d := range bi.Deps {
-		if d.Path == module {
-			info.Version = d.Version
-			if d.Replace != nil {
-				info.Version += " => " + d.Replace.Path
-			}
-		}
-	}
-	return info
+	return MetisInfo{Version: info.Version, Revision: rev, GoVersion: info.GoVersion}
 }
 
 // evidenceOf returns a failed run's wire requests and event trace, by
-// file name.
-func evidenceOf(harness.ScenarioResult) map[string][]byte { return nil }
+// file name, as the harness kept them.
+func evidenceOf(res harness.ScenarioResult) map[string][]byte {
+	out := map[string][]byte{}
+	if len(res.WireRequests) > 0 {
+		out[harness.GoldenRequests] = res.WireRequests
+	}
+	if len(res.Events) > 0 {
+		out[harness.GoldenEvents] = res.Events
+	}
+	return out
+}

@@ -374,7 +374,11 @@ func (a *Adapter) log(m *protocol.Message) {
 	for k, v := range m.Attrs {
 		args = append(args, k, v)
 	}
-	a.cfg.Log().Log(context.Background(), level, m.Message, args...)
+	logger := a.cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	logger.Log(context.Background(), level, m.Message, args...)
 }
 
 // begin registers a new call.

@@ -92,9 +92,13 @@ type Model struct {
 
 // ConfigFrom returns c's protocol form.
 func ConfigFrom(c adapters.Config) *Config {
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = 600 * time.Second // adapters.Config's default
+	}
 	out := &Config{
 		Name: c.Name, Type: c.Type, BaseURL: c.BaseURL, APIKey: c.APIKey,
-		TimeoutMS: c.CallTimeout().Milliseconds(), MaxRetries: c.MaxRetries,
+		TimeoutMS: timeout.Milliseconds(), MaxRetries: c.MaxRetries,
 		ExtraHeaders: c.ExtraHeaders, Options: c.Options, Models: map[string]Model{},
 	}
 	for id := range c.Models {

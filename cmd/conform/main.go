@@ -8,6 +8,9 @@
 //	conform emulate [flags]            serve the provider emulator by hand
 //	conform report merge [flags] DIR...  merge the reports of sharded runs
 //	conform version                    print the version and VCS revision
+//	conform certify [flags] [ID-GLOB...] certify an adapter, write a results bundle
+//	conform verify [flags] BUNDLE      check a results bundle
+//	conform serve [flags]              serve recorded traffic to adapters in any language
 //
 // Every command takes -h/--help. Exit status: 0 when everything passed, 1
 // when a run failed, 2 on a usage or configuration error (a bad flag, a
@@ -49,6 +52,9 @@ var commands = []struct {
 	{"emulate", "serve the provider emulator on loopback", cmdEmulate},
 	{"report", "work with written reports (report merge DIR...)", cmdReport},
 	{"version", "print the metis version, VCS revision and Go version", cmdVersion},
+	{"certify", "certify an adapter (--exec for any language) and write a results bundle", cmdCertify},
+	{"verify", "check a results bundle: complete, unchanged, against a known suite", cmdVerify},
+	{"serve", "serve the suite's recorded traffic over loopback HTTP for adapters in any language", cmdServe},
 }
 
 // run is main without the process: it dispatches the subcommand and

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/google/shlex"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/providers"
+	"github.com/metis-llm/metis/certify"
+	"github.com/metis-llm/metis/execadapter"
+	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/internal/cli"
+)
+
+// defaultPace is the delay between replayed server-sent events for
+// adapters reached over loopback.
+const defaultPace = time.Millisecond
+
+// cmdCertify is `conform certify`: the suite through one adapter — an
+// adapter in any language as a child process (--exec), or metis's own —
+// written as a results bundle.
+func cmdCertify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := cli.New("conform certify", "[ID-GLOB...]", "Certify an adapter: run every scenario of the suite that talks to --provider through it, with the\n"+
+		"same checks and goldens as `conform run`, and write a results bundle that `conform verify` checks.\n"+
+		"With --exec the adapter is a child process speaking the stdio protocol (protocol/v1/); without it,\n"+
+		"metis's own adapter for the provider is certified.")
+	c.Notes = `profiles: core, streaming, tools, thinking, errors, swap (see the certify package). Naming profiles
+keeps only their runs and requires each to be certified.
+
+exit status: 0 certified, 1 not certified (a run failed, or a required profile has no passing run),
+2 usage or configuration error.
+
+example:
+  conform certify --provider anthropic --profile core,tools --out cert.tar.gz \
+    --exec "python3 examples/python-adapter/adapter.py"`
+	provider := c.String("provider", "", "registry `ADAPTER` whose wire format the adapter speaks (anthropic, openai, gemini, vllm, ...)")
+	execCmd := c.String("exec", "", "the adapter's `COMMAND` line (quotes group words); it is started once per run")
+	profileList := c.String("profile", "", "comma-separated `PROFILES` to certify (default: all)")
+	out := c.String("out", "reports/certification", "the bundle to write: a directory, or a `PATH` ending in .tar.gz")
+	timeout := c.Duration("timeout", 30*time.Second, "how long the adapter may stay silent while a call waits")
+	allowStderr := c.Bool("allow-stderr", false, "report the adapter's stderr output as a warning, not a failure")
+	pace := c.Duration("pace", defaultPace, "delay between server-sent events the adapter receives")
+	suiteDir := c.String("suite", "", "certify against the suite in `DIR` (scenarios/, cassettes/, goldens/) instead of the built-in one")
+	verbose := c.BoolP("verbose", "v", false, "print every step's checks, not only failures")
+	if code, ok := c.Parse(args, stdout, stderr); !ok {
+		return code
+	}
+	if *provider == "" {
+		return c.Fail(stderr, "--provider is required")
+	}
+	profiles, err := certify.ParseProfiles(*profileList)
+	if err != nil {
+		return c.Fail(stderr, "--profile: "+err.Error())
+	}
+	var required []string
+	if *profileList != "" {
+		required = profiles
+	}
+	suite := suiteFrom(*suiteDir)
+	opts := certify.Options{Suite: &suite, Profiles: profiles, IDs: c.Args(), Pacing: *pace}
+	target := certify.Target{Provider: *provider}
+	if *execCmd != "" {
+		argv, err := shlex.Split(*execCmd)
+		if err != nil || len(argv) == 0 {
+			return c.Fail(stderr, fmt.Sprintf("--exec %q: not a command line", *execCmd))
+		}
+		srv, err := replay.NewServer()
+		if err != nil {
+			fmt.Fprintln(stderr, "conform certify:", err)
+			return exitUsage
+		}
+		defer srv.Close()
+		opts.Server = srv
+		target.Kind, target.Command = "exec", *execCmd
+		target.New = execadapter.Factory(execadapter.Options{Command: argv, Timeout: *timeout, AllowStderr: *allowStderr})
+	} else {
+		target.Kind, target.Name, target.Version = "builtin", "metis "+*provider, certify.Metis().Version
+		target.New = builtinFactory(*provider)
+	}
+	plan, err := certify.NewPlan(target, opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "conform certify:", err)
+		return exitUsage
+	}
+	if len(plan.Runs) == 0 {
+		ps, _ := certify.SuiteProviders(suite, nil)
+		fmt.Fprintf(stderr, "conform certify: no run of the suite talks to %s in profiles %s (the suite's providers: %s)\n",
+			*provider, strings.Join(plan.Profiles, ", "), strings.Join(ps, ", "))
+		return exitUsage
+	}
+	started := time.Now()
+	caps, err := plan.Capabilities()
+	if err != nil {
+		fmt.Fprintf(stderr, "conform certify: %v\nNOT CERTIFIED: the adapter did not start\n", err)
+		return exitFailed
+	}
+	results := make([]harness.ScenarioResult, len(plan.Runs))
+	for i, run := range plan.Runs {
+		results[i] = plan.Exec(ctx, run)
+	}
+	report := plan.NewReport(results, caps, started, required)
+	report.Reproduce = reproduce(args)
+	printResult(stdout, &harness.Result{Runs: results}, *verbose)
+	fmt.Fprintln(stdout)
+	for _, p := range report.Profiles {
+		fmt.Fprintf(stdout, "profile %-9s %-12s %d passed, %d failed, %d skipped\n", p.Name, p.Status, p.Passed, p.Failed, p.Skipped)
+	}
+	fmt.Fprintf(stdout, "\n%s: %s (%s, provider %s) against suite %s %s\n", report.Verdict(), report.Adapter.Name, report.Adapter.Kind, *provider, report.Suite.Version, report.Suite.Hash)
+	digest, err := certify.WriteBundle(*out, report)
+	if err != nil {
+		fmt.Fprintln(stderr, "conform certify: writing the bundle:", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "bundle %s (%s)\ncheck it with: conform verify --digest %s %s\n", *out, digest, digest, *out)
+	if !report.Certified {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// builtinFactory is metis's own adapter for the registry adapter name.
+func builtinFactory(provider string) adapters.Factory {
+	return func(c adapters.Config) (adapters.Adapter, error) {
+		f, ok := providers.Factories()[c.Type]
+		if !ok {
+			return nil, fmt.Errorf("%s has type %q, which no built-in adapter implements", provider, c.Type)
+		}
+		return f(c)
+	}
+}
+
+// reproduce is the command line that runs the certification again.
+func reproduce(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = shellQuote(a)
+	}
+	return strings.TrimSpace("conform certify " + strings.Join(quoted, " "))
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

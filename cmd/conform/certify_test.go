@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// conform certify on metis's own adapter writes a bundle that conform
+// verify accepts, and rejects once a byte of it changes.
+func TestCertifyThenVerify(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cert")
+	code, stdout, stderr := conform(t, "certify", "--provider", "anthropic", "--profile", "core", "--out", out)
+	require.Equal(t, exitOK, code, stdout+stderr)
+	assert.Contains(t, stdout, "ok   basic/plain-text [anthropic:claude-sonnet-4-6]")
+	assert.Contains(t, stdout, "CERTIFIED for core: metis anthropic (builtin, provider anthropic)")
+	assert.Contains(t, stdout, "check it with: conform verify --digest sha256:")
+
+	code, stdout, _ = conform(t, "verify", out)
+	require.Equal(t, exitOK, code, stdout)
+	assert.Contains(t, stdout, "CERTIFIED for core")
+	assert.Contains(t, stdout, "this metis's own suite (unpublished)")
+
+	var report map[string]any
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &report))
+	assert.Equal(t, "conform certify --provider anthropic --profile core --out "+out, report["reproduce"])
+
+	summary := filepath.Join(out, "summary.md")
+	data, err = os.ReadFile(summary)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(summary, append(data, ' '), 0o644))
+	code, stdout, _ = conform(t, "verify", out)
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, stdout, "summary.md was changed")
+}
+
+func TestCertifyErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"certify"}, exitUsage, "--provider is required"},
+		{[]string{"certify", "--provider", "nosuch"}, exitUsage, `provider "nosuch"`},
+		{[]string{"certify", "--provider", "anthropic", "--profile", "vision"}, exitUsage, `unknown profile "vision"`},
+		{[]string{"certify", "--provider", "anthropic", "--exec", `"unterminated`}, exitUsage, "not a command line"},
+		{[]string{"certify", "--provider", "anthropic", "no-such-scenario/*"}, exitUsage, "no run of the suite talks to anthropic"},
+		{[]string{"certify", "--provider", "anthropic", "--exec", "/nonexistent/adapter", "--out", "unused"}, exitFailed, "NOT CERTIFIED: the adapter did not start"},
+		{[]string{"verify"}, exitUsage, "want exactly one BUNDLE"},
+		{[]string{"verify", "no-such-bundle"}, exitFailed, "no-such-bundle"},
+	} {
+		code, stdout, stderr := conform(t, tc.args...)
+		assert.Equal(t, tc.code, code, "conform %v", tc.args)
+		assert.Contains(t, stdout+stderr, tc.want, "conform %v", tc.args)
+	}
+}
+
+// conform serve answers on loopback and makes the --scenario run.
+func TestServe(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--scenario", "basic/plain-text", "--model", "anthropic:claude-sonnet-4-6"}, pw, io.Discard)
+		pw.Close()
+	}()
+	lines := bufio.NewScanner(pr)
+	var base string
+	for lines.Scan() {
+		if u, ok := strings.CutPrefix(strings.TrimSpace(lines.Text()), "anthropic base URL: "); ok {
+			base = u
+			break
+		}
+	}
+	require.NotEmpty(t, base, "serve printed no base URL")
+	go io.Copy(io.Discard, pr)
+	resp, err := http.Get(strings.TrimSuffix(base, "/anthropic"))
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	assert.Contains(t, string(body), `"scenario": "basic/plain-text"`)
+	cancel()
+	select {
+	case code := <-done:
+		assert.Equal(t, exitOK, code)
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop when its context ended")
+	}
+}

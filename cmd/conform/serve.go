@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/metis-llm/metis/certify"
+	"github.com/metis-llm/metis/internal/cli"
+)
+
+// cmdServe is `conform serve`: the replay server on loopback, serving
+// the suite's cassettes to adapters in any language until interrupted.
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := cli.New("conform serve", "", "Serve the suite's recorded traffic over HTTP on loopback, in each provider's wire format\n"+
+		"(server-sent events one by one), so that an adapter in any language can point its base URL at it.")
+	c.Notes = `API (JSON):
+  POST   /runs {"scenario": ID, "model": MODEL[, "id": NAME]}   create a run; answers its base URLs
+  GET    /runs, GET /runs/ID, DELETE /runs/ID                  inspect or forget runs
+  PUT    /runs/ID/fault {inject spec}, DELETE /runs/ID/fault   arm or disarm a fault for the run's next requests
+  ANY    /runs/ID/PROVIDER/...                                 the provider's own paths, replayed
+
+A request the recording does not match gets 400 {"error": {"type": "replay_mismatch", ...}} naming the
+scenario, the nearest interaction and the first differing field.
+
+example:
+  conform serve --addr 127.0.0.1:8787 --scenario basic/plain-text --model anthropic:claude-sonnet-4-6
+  curl -sN http://127.0.0.1:8787/runs/default/anthropic/v1/messages -H 'anthropic-version: 2023-06-01' -d @request.json`
+	addr := c.String("addr", "127.0.0.1:8787", "loopback `ADDR` to listen on (port 0 picks a free one)")
+	suiteDir := c.String("suite", "", "serve the suite in `DIR` (scenarios/, cassettes/, goldens/) instead of the built-in one")
+	pace := c.Duration("pace", defaultPace, "delay between server-sent events")
+	scenario := c.String("scenario", "", "create a run named \"default\" of scenario `ID` at start (with --model)")
+	model := c.String("model", "", "the matrix `MODEL` of the --scenario run")
+	if code, ok := c.Parse(args, stdout, stderr); !ok {
+		return code
+	}
+	if c.NArg() > 0 {
+		return c.Fail(stderr, fmt.Sprintf("unexpected arguments %q", c.Args()))
+	}
+	if (*scenario == "") != (*model == "") {
+		return c.Fail(stderr, "--scenario and --model go together")
+	}
+	suite := suiteFrom(*suiteDir)
+	srv, err := suite.NewServer(nil, *pace)
+	if err != nil {
+		fmt.Fprintln(stderr, "conform serve:", err)
+		return exitUsage
+	}
+	srv.Addr = *addr
+	if err := srv.Start(); err != nil {
+		fmt.Fprintln(stderr, "conform serve:", err)
+		return exitUsage
+	}
+	defer srv.Close()
+	fmt.Fprintf(stdout, "replay server on %s; POST /runs to start a run, Ctrl-C stops it\n", srv.URL)
+	if *scenario != "" {
+		body, _ := json.Marshal(map[string]string{"id": "default", "scenario": *scenario, "model": *model})
+		resp, err := http.Post(srv.URL+"/runs", "application/json", bytes.NewReader(body))
+		if err != nil {
+			fmt.Fprintln(stderr, "conform serve:", err)
+			return exitUsage
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var run struct {
+			Providers map[string]string `json:"providers"`
+			Error     struct{ Message string }
+		}
+		json.Unmarshal(data, &run) //nolint:errcheck // the status says what matters
+		if resp.StatusCode != http.StatusCreated {
+			fmt.Fprintf(stderr, "conform serve: %s\n", run.Error.Message)
+			return exitUsage
+		}
+		var lines []string
+		for _, p := range slices.Sorted(maps.Keys(run.Providers)) {
+			lines = append(lines, fmt.Sprintf("  %s base URL: %s", p, run.Providers[p]))
+		}
+		fmt.Fprintf(stdout, "run default: %s on %s\n%s\n", *scenario, *model, strings.Join(lines, "\n"))
+	}
+	<-ctx.Done()
+	return exitOK
+}
+
+// suiteFrom is the built-in suite, or the one in dir.
+func suiteFrom(dir string) certify.Suite {
+	if dir == "" {
+		return certify.Builtin()
+	}
+	return certify.DirSuite(dir)
+}
