@@ -130,9 +130,12 @@ func manifest(files map[string][]byte) []byte {
 	return []byte(sb.String())
 }
 
-// packArchive is the canonical gzip'd tar of files: sorted paths, regular
-// files only, mode 0644, owner 0, time zero, a gzip header with no name
-// or time. Verify rebuilds it to check every byte.
+// packArchive is the gzip'd tar of files: sorted paths, regular files
+// only, mode 0644, owner 0, time zero. Its gzip header carries, in an
+// extra field, the SHA-256 of everything after the header, so that
+// Verify sees any changed byte: the manifest covers the files, the
+// gzip CRC only the uncompressed tar, and deflate has bits no decoder
+// reads.
 func packArchive(files map[string][]byte) ([]byte, error) {
 	tarball, err := packTar(files)
 	if err != nil {
@@ -144,21 +147,30 @@ func packArchive(files map[string][]byte) ([]byte, error) {
 		return nil, err
 	}
 	zw.OS = gzipOS
+	zw.Extra = make([]byte, 4+sha256.Size)
+	copy(zw.Extra, gzipHeader[12:16])
 	if _, err := zw.Write(tarball); err != nil {
 		return nil, err
 	}
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	data := buf.Bytes()
+	sum := sha256.Sum256(data[gzipHeaderLen:])
+	copy(data[len(gzipHeader):gzipHeaderLen], sum[:])
+	return data, nil
 }
 
 // gzipOS is the gzip header's OS byte: unknown.
 const gzipOS = 255
 
-// gzipHeader is the exact gzip member header packArchive writes: magic,
-// deflate, no flags, no time, no extra flags, OS unknown.
-var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, gzipOS}
+// gzipHeader is how every bundle archive begins: the gzip magic, deflate,
+// an extra field (FEXTRA) and nothing else, no time, no extra flags, OS
+// unknown; the extra field's length (36), and its one subfield "MS"
+// ("metis SHA-256") of 32 bytes. The digest follows, to gzipHeaderLen.
+var gzipHeader = []byte{0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, gzipOS, 4 + sha256.Size, 0, 'M', 'S', sha256.Size, 0}
+
+const gzipHeaderLen = 16 + sha256.Size
 
 func packTar(files map[string][]byte) ([]byte, error) {
 	var buf bytes.Buffer

@@ -3,7 +3,6 @@ package certify
 import (
 	"context"
 	"errors"
-	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -13,25 +12,9 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/providers"
-	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/internal/certifytest"
 )
-
-// dropToolEnd is the built-in adapter with one mapping broken.
-type dropToolEnd struct{ adapters.Adapter }
-
-func (d dropToolEnd) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
-	return func(yield func(canonical.StreamEvent, error) bool) {
-		for ev, err := range d.Adapter.Stream(ctx, req) {
-			if err == nil && ev.Type == canonical.EventToolUseEnd {
-				continue
-			}
-			if !yield(ev, err) {
-				return
-			}
-		}
-	}
-}
 
 // testReport certifies a broken Anthropic adapter on two scenarios: one
 // passes, one fails.
@@ -43,7 +26,7 @@ func testReport(t *testing.T) *Report {
 			if err != nil {
 				return nil, err
 			}
-			return dropToolEnd{a}, nil
+			return certifytest.DropToolEnd{Adapter: a}, nil
 		}}
 	plan, err := NewPlan(target, Options{IDs: []string{"basic/plain-text", "tools/single-round-trip"}})
 	if err != nil {

@@ -108,12 +108,9 @@ func NewPlan(target Target, opts Options) (*Plan, error) {
 	if target.New == nil {
 		return nil, errors.New("certify: the target has no constructor (Target.New)")
 	}
-	reg := opts.Registry
-	if reg == nil {
-		var err error
-		if reg, err = adapters.DefaultRegistry(); err != nil {
-			return nil, fmt.Errorf("certify: default registry: %w", err)
-		}
+	reg, err := registryOr(opts.Registry)
+	if err != nil {
+		return nil, err
 	}
 	cfg, err := reg.Config(target.Provider, fakeEnv)
 	if err != nil {
@@ -443,11 +440,9 @@ func (t *callTracker) Stream(ctx context.Context, req *canonical.Request) iter.S
 // SuiteProviders returns the registry adapters that some run of the suite
 // talks to: the providers an adapter can be certified for.
 func SuiteProviders(suite Suite, reg *adapters.Registry) ([]string, error) {
-	if reg == nil {
-		var err error
-		if reg, err = adapters.DefaultRegistry(); err != nil {
-			return nil, err
-		}
+	reg, err := registryOr(reg)
+	if err != nil {
+		return nil, err
 	}
 	scs, err := suite.Load()
 	if err != nil {
@@ -464,4 +459,16 @@ func SuiteProviders(suite Suite, reg *adapters.Registry) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// registryOr is reg, or the default registry when reg is nil.
+func registryOr(reg *adapters.Registry) (*adapters.Registry, error) {
+	if reg != nil {
+		return reg, nil
+	}
+	reg, err := adapters.DefaultRegistry()
+	if err != nil {
+		return nil, fmt.Errorf("certify: default registry: %w", err)
+	}
+	return reg, nil
 }

@@ -18,11 +18,9 @@ import (
 // inject step would (PUT /runs/{id}/fault): `conform serve`. Each run's
 // cassettes are replayed with pacing between server-sent events.
 func (s Suite) NewServer(reg *adapters.Registry, pacing time.Duration) (*replay.Server, error) {
-	if reg == nil {
-		var err error
-		if reg, err = adapters.DefaultRegistry(); err != nil {
-			return nil, err
-		}
+	reg, err := registryOr(reg)
+	if err != nil {
+		return nil, err
 	}
 	scs, err := s.Load()
 	if err != nil {

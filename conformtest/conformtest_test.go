@@ -1,7 +1,6 @@
 package conformtest_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,27 +10,9 @@ import (
 	"github.com/metis-llm/metis/certify"
 	"github.com/metis-llm/metis/conformtest"
 	"github.com/metis-llm/metis/harness"
-	"github.com/metis-llm/metis/harness/faults"
 	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/internal/certifytest"
 )
-
-// conformOutcomes runs the suite as `conform run` does, from the
-// checkout, and returns each run's status by "id [model]".
-func conformOutcomes(t *testing.T) map[string]harness.Status {
-	t.Helper()
-	res, err := harness.Run(context.Background(), harness.Config{
-		ScenarioDir: "../scenarios", CassetteDir: "../cassettes", GoldenDir: "../goldens",
-		Factories: providers.Factories(), Faults: faults.FromSpec,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]harness.Status{}
-	for _, r := range res.Runs {
-		out[r.Name()] = r.Status
-	}
-	return out
-}
 
 // builtin returns metis's own constructor for a registry adapter. Over
 // HTTP its client splits event streams as they arrive, one event per
@@ -73,7 +54,7 @@ func suiteProviders(t *testing.T) []string {
 // over the replay server, with the same outcome for every run as
 // `conform run` gives it.
 func TestBuiltinAdaptersCertify(t *testing.T) {
-	want := conformOutcomes(t)
+	want := certifytest.ConformOutcomes(t, "..")
 	for _, mode := range []struct {
 		name string
 		opts []conformtest.Option

@@ -1,8 +1,6 @@
 package conformtest_test
 
 import (
-	"context"
-	"iter"
 	"os"
 	"os/exec"
 	"strings"
@@ -11,28 +9,12 @@ import (
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/conformtest"
+	"github.com/metis-llm/metis/internal/certifytest"
 )
 
 // helperEnv selects what TestHelper certifies when the test binary runs
 // itself.
 const helperEnv = "CONFORMTEST_HELPER"
-
-// dropToolEnd is the built-in Anthropic adapter with one mapping broken:
-// its streams lose every tool.use_end event.
-type dropToolEnd struct{ adapters.Adapter }
-
-func (d dropToolEnd) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
-	return func(yield func(canonical.StreamEvent, error) bool) {
-		for ev, err := range d.Adapter.Stream(ctx, req) {
-			if err == nil && ev.Type == canonical.EventToolUseEnd {
-				continue
-			}
-			if !yield(ev, err) {
-				return
-			}
-		}
-	}
-}
 
 // noTools is the built-in adapter declaring no tool support.
 type noTools struct{ adapters.Adapter }
@@ -52,7 +34,7 @@ func TestHelper(t *testing.T) {
 	}
 	base := builtin(t, "anthropic")
 	wrap := map[string]func(adapters.Adapter) adapters.Adapter{
-		"broken":   func(a adapters.Adapter) adapters.Adapter { return dropToolEnd{a} },
+		"broken":   func(a adapters.Adapter) adapters.Adapter { return certifytest.DropToolEnd{Adapter: a} },
 		"no-tools": func(a adapters.Adapter) adapters.Adapter { return noTools{a} },
 	}[mode]
 	conformtest.Run(t, "anthropic", func(c adapters.Config) (adapters.Adapter, error) {

@@ -102,9 +102,20 @@ type Adapter struct {
 
 // call is a request in flight.
 type call struct {
+	a         *Adapter
 	id        string
 	requestID string
 	msgs      chan *protocol.Message
+	cancelled bool // the child was told to cancel it
+}
+
+// cancel tells the child to cancel the call, once. Only the call's own
+// goroutine calls it.
+func (c *call) cancel() {
+	if !c.cancelled {
+		c.cancelled = true
+		c.a.send(&protocol.Message{Type: protocol.TypeCancel, ID: c.id}) //nolint:errcheck // a broken process shows on the next read
+	}
 }
 
 // New starts the child, sends init with c and waits for ready. An init
@@ -389,9 +400,24 @@ func (a *Adapter) begin(requestID string) (*call, error) {
 		return nil, a.broken
 	}
 	a.seq++
-	c := &call{id: strconv.Itoa(a.seq), requestID: requestID, msgs: make(chan *protocol.Message, 64)}
+	c := &call{a: a, id: strconv.Itoa(a.seq), requestID: requestID, msgs: make(chan *protocol.Message, 64)}
 	a.calls[c.id] = c
 	return c, nil
+}
+
+// open starts a complete or stream call: it registers the call and sends
+// the request, its tool ids in the provider's form.
+func (a *Adapter) open(typ string, req *canonical.Request) (*call, *idMapper, error) {
+	ids := newIDMapper(req, a.cfg.Name)
+	c, err := a.begin(req.RequestID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := a.send(&protocol.Message{Type: typ, ID: c.id, Request: ids.wire(req)}); err != nil {
+		a.finish(c)
+		return nil, nil, err
+	}
+	return c, ids, nil
 }
 
 func (a *Adapter) finish(c *call) {
@@ -510,22 +536,12 @@ func (a *Adapter) EstimateInputTokens(req *canonical.Request) int {
 // Complete sends a complete request and relays attempts and sleeps until
 // the response or error.
 func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
-	ids := newIDMapper(req, a.cfg.Name)
-	c, err := a.begin(req.RequestID)
+	c, ids, err := a.open(protocol.TypeComplete, req)
 	if err != nil {
 		return nil, a.processError(req.RequestID, err)
 	}
 	defer a.finish(c)
-	if err := a.send(&protocol.Message{Type: protocol.TypeComplete, ID: c.id, Request: ids.wire(req)}); err != nil {
-		return nil, a.processError(req.RequestID, err)
-	}
-	cancelled := false
-	cancel := func() {
-		if !cancelled {
-			cancelled = true
-			a.send(&protocol.Message{Type: protocol.TypeCancel, ID: c.id}) //nolint:errcheck // a broken process shows on the next read
-		}
-	}
+	cancel := c.cancel
 	for {
 		m, err := a.next(ctx, c, cancel, a.opts.Timeout)
 		if err != nil {
@@ -570,24 +586,13 @@ func (a *Adapter) relay(ctx context.Context, c *call, requestID string, m *proto
 // stops), so the child never runs ahead of its consumer.
 func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
 	return func(yield func(canonical.StreamEvent, error) bool) {
-		ids := newIDMapper(req, a.cfg.Name)
-		c, err := a.begin(req.RequestID)
+		c, ids, err := a.open(protocol.TypeStream, req)
 		if err != nil {
 			yield(canonical.StreamEvent{}, a.processError(req.RequestID, err))
 			return
 		}
 		defer a.finish(c)
-		if err := a.send(&protocol.Message{Type: protocol.TypeStream, ID: c.id, Request: ids.wire(req)}); err != nil {
-			yield(canonical.StreamEvent{}, a.processError(req.RequestID, err))
-			return
-		}
-		cancelled, stopped := false, false
-		cancel := func() {
-			if !cancelled {
-				cancelled = true
-				a.send(&protocol.Message{Type: protocol.TypeCancel, ID: c.id}) //nolint:errcheck // a broken process shows on the next read
-			}
-		}
+		cancel, stopped := c.cancel, false
 		for {
 			m, err := a.next(ctx, c, cancel, a.opts.Timeout)
 			if err != nil {
@@ -605,7 +610,7 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 				if !stopped && !yield(ev, nil) {
 					stopped = true
 				}
-				if !cancelled && (stopped || ctx.Err() != nil) {
+				if !c.cancelled && (stopped || ctx.Err() != nil) {
 					cancel()
 				} else {
 					a.send(&protocol.Message{Type: protocol.TypeNext, ID: c.id}) //nolint:errcheck // a broken process shows on the next read

@@ -12,12 +12,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/certify"
 	"github.com/metis-llm/metis/execadapter"
 	"github.com/metis-llm/metis/harness"
-	"github.com/metis-llm/metis/harness/faults"
 	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/internal/certifytest"
 	"github.com/metis-llm/metis/protocol"
 )
 
@@ -41,24 +40,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// conformOutcomes runs the suite as `conform run` does and returns each
-// run's status by "id [model]".
-func conformOutcomes(t *testing.T) map[string]harness.Status {
-	t.Helper()
-	res, err := harness.Run(context.Background(), harness.Config{
-		ScenarioDir: "../scenarios", CassetteDir: "../cassettes", GoldenDir: "../goldens",
-		Factories: providers.Factories(), Faults: faults.FromSpec,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]harness.Status{}
-	for _, r := range res.Runs {
-		out[r.Name()] = r.Status
-	}
-	return out
 }
 
 // lineChecker validates every line metis writes against the published
@@ -85,7 +66,7 @@ func (l *lineChecker) trace(dir string, line []byte) {
 // certifies with the same outcome for every run as `conform run` gives
 // it, and every line metis wrote is valid against the schema.
 func TestBuiltinAdaptersCertifyThroughTheShim(t *testing.T) {
-	want := conformOutcomes(t)
+	want := certifytest.ConformOutcomes(t, "..")
 	providers, err := certify.SuiteProviders(certify.Builtin(), nil)
 	if err != nil {
 		t.Fatal(err)
