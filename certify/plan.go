@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -245,7 +246,9 @@ func (e *execution) open(c adapters.Config) (adapters.Adapter, error) {
 		e.mu.Lock()
 		e.srvRuns = append(e.srvRuns, sr)
 		e.mu.Unlock()
-		c.BaseURL = sr.BaseURL(c.Name)
+		// The registry's base URL may have a path ("https://openrouter.ai/api"):
+		// it stays, so the replay sees the paths the provider would.
+		c.BaseURL = sr.BaseURL(c.Name) + basePath(c.BaseURL)
 		c.HTTPClient, c.Transport = nil, nil
 	}
 	a, err := e.plan.Target.New(c)
@@ -471,4 +474,13 @@ func registryOr(reg *adapters.Registry) (*adapters.Registry, error) {
 		return nil, fmt.Errorf("certify: default registry: %w", err)
 	}
 	return reg, nil
+}
+
+// basePath is the path of a base URL, without a trailing slash.
+func basePath(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(u.EscapedPath(), "/")
 }

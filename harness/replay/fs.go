@@ -11,18 +11,33 @@ import (
 )
 
 // LoadFS is Load over a file system, such as cassettes.FS: name is the
-// cassette's slash-separated path in fsys, with or without ".yaml". A
-// missing file is an error wrapping ErrNoCassette that names it.
+// cassette's slash-separated path in fsys, with or without ".yaml". As
+// Load, it reads the provenance header (an imported cassette's match
+// mode), and a missing or empty cassette is an error naming it.
 func LoadFS(fsys fs.FS, name string, opts ...Option) (*Player, error) {
 	name = path.Clean(strings.TrimSuffix(name, ".yaml"))
+	file := name + ".yaml"
+	data, err := fs.ReadFile(fsys, file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w %s", ErrNoCassette, file)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading cassette %s: %w", file, err)
+	}
 	c, err := cassette.LoadWithFS(name, readOnlyFS{fsys})
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w %s", ErrNoCassette, name+".yaml")
-		}
-		return nil, fmt.Errorf("loading cassette %s: %w", name+".yaml", err)
+		return nil, fmt.Errorf("loading cassette %s: %w", file, err)
 	}
-	return New(c, opts...)
+	if len(c.Interactions) == 0 {
+		return nil, fmt.Errorf("%w %s: it holds no interaction; delete it and record it again", ErrEmptyCassette, file)
+	}
+	var prov Provenance
+	if HasProvenance(data) {
+		if prov, err = ParseProvenance(file, data); err != nil {
+			return nil, err
+		}
+	}
+	return New(c, append([]Option{withProvenance(prov)}, opts...)...)
 }
 
 // readOnlyFS is go-vcr's cassette.FS over an fs.FS; replay never writes.
