@@ -48,7 +48,10 @@ const (
 // MessageMetadata is the provenance, accounting and round-trip data of a
 // message. Unknown JSON fields are tolerated and kept in Extra.
 type MessageMetadata struct {
-	Model           string                 `json:"model,omitempty"`
+	Model string `json:"model,omitempty"`
+	// ServedModel is Response.ServedModel: the model that served the
+	// call as the provider named it, when it said.
+	ServedModel     string                 `json:"served_model,omitempty"`
 	Provider        string                 `json:"provider,omitempty"`
 	Routing         *RoutingDecisionRecord `json:"routing,omitempty"`
 	Usage           *Usage                 `json:"usage,omitempty"`
@@ -69,7 +72,7 @@ type metadataAlias MessageMetadata
 
 // metadataKnown lists the JSON names MessageMetadata decodes itself.
 var metadataKnown = map[string]bool{
-	"model": true, "provider": true, "routing": true, "usage": true,
+	"model": true, "served_model": true, "provider": true, "routing": true, "usage": true,
 	"parent_tool_use_id": true, "status": true, "provider_raw": true,
 	"user_id": true, "team_id": true,
 }

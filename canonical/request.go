@@ -89,11 +89,17 @@ type TokenUsage struct {
 // Response is an adapter's answer to one call (000 §3.3). The core turns it
 // into an ASSISTANT Message.
 type Response struct {
-	RequestID  string     `json:"request_id"`
-	Model      string     `json:"model"`
-	Provider   string     `json:"provider"`
-	Content    Blocks     `json:"content"`
-	StopReason StopReason `json:"stop_reason"`
+	RequestID string `json:"request_id"`
+	// Model is the requested canonical "provider:name" id.
+	Model string `json:"model"`
+	// ServedModel is the model that served the call as the provider's
+	// response names it (OpenAI's and Anthropic's model, Gemini's
+	// modelVersion): a dated snapshot, an alias resolved server-side or
+	// the model a router picked. Empty when the response did not say.
+	ServedModel string     `json:"served_model,omitempty"`
+	Provider    string     `json:"provider"`
+	Content     Blocks     `json:"content"`
+	StopReason  StopReason `json:"stop_reason"`
 	// ProviderStopReason is the provider's own finish reason, verbatim.
 	ProviderStopReason string     `json:"provider_stop_reason,omitempty"`
 	Usage              TokenUsage `json:"usage"`

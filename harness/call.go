@@ -264,7 +264,7 @@ func responseSummary(resp *canonical.Response) ([]byte, error) {
 
 func responseLine(step int, resp *canonical.Response) traceLine {
 	u := resp.Usage
-	return traceLine{Step: step, Type: "response", Model: resp.Model, StopReason: resp.StopReason, Usage: &u}
+	return traceLine{Step: step, Type: "response", Model: resp.Model, Served: resp.ServedModel, StopReason: resp.StopReason, Usage: &u}
 }
 
 func errorLine(step int, err error) traceLine {

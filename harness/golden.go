@@ -151,6 +151,7 @@ type traceLine struct {
 	Type       string                `json:"type"`
 	Index      *int                  `json:"index,omitempty"`
 	Model      string                `json:"model,omitempty"`
+	Served     string                `json:"served_model,omitempty"`
 	Text       string                `json:"text,omitempty"`
 	Signature  string                `json:"signature,omitempty"`
 	ToolUseID  string                `json:"tool_use_id,omitempty"`
@@ -185,6 +186,7 @@ func eventLine(step int, ev canonical.StreamEvent) traceLine {
 		l.Usage = ev.Usage
 	case canonical.EventMessageComplete:
 		if ev.Response != nil {
+			l.Served = ev.Response.ServedModel
 			l.StopReason = ev.Response.StopReason
 			u := ev.Response.Usage
 			l.Usage = &u

@@ -260,6 +260,9 @@ func details(run *ScenarioResult) string {
 	var sb strings.Builder
 	sb.WriteString(run.Reason)
 	sb.WriteByte('\n')
+	if len(run.ServedModels) > 0 {
+		sb.WriteString("served by: " + strings.Join(run.ServedModels, ", ") + "\n")
+	}
 	for _, st := range run.Steps {
 		if st.Status != StatusFail {
 			continue

@@ -138,7 +138,7 @@ func TestHTMLReportInABrowser(t *testing.T) {
 	assert.Contains(t, diff, `+        "text": "Hello there, how are you?"`)
 	assert.Len(t, marked, 2, "the removed and the added line are marked")
 	assert.Contains(t, wire, `"path": "/v1/responses"`)
-	assert.Contains(t, events, `{"step":1,"type":"message.complete","stop_reason":"end_turn"`)
+	assert.Contains(t, events, `{"step":1,"type":"message.complete","served_model":"gpt-5","stop_reason":"end_turn"`)
 
 	if shot := os.Getenv("METIS_REPORT_SCREENSHOT"); shot != "" {
 		require.NoError(t, os.WriteFile(shot, run(t, ctx, chromedp.FullScreenshot(100)), 0o644))

@@ -245,6 +245,10 @@ type ScenarioResult struct {
 	// imported, live or emulator (SourceMixed when they differ), empty
 	// when it replayed none.
 	Source string `json:"source,omitempty"`
+	// ServedModels are the models that served the run's calls as the
+	// providers' responses named them (Response.ServedModel), in the
+	// order first seen.
+	ServedModels []string `json:"served_models,omitempty"`
 	// Status is fail when a step failed or a finding has level error.
 	Status Status `json:"status"`
 	// Reason says why the run failed or was skipped.

@@ -493,6 +493,7 @@ func (r *run) finish(res *ScenarioResult) {
 		}
 	}
 	res.Source = runSource(sources)
+	res.ServedModels = r.servedModels()
 	for _, st := range r.stores {
 		st.Close()
 	}
@@ -502,6 +503,20 @@ func (r *run) finish(res *ScenarioResult) {
 	if r.tempDir != "" {
 		os.RemoveAll(r.tempDir)
 	}
+}
+
+// servedModels lists the served models of the run's responses, each
+// once, in the order first seen.
+func (r *run) servedModels() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, l := range r.trace {
+		if l.Served != "" && !slices.Contains(out, l.Served) {
+			out = append(out, l.Served)
+		}
+	}
+	return out
 }
 
 // runSource is a run's cassette source: the one its cassettes share,

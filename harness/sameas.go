@@ -67,7 +67,7 @@ func firstErr(errs ...error) error {
 
 // substitutable renders a transcript for comparison across models (000
 // §10.2.1): message and tool ids renumbered, and without what legitimately
-// differs between providers — metadata model, provider, usage,
+// differs between providers — metadata model, served model, provider, usage,
 // provider_raw and the routing's chosen model, thinking blocks (which
 // some providers drop) and signatures.
 func substitutable(msgs []canonical.Message) ([]byte, error) {
@@ -81,7 +81,7 @@ func substitutable(msgs []canonical.Message) ([]byte, error) {
 	}
 	for _, m := range docs {
 		if md, ok := m["metadata"].(map[string]any); ok {
-			for _, k := range []string{"model", "provider", "usage", "provider_raw"} {
+			for _, k := range []string{"model", "served_model", "provider", "usage", "provider_raw"} {
 				delete(md, k)
 			}
 			if rt, ok := md["routing"].(map[string]any); ok {

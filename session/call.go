@@ -235,8 +235,9 @@ func (s *Session) finish(c *call, resp *canonical.Response, status canonical.Mes
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	md := canonical.MessageMetadata{
-		Model:    resp.Model,
-		Provider: resp.Provider,
+		Model:       resp.Model,
+		ServedModel: resp.ServedModel,
+		Provider:    resp.Provider,
 		Routing: &canonical.RoutingDecisionRecord{
 			Mode:        c.routing.Mode,
 			ChosenModel: c.model,

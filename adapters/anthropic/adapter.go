@@ -61,8 +61,9 @@
 // JSON, streamed or not. An `event: error` mid-stream ends the stream
 // with its classified error (see errors.go). Usage comes
 // from message_start and is superseded by message_delta: output tokens
-// always, input and cache counts when present. Response.ProviderRaw holds
-// {"id","model","stop_sequence"} of the provider's message.
+// always, input and cache counts when present. The message's model is
+// Response.ServedModel; Response.ProviderRaw holds {"id","stop_sequence"}
+// of the provider's message.
 package anthropic
 
 import (

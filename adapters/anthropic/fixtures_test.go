@@ -140,7 +140,8 @@ func TestFixtures(t *testing.T) {
 		assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
 		assert.Equal(t, "end_turn", resp.ProviderStopReason)
 		assert.Equal(t, canonical.TokenUsage{InputTokens: 27, OutputTokens: 65}, resp.Usage)
-		assert.JSONEq(t, `{"id":"msg_01NusK7N3cvXsHRya8jx1NDU","model":"claude-sonnet-4-20250514"}`, string(resp.ProviderRaw))
+		assert.JSONEq(t, `{"id":"msg_01NusK7N3cvXsHRya8jx1NDU"}`, string(resp.ProviderRaw))
+		assert.Equal(t, "claude-sonnet-4-20250514", resp.ServedModel)
 		assert.Equal(t, string(readFixture(t, name, "response.json")), string(resp.RawBody))
 	})
 
@@ -334,7 +335,8 @@ func TestFixtures(t *testing.T) {
 		assert.Equal(t, th.Signature, sigs[0].Signature)
 		assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
 		assert.Equal(t, canonical.TokenUsage{InputTokens: 43, OutputTokens: 282}, resp.Usage)
-		assert.JSONEq(t, `{"id":"msg_01ALwQ87pTS7hH1PjSdC9wJD","model":"claude-sonnet-4-20250514"}`, string(resp.ProviderRaw))
+		assert.JSONEq(t, `{"id":"msg_01ALwQ87pTS7hH1PjSdC9wJD"}`, string(resp.ProviderRaw))
+		assert.Equal(t, "claude-sonnet-4-20250514", resp.ServedModel)
 	})
 }
 

@@ -256,20 +256,21 @@ func (d *decoder) finish(a *driver.Assembler, providerStop string) {
 	if raw := d.providerRaw(); raw != nil {
 		a.SetProviderRaw(raw)
 	}
+	a.SetServedModel(d.model)
 	a.Finish(stop, providerStop)
 }
 
-// providerRaw is the message's round-trip data: the provider's message id,
-// the model that served it and the stop sequence that ended it.
+// providerRaw is the message's round-trip data: the provider's message id
+// and the stop sequence that ended it. (The model that served it is
+// Response.ServedModel.)
 func (d *decoder) providerRaw() json.RawMessage {
-	if d.id == "" && d.model == "" && d.stopSequence == "" {
+	if d.id == "" && d.stopSequence == "" {
 		return nil
 	}
 	raw, err := json.Marshal(struct {
 		ID           string `json:"id,omitempty"`
-		Model        string `json:"model,omitempty"`
 		StopSequence string `json:"stop_sequence,omitempty"`
-	}{d.id, d.model, d.stopSequence})
+	}{d.id, d.stopSequence})
 	if err != nil {
 		return nil
 	}

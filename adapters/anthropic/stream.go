@@ -66,6 +66,7 @@ func (d *decoder) decodeStream(body io.Reader, a *driver.Assembler) error {
 		case "message_start":
 			m := &ev.Message
 			d.id, d.model = m.ID, m.Model
+			a.SetServedModel(m.Model) // known now, should the stream break off
 			m.Usage.merge(&d.usage)
 			a.SetUsage(d.usage)
 			a.Start()

@@ -63,7 +63,8 @@ func TestStreamStopSequenceKept(t *testing.T) {
 	require.NoError(t, err)
 	resp := checkInvariants(t, evs)
 	assert.Equal(t, canonical.StopStopSequence, resp.StopReason)
-	assert.JSONEq(t, `{"id":"msg_t","model":"claude-sonnet-4-6","stop_sequence":"END"}`, string(resp.ProviderRaw))
+	assert.JSONEq(t, `{"id":"msg_t","stop_sequence":"END"}`, string(resp.ProviderRaw))
+	assert.Equal(t, "claude-sonnet-4-6", resp.ServedModel)
 }
 
 func TestStreamUsage(t *testing.T) {

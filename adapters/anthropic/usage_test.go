@@ -74,6 +74,7 @@ func TestStreamedEqualsNonStreamed(t *testing.T) {
 	assert.Equal(t, plain.ProviderStopReason, streamed.ProviderStopReason)
 	assert.Equal(t, plain.ProviderRaw, streamed.ProviderRaw)
 	assert.Equal(t, plain.Model, streamed.Model)
+	assert.Equal(t, plain.ServedModel, streamed.ServedModel)
 	assert.Equal(t, plain.Provider, streamed.Provider)
 
 	// And the content is what the provider sent, compacted.
@@ -84,8 +85,9 @@ func TestStreamedEqualsNonStreamed(t *testing.T) {
 	assert.Equal(t, `{"path":"README.md","lines":[1,20],"opts":{"follow":true,"enc":null}}`, string(tu.Input))
 	assert.Equal(t, "toolu_same", ids.Wire("anthropic", tu.ID))
 	assert.Equal(t, canonical.StopToolUse, plain.StopReason)
-	assert.Equal(t, testModel, plain.Model, "the canonical model requested; the served snapshot is in provider_raw")
-	assert.JSONEq(t, `{"id":"msg_same","model":"claude-sonnet-4-6-20260101"}`, string(plain.ProviderRaw))
+	assert.Equal(t, testModel, plain.Model, "the canonical model requested")
+	assert.Equal(t, "claude-sonnet-4-6-20260101", plain.ServedModel, "the served snapshot")
+	assert.JSONEq(t, `{"id":"msg_same"}`, string(plain.ProviderRaw))
 
 	// message.complete carries the same usage.
 	last := evs[len(evs)-1]

@@ -115,9 +115,15 @@ func (a *Assembler) emit(ev canonical.StreamEvent) bool {
 	return true
 }
 
-// SetModel records the canonical model that served the call, when the
-// provider reports a different one than requested.
-func (a *Assembler) SetModel(model string) { a.resp.Model = model }
+// SetServedModel records the model that served the call as the
+// provider's response names it (Response.ServedModel). Empty names are
+// ignored, so decoders may pass every chunk's field; a later name
+// replaces an earlier one.
+func (a *Assembler) SetServedModel(model string) {
+	if model != "" {
+		a.resp.ServedModel = model
+	}
+}
 
 // Start emits message.start. Later calls do nothing.
 func (a *Assembler) Start() bool {

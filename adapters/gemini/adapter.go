@@ -87,8 +87,8 @@
 // CachedInputTokens is cachedContentTokenCount, OutputTokens is
 // candidatesTokenCount + thoughtsTokenCount and ReasoningTokens is
 // thoughtsTokenCount. Response.Model is the requested model; Gemini's
-// modelVersion (which may differ, e.g. for aliases) is kept in ProviderRaw
-// as "model_version".
+// modelVersion (which may differ, e.g. for aliases) is
+// Response.ServedModel.
 //
 // Finish reasons (kept verbatim in ProviderStopReason):
 //

@@ -68,7 +68,8 @@ var fixtureCases = map[string]fixtureCase{
 			assert.Equal(t, canonical.StopToolUse, r.StopReason)
 			assert.Equal(t, "STOP", r.ProviderStopReason)
 			assert.Equal(t, canonical.TokenUsage{InputTokens: 33, OutputTokens: 5}, r.Usage)
-			assert.Equal(t, providerRaw{ModelVersion: "gemini-2.0-flash"}, parseRaw(r.ProviderRaw), "no signatures in this response")
+			assert.Empty(t, r.ProviderRaw, "no signatures in this response")
+			assert.Equal(t, "gemini-2.0-flash", r.ServedModel)
 			assert.Equal(t, "gemini:gemini-2.0-flash", r.Model)
 		},
 	},
@@ -121,7 +122,7 @@ var fixtureCases = map[string]fixtureCase{
 			assert.Equal(t, canonical.StopToolUse, r.StopReason)
 			assert.Equal(t, canonical.TokenUsage{InputTokens: 65, OutputTokens: 16 + 94, ReasoningTokens: 94}, r.Usage)
 			assert.Equal(t, testModel3, r.Model, "the requested model")
-			assert.Equal(t, "gemini-3.1-pro-preview", parseRaw(r.ProviderRaw).ModelVersion, "the model that served it")
+			assert.Equal(t, "gemini-3.1-pro-preview", r.ServedModel, "the model that served it")
 			sig := parseRaw(r.ProviderRaw).Signatures["0"]
 			assert.True(t, strings.HasPrefix(sig, "Eu0DCuoDAb4+9vvdbiOpT/hd"))
 			assert.True(t, strings.HasSuffix(sig, "Dm/vF6Otiw=="))

@@ -8,23 +8,19 @@ import (
 // providerRaw is this adapter's entry in MessageMetadata.ProviderRaw
 // (Response.ProviderRaw): the thoughtSignatures Gemini put on functionCall
 // and text parts, which have no canonical home (a thought part's signature
-// is its ThinkingBlock's), and the model version that served the call.
+// is its ThinkingBlock's).
 //
-//	{"signatures": {"1": "<sig>"}, "trailing_signature": "<sig>",
-//	 "model_version": "gemini-3.1-pro-preview"}
+//	{"signatures": {"1": "<sig>"}, "trailing_signature": "<sig>"}
 //
 // Signatures are keyed by the index of the canonical content block made
 // from the signed part. Trailing is a signature Gemini sent on an empty
 // text part that followed a block of another kind (or no block at all);
 // it goes back as an empty text part at the end of the model content.
-// ModelVersion is Gemini's modelVersion, which can name another model
-// than the one requested (an alias or a preview resolved server-side);
-// Response.Model stays the requested canonical id, which the registry and
-// the price table know.
+// (Gemini's modelVersion, which older versions kept here as
+// "model_version", is Response.ServedModel.)
 type providerRaw struct {
-	Signatures   map[string]string `json:"signatures,omitempty"`
-	Trailing     string            `json:"trailing_signature,omitempty"`
-	ModelVersion string            `json:"model_version,omitempty"`
+	Signatures map[string]string `json:"signatures,omitempty"`
+	Trailing   string            `json:"trailing_signature,omitempty"`
 }
 
 // signature returns the signature of content block i, or "".
@@ -37,7 +33,7 @@ func (r providerRaw) signature(i int) string {
 
 // empty reports whether r holds nothing worth storing.
 func (r providerRaw) empty() bool {
-	return len(r.Signatures) == 0 && r.Trailing == "" && r.ModelVersion == ""
+	return len(r.Signatures) == 0 && r.Trailing == ""
 }
 
 // parseRaw decodes a ProviderRaw entry. A malformed entry (written by

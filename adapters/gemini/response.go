@@ -136,9 +136,7 @@ func (d *decoder) handle(r *generateResponse) error {
 	if r.Error != nil {
 		return d.statusError(r.Error)
 	}
-	if r.ModelVersion != "" {
-		d.raw.ModelVersion = r.ModelVersion
-	}
+	d.a.SetServedModel(r.ModelVersion)
 	if r.PromptFeedback != nil && r.PromptFeedback.BlockReason != "" {
 		d.blockReason = r.PromptFeedback.BlockReason
 	}

@@ -167,7 +167,8 @@ func TestParallelCallsWithoutIDs(t *testing.T) {
 	}
 	assert.Equal(t, canonical.StopToolUse, resp.StopReason)
 	assert.Equal(t, canonical.TokenUsage{InputTokens: 40, OutputTokens: 30 + 20, ReasoningTokens: 20}, resp.Usage)
-	assert.Equal(t, providerRaw{Signatures: map[string]string{"1": "U0lHLXBhcmFsbGVsLWZpcnN0"}, ModelVersion: "gemini-3-pro-preview"}, parseRaw(resp.ProviderRaw))
+	assert.Equal(t, providerRaw{Signatures: map[string]string{"1": "U0lHLXBhcmFsbGVsLWZpcnN0"}}, parseRaw(resp.ProviderRaw))
+	assert.Equal(t, "gemini-3-pro-preview", resp.ServedModel)
 
 	// The next turn answers Oslo, Paris, Rome.
 	history := []canonical.Message{user, assistantFrom(resp),

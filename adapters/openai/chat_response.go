@@ -28,6 +28,7 @@ import (
 //   - with ExtraContent, the last extra_content of the message (delta or
 //     message) and of each tool call becomes Response.ProviderRaw, a
 //     ChatProviderRaw;
+//   - model (of any chunk, the last one wins) is Response.ServedModel;
 //   - usage: input = prompt_tokens − prompt_tokens_details.cached_tokens,
 //     cached = cached_tokens, output = completion_tokens, reasoning =
 //     completion_tokens_details.reasoning_tokens.
@@ -409,6 +410,7 @@ func (s *chatState) chunk(c *chatChunk) error {
 	if err := keepGoing(s.a.Start()); err != nil {
 		return err
 	}
+	s.a.SetServedModel(c.Model)
 	for i := range c.Choices {
 		ch := &c.Choices[i]
 		if ch.Index != 0 {

@@ -42,6 +42,7 @@ type fixtureCase struct {
 	stop         canonical.StopReason
 	providerStop string
 	usage        canonical.TokenUsage
+	served       string // the response's model, read from the recording
 	// partial JSON fragments of the first tool, in order, for streams
 	fragments []string
 }
@@ -54,28 +55,33 @@ var chatFixtures = []fixtureCase{
 	{name: "gemini-openai-compat-tool-call-thought-signature",
 		blocks: []wantBlock{{typ: canonical.BlockToolUse, tool: "get_current_time", input: `{}`}},
 		stop:   canonical.StopToolUse, providerStop: "tool_calls",
-		usage: canonical.TokenUsage{InputTokens: 35, OutputTokens: 12}},
+		served: "gemini-2.5-pro-preview-05-06",
+		usage:  canonical.TokenUsage{InputTokens: 35, OutputTokens: 12}},
 	{name: "nonstream-image-url-input",
 		blocks: []wantBlock{{typ: canonical.BlockText, prefix: "The image is an emoji of a parrot.",
 			suffix: "makes the bright colors of the parrot stand out."}},
 		stop: canonical.StopEndTurn, providerStop: "stop",
-		usage: canonical.TokenUsage{InputTokens: 267, OutputTokens: 106}},
+		served: "gpt-4o-2024-08-06",
+		usage:  canonical.TokenUsage{InputTokens: 267, OutputTokens: 106}},
 	{name: "nonstream-tool-call",
 		blocks: []wantBlock{{typ: canonical.BlockToolUse, tool: "get_capital", input: `{"country":"England"}`,
 			providerID: "call_SkEQ3ZGSJC8m6AvaIGNuuKdm"}},
 		stop: canonical.StopToolUse, providerStop: "tool_calls",
-		usage: canonical.TokenUsage{InputTokens: 104, OutputTokens: 16}},
+		served: "gpt-4o-mini-2024-07-18",
+		usage:  canonical.TokenUsage{InputTokens: 104, OutputTokens: 16}},
 	{name: "stream-image-data-url-input",
 		blocks: []wantBlock{{typ: canonical.BlockText,
 			text: "A cute cartoon star with a face and pink cheeks, leaving a rainbow trail on a purple background with sparkles."}},
 		stop: canonical.StopEndTurn, providerStop: "stop",
-		usage: canonical.TokenUsage{InputTokens: 232, OutputTokens: 96, ReasoningTokens: 64}},
+		served: "gpt-5-2025-08-07",
+		usage:  canonical.TokenUsage{InputTokens: 232, OutputTokens: 96, ReasoningTokens: 64}},
 	{name: "stream-parallel-tool-calls",
 		blocks: []wantBlock{
 			{typ: canonical.BlockToolUse, tool: "get_country", input: `{}`, providerID: "call_q2UyBRP7eXNTzAoR8lEhjc9Z"},
 			{typ: canonical.BlockToolUse, tool: "get_product_name", input: `{}`, providerID: "call_b51ijcpFkDiTQG1bQzsrmtW5"},
 		},
 		stop: canonical.StopToolUse, providerStop: "tool_calls",
+		served:    "gpt-4o-2024-08-06",
 		usage:     canonical.TokenUsage{InputTokens: 364, OutputTokens: 40},
 		fragments: []string{"{}"}},
 	{name: "stream-reasoning-o3-mini-include-usage",
@@ -83,15 +89,18 @@ var chatFixtures = []fixtureCase{
 			prefix: "To find the factorial of 5 (written as 5!), we multiply all positive integers from 5 down to 1:\n\n",
 			suffix: "120."}},
 		stop: canonical.StopEndTurn, providerStop: "stop",
-		usage: canonical.TokenUsage{InputTokens: 23, OutputTokens: 523, ReasoningTokens: 384}},
+		served: "o3-mini-2025-01-31",
+		usage:  canonical.TokenUsage{InputTokens: 23, OutputTokens: 523, ReasoningTokens: 384}},
 	{name: "stream-text-include-usage",
 		blocks: []wantBlock{{typ: canonical.BlockText, text: "The capital of the UK is London."}},
 		stop:   canonical.StopEndTurn, providerStop: "stop",
-		usage: canonical.TokenUsage{InputTokens: 78, OutputTokens: 9}},
+		served: "gpt-4o-mini-2024-07-18",
+		usage:  canonical.TokenUsage{InputTokens: 78, OutputTokens: 9}},
 	{name: "stream-tool-call-include-usage",
 		blocks: []wantBlock{{typ: canonical.BlockToolUse, tool: "get_capital", input: `{"country":"UK"}`,
 			providerID: "call_ZR5UUuTt3pf61kjwAJIYdVMj"}},
 		stop: canonical.StopToolUse, providerStop: "tool_calls",
+		served:    "gpt-4o-mini-2024-07-18",
 		usage:     canonical.TokenUsage{InputTokens: 53, OutputTokens: 15},
 		fragments: []string{`{"`, `country`, `":"`, `UK`, `"}`}},
 }
@@ -105,18 +114,21 @@ var responsesFixtures = []fixtureCase{
 		blocks: []wantBlock{{typ: canonical.BlockToolUse, tool: "get_capital", input: `{"country":"PotatoLand"}`,
 			providerID: "call_YfwRsW8sUxDKipwyhWTzOXCA"}},
 		stop: canonical.StopToolUse, providerStop: "completed",
-		usage: canonical.TokenUsage{InputTokens: 40, OutputTokens: 18}},
+		served: "gpt-4o-2024-08-06",
+		usage:  canonical.TokenUsage{InputTokens: 40, OutputTokens: 18}},
 	{name: "nonstream-image-url-input",
 		blocks: []wantBlock{{typ: canonical.BlockText,
 			text: "Hello! I see you've shared an image of a potato. How can I assist you today?"}},
 		stop: canonical.StopEndTurn, providerStop: "completed",
-		usage: canonical.TokenUsage{InputTokens: 663, OutputTokens: 20}},
+		served: "gpt-4o-2024-08-06",
+		usage:  canonical.TokenUsage{InputTokens: 663, OutputTokens: 20}},
 	{name: "stream-error-event-insufficient-quota", errClass: canonical.ErrRateLimit,
 		errCode: canonical.CodeQuotaExceeded, errMsg: "You exceeded your current quota"},
 	{name: "stream-function-call",
 		blocks: []wantBlock{{typ: canonical.BlockToolUse, tool: "get_capital", input: `{"country":"France"}`,
 			providerID: "call_kL0PCQV7M2WMoVX8V8OtYSAL"}},
 		stop: canonical.StopToolUse, providerStop: "completed",
+		served:    "gpt-4o-2024-08-06",
 		usage:     canonical.TokenUsage{InputTokens: 255, OutputTokens: 16},
 		fragments: []string{`{"`, `country`, `":"`, `France`, `"}`}},
 	{name: "stream-function-call-reasoning-flex",
@@ -125,6 +137,7 @@ var responsesFixtures = []fixtureCase{
 			{typ: canonical.BlockToolUse, tool: "final_result", input: `{"result":6666}`, providerID: "call_CWXgs68YprAjp6t0371hiPOI"},
 		},
 		stop: canonical.StopToolUse, providerStop: "completed",
+		served:    "gpt-5-2025-08-07",
 		usage:     canonical.TokenUsage{InputTokens: 53, OutputTokens: 469, ReasoningTokens: 448},
 		fragments: []string{`{"`, `result`, `":`, `666`, `6`, `}`}},
 	{name: "stream-reasoning-summary-text",
@@ -136,7 +149,8 @@ var responsesFixtures = []fixtureCase{
 			{typ: canonical.BlockText, prefix: "I'm not a road safety professional, but here are some generally accepted guidelines"},
 		},
 		stop: canonical.StopEndTurn, providerStop: "completed",
-		usage: canonical.TokenUsage{InputTokens: 13, OutputTokens: 1680, ReasoningTokens: 1408}},
+		served: "o3-mini-2025-01-31",
+		usage:  canonical.TokenUsage{InputTokens: 13, OutputTokens: 1680, ReasoningTokens: 1408}},
 	{name: "stream-reasoning-summary-then-function-call",
 		blocks: []wantBlock{
 			{typ: canonical.BlockThinking, prefix: "**Getting weather info**\n\nI need to respond to the user's question about the weather in Florence, Italy.",
@@ -144,6 +158,7 @@ var responsesFixtures = []fixtureCase{
 			{typ: canonical.BlockToolUse, tool: "weather", input: `{"location":"Florence, Italy"}`, providerID: "call_zgUaIBRPTwxxOusyyKw5NVMH"},
 		},
 		stop: canonical.StopToolUse, providerStop: "completed",
+		served:    "gpt-5-2025-08-07",
 		usage:     canonical.TokenUsage{InputTokens: 63, OutputTokens: 121, ReasoningTokens: 64},
 		fragments: []string{`{"`, `location`, `":"`, `Flor`, `ence`, `,`, ` Italy`, `"}`}},
 }
@@ -244,6 +259,7 @@ func checkResponse(t *testing.T, c fixtureCase, resp *canonical.Response, ids *a
 	assert.Equal(t, c.stop, resp.StopReason)
 	assert.Equal(t, c.providerStop, resp.ProviderStopReason)
 	assert.Equal(t, c.usage, resp.Usage)
+	assert.Equal(t, c.served, resp.ServedModel, "served model")
 	require.Len(t, resp.Content, len(c.blocks), "content: %#v", resp.Content)
 	for i, w := range c.blocks {
 		b := resp.Content[i]

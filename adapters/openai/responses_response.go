@@ -28,6 +28,8 @@ import (
 //     with reason max_output_tokens → max_tokens, content_filter →
 //     content_filter; response.failed and error events fail the call with
 //     the classified error (see errors.go);
+//   - the response's model (response.created's, then the final
+//     response's) is Response.ServedModel;
 //   - usage: input = input_tokens − input_tokens_details.cached_tokens,
 //     cached = cached_tokens, output = output_tokens, reasoning =
 //     output_tokens_details.reasoning_tokens.
@@ -100,6 +102,7 @@ type respText struct {
 
 type respResponse struct {
 	ID                string     `json:"id"`
+	Model             string     `json:"model"`
 	Status            string     `json:"status"`
 	Output            []respItem `json:"output"`
 	Usage             *respUsage `json:"usage"`
@@ -421,6 +424,7 @@ func (s *respState) finish(r *respResponse) error {
 	if r.ID != "" {
 		s.raw.ResponseID = r.ID
 	}
+	s.a.SetServedModel(r.Model)
 	if r.Status == "failed" {
 		return s.failed(r)
 	}
@@ -582,6 +586,9 @@ func (s *respState) event(typ []byte, ev *respEvent, data []byte) (done bool, er
 	case "response.created", "response.in_progress":
 		if ev.Response != nil && ev.Response.ID != "" {
 			s.raw.ResponseID = ev.Response.ID
+		}
+		if ev.Response != nil {
+			s.a.SetServedModel(ev.Response.Model)
 		}
 	case "response.output_item.added":
 		if ev.Item != nil {
