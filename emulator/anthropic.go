@@ -54,7 +54,9 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request, body []b
 			w.Header().Set("request-id", a.reqID)
 		}
 		if t.stream {
-			a.stream(newSSEWriter(r.Context(), w, "text/event-stream; charset=utf-8", nil))
+			sw := newSSEWriter(r.Context(), w, "text/event-stream; charset=utf-8", nil)
+			sw.arm(Anthropic, t.reply, t.model)
+			a.stream(sw)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -318,6 +320,9 @@ func (a *anthropicTurn) stream(sw *sseWriter) {
 		index++
 	}
 	ping()
+	if sw.failHere() {
+		return
+	}
 
 	u := a.usage
 	type messageDelta struct {

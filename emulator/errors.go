@@ -74,6 +74,19 @@ func wireError(api API, kind ErrorKind, message, model, reqID string) wire.Error
 	return e
 }
 
+// withCode applies a reply's ErrorCode: OpenAI's error.code and
+// error.type, Anthropic's error.type, Gemini's status.
+func withCode(api API, e wire.Error, code string) wire.Error {
+	if code == "" {
+		return e
+	}
+	e.Type = code
+	if api == OpenAIChat || api == OpenAIResponses {
+		e.Code = code
+	}
+	return e
+}
+
 // render turns e into the answer for api.
 func render(api API, e wire.Error) apiError {
 	return apiError{status: e.Status, header: e.Header(wire.API(api)), body: e.Body(wire.API(api))}
@@ -90,7 +103,7 @@ func scriptedError(api API, r *Reply, model, reqID string) apiError {
 	if kind == "" {
 		kind = kindForStatus(r.Status)
 	}
-	e := wireError(api, kind, r.ErrorMessage, model, reqID)
+	e := withCode(api, wireError(api, kind, r.ErrorMessage, model, reqID), r.ErrorCode)
 	if len(r.ErrorBody) > 0 {
 		status := r.Status
 		if status == 0 && r.Error == "" {

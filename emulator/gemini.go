@@ -15,6 +15,9 @@ type geminiRequest struct {
 	GenerationConfig *struct {
 		ThinkingConfig *struct {
 			IncludeThoughts bool `json:"includeThoughts"`
+			// The API reads protobuf JSON, which accepts the field's
+			// proto name too (Python clients send it).
+			IncludeThoughtsProto bool `json:"include_thoughts"`
 		} `json:"thinkingConfig"`
 	} `json:"generationConfig"`
 }
@@ -47,14 +50,15 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request, body []byte
 		return
 	}
 	showThoughts := req.GenerationConfig != nil && req.GenerationConfig.ThinkingConfig != nil &&
-		req.GenerationConfig.ThinkingConfig.IncludeThoughts
+		(req.GenerationConfig.ThinkingConfig.IncludeThoughts || req.GenerationConfig.ThinkingConfig.IncludeThoughtsProto)
 	s.serveModel(w, Gemini, model, stream, body, func(int) int { return 1 }, func(t *turn) {
 		g := newGeminiTurn(t, showThoughts)
 		switch {
 		case t.stream && sse:
 			sw := newSSEWriter(r.Context(), w, "text/event-stream", nil)
 			sw.crlf = t.profile.Gemini.CRLF
-			g.stream(func(resp geminiResponse) {
+			sw.arm(Gemini, t.reply, t.model)
+			g.stream(sw.failHere, func(resp geminiResponse) {
 				data := marshal(resp)
 				if t.profile.Gemini.GoogleSpacing {
 					data = googleStyle(data)
@@ -68,7 +72,7 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request, body []byte
 			w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 			w.WriteHeader(http.StatusOK)
 			aw := newArrayWriter(r.Context(), w)
-			g.stream(func(resp geminiResponse) { aw.element(marshalIndent(resp, "  ")) })
+			g.stream(func() bool { return false }, func(resp geminiResponse) { aw.element(marshalIndent(resp, "  ")) })
 			aw.close()
 			return
 		}
@@ -219,8 +223,10 @@ func (g *geminiTurn) whole() geminiResponse {
 }
 
 // stream renders the turn as the successive responses of a Gemini stream,
-// each a whole GenerateContentResponse, handing each to emit.
-func (g *geminiTurn) stream(emit func(geminiResponse)) {
+// each a whole GenerateContentResponse, handing each to emit; before the
+// response carrying the finishReason it asks failHere whether the stream
+// failed instead.
+func (g *geminiTurn) stream(failHere func() bool, emit func(geminiResponse)) {
 	send := func(parts []geminiPart, finish string, u geminiUsage) {
 		emit(g.response(parts, finish, u))
 	}
@@ -245,6 +251,12 @@ func (g *geminiTurn) stream(emit func(geminiResponse)) {
 			p.ThoughtSignature = signature(g.reply, g.sigNum)
 		}
 		last := i == len(pieces)-1 && len(g.reply.ToolCalls) == 0 && !emptyFinal
+		if last && g.reply.StreamError != "" {
+			// A failing stream sends all its text, then the error.
+			send([]geminiPart{p}, "", g.usageAt(1, 1, answerDone, answerAll))
+			failHere()
+			return
+		}
 		if last {
 			send([]geminiPart{p}, finish, g.usageAt(1, 1, 1, 1))
 			return
@@ -253,6 +265,9 @@ func (g *geminiTurn) stream(emit func(geminiResponse)) {
 	}
 	if calls := g.functionCalls(); len(calls) > 0 {
 		send(calls, "", g.usageAt(1, 1, 1, 1))
+	}
+	if failHere() {
+		return
 	}
 	empty := ""
 	p := geminiPart{Text: &empty}

@@ -44,7 +44,9 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request, body []byte) 
 			w.Header().Set("x-request-id", c.reqID)
 		}
 		if t.stream {
-			c.stream(newSSEWriter(r.Context(), w, "text/event-stream; charset=utf-8", nil), includeUsage)
+			sw := newSSEWriter(r.Context(), w, "text/event-stream; charset=utf-8", nil)
+			sw.arm(OpenAIChat, t.reply, t.model)
+			c.stream(sw, includeUsage)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -252,6 +254,8 @@ func (c *chatTurn) stream(sw *sseWriter, includeUsage bool) {
 	roleWithCall := st.RoleWithFirstToolCall && c.reply.Text == "" && c.reasoningField == "" && len(calls) > 0
 	switch {
 	case roleWithCall:
+	case st.RoleEveryChunk && (c.reply.Text != "" || c.reasoningField != "" || len(calls) > 0):
+		// Every delta carries the role: the first one opens the message.
 	case c.reply.Text != "" || len(calls) == 0:
 		send(object{{"role", "assistant"}, {"content", ""}, {"refusal", nil}})
 	default:
@@ -279,6 +283,9 @@ func (c *chatTurn) stream(sw *sseWriter, includeUsage bool) {
 		for _, p := range pieces {
 			send(object{{"tool_calls", []chatDeltaToolCall{{Index: i, Function: chatFunction{Arguments: p}}}}})
 		}
+	}
+	if sw.failHere() {
+		return
 	}
 	finish := c.finishReason()
 	var finishUsage any

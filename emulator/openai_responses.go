@@ -58,7 +58,9 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request, body []b
 			w.Header().Set("x-request-id", o.reqID)
 		}
 		if t.stream {
-			o.stream(newSSEWriter(r.Context(), w, "text/event-stream; charset=utf-8", nil))
+			sw := newSSEWriter(r.Context(), w, "text/event-stream; charset=utf-8", nil)
+			sw.arm(OpenAIResponses, t.reply, t.model)
+			o.stream(sw)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -139,8 +141,11 @@ type summaryText struct {
 type reasoningItem struct {
 	ID               string        `json:"id"`
 	Type             string        `json:"type"`
+	Status           string        `json:"status,omitempty"`
 	EncryptedContent *string       `json:"encrypted_content,omitempty"`
 	Summary          []summaryText `json:"summary"`
+	// Content holds reasoning_text parts (ResponsesStyle.ReasoningText).
+	Content []summaryText `json:"content,omitempty"`
 }
 
 type outputText struct {
@@ -200,6 +205,15 @@ func orRaw(raw json.RawMessage, def string) json.RawMessage {
 // reasoning returns the reasoning item, complete or as first added.
 func (o *responsesTurn) reasoning(done bool) reasoningItem {
 	it := reasoningItem{ID: o.reasoningID, Type: "reasoning", Summary: []summaryText{}}
+	if o.style.ReasoningText {
+		it.Status, it.Content = "in_progress", []summaryText{}
+		if done {
+			it.Status = "completed"
+			if o.reply.Thinking != "" {
+				it.Content = []summaryText{{"reasoning_text", o.reply.Thinking}}
+			}
+		}
+	}
 	if o.showEncrypt {
 		ec := encryptedContent(o.reply, o.reasoningNum)
 		it.EncryptedContent = &ec
@@ -315,6 +329,15 @@ func (o *responsesTurn) stream(sw *sseWriter) {
 	if o.reply.hasReasoning() {
 		id := o.reasoningID
 		send("response.output_item.added", member{"output_index", index}, member{"item", o.reasoning(false)})
+		if o.style.ReasoningText && o.reply.Thinking != "" {
+			at := []member{{"item_id", id}, {"output_index", index}, {"content_index", 0}}
+			send("response.content_part.added", append(at, member{"part", summaryText{"reasoning_text", ""}})...)
+			for _, p := range chunks(o.reply.Thinking, o.chunk) {
+				send("response.reasoning_text.delta", append(at, member{"delta", p})...)
+			}
+			send("response.reasoning_text.done", append(at, member{"text", o.reply.Thinking})...)
+			send("response.content_part.done", append(at, member{"part", summaryText{"reasoning_text", o.reply.Thinking}})...)
+		}
 		for si, part := range o.summary {
 			at := []member{{"item_id", id}, {"output_index", index}, {"summary_index", si}}
 			send("response.reasoning_summary_part.added", append(at, member{"part", summaryText{"summary_text", ""}})...)
@@ -351,6 +374,9 @@ func (o *responsesTurn) stream(sw *sseWriter) {
 		send("response.function_call_arguments.done", append(at, member{"arguments", tc.args()})...)
 		send("response.output_item.done", member{"output_index", index}, member{"item", o.call(i, true)})
 		index++
+	}
+	if sw.failHere() {
+		return
 	}
 	send(o.finalEvent, member{"response", o.response(true)})
 }

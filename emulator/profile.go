@@ -154,6 +154,12 @@ type ResponsesStyle struct {
 	// ArgumentsOnlyInDone sends no function_call_arguments.delta events:
 	// the arguments come whole in .done (LM Studio).
 	ArgumentsOnlyInDone bool `json:"arguments_only_in_done,omitempty"`
+	// ReasoningText shows Reply.Thinking as the reasoning item's
+	// reasoning_text content parts (content_part.added,
+	// reasoning_text.delta and .done), whether or not the request asked
+	// for a summary, as local servers stream a model's raw reasoning (LM
+	// Studio); otherwise reasoning shows as summary parts when asked for.
+	ReasoningText bool `json:"reasoning_text,omitempty"`
 	// Obfuscation adds "obfuscation" to delta events (OpenAI).
 	Obfuscation bool `json:"obfuscation,omitempty"`
 	// RequestIDHeader sends an x-request-id response header (OpenAI).
@@ -217,11 +223,11 @@ var profiles = func() map[string]Profile {
 		{
 			Name: "lmstudio", APIs: []API{OpenAIChat, OpenAIResponses},
 			Server:   "LM Studio server (0.3)",
-			Evidence: "openai-responses/lmstudio-stream-reasoning-function-call (Responses: arguments only in .done); Chat Completions shape from the OpenAI reference, unrecorded",
+			Evidence: "openai-responses/lmstudio-stream-reasoning-function-call (Responses: reasoning_text content parts, arguments only in .done); Chat Completions shape from the OpenAI reference, unrecorded",
 			Chat: ChatStyle{
 				Usage: UsageChunk, Fingerprint: "lmstudio", ReasoningField: "reasoning_content",
 			},
-			Responses: ResponsesStyle{ArgumentsOnlyInDone: true},
+			Responses: ResponsesStyle{ArgumentsOnlyInDone: true, ReasoningText: true},
 		},
 		{
 			Name: "llamacpp", APIs: []API{OpenAIChat},

@@ -175,7 +175,8 @@ func TestChatProfiles(t *testing.T) {
 	t.Run("server profile and reasoning field", func(t *testing.T) {
 		p, _ := emulator.LookupProfile("ollama")
 		_, chunks := chatChunks(t, emulator.Reply{Thinking: "hmm", Text: "ok"}, false, emulator.WithProfile(p))
-		assert.Equal(t, "hmm", at(t, chunks[1], "choices", 0, "delta", "reasoning"))
+		assert.Equal(t, map[string]any{"role": "assistant", "reasoning": "hmm"}, at(t, chunks[0], "choices", 0, "delta"),
+			"every delta carries the role, so none comes alone")
 		assert.Equal(t, "fp_ollama", chunks[0]["system_fingerprint"])
 	})
 }
@@ -194,7 +195,9 @@ func TestProfileForAnotherAPIGivesTheReference(t *testing.T) {
 }
 
 func TestResponsesLMStudioArgumentsOnlyInDone(t *testing.T) {
-	srv := start(t, emulator.WithReplies(withProfile(readCall, "lmstudio")))
+	reply := readCall
+	reply.Thinking = "The user wants a file."
+	srv := start(t, emulator.WithReplies(withProfile(reply, "lmstudio")))
 	_, h, body := do(t, srv, responsesCall(`{"model":"m","stream":true,"input":"x"}`))
 	assert.Empty(t, h.Get("X-Request-Id"))
 	var names []string
@@ -206,6 +209,10 @@ func TestResponsesLMStudioArgumentsOnlyInDone(t *testing.T) {
 	}
 	assert.NotContains(t, names, "response.function_call_arguments.delta")
 	assert.Contains(t, names, "response.function_call_arguments.done")
+	assert.Equal(t, []string{"response.output_item.added", "response.content_part.added", "response.reasoning_text.delta", "response.reasoning_text.delta",
+		"response.reasoning_text.done", "response.content_part.done", "response.output_item.done"}, names[2:9],
+		"the raw reasoning as reasoning_text parts, unasked, as LM Studio streams it")
+	assert.NotContains(t, names, "response.reasoning_summary_part.added")
 }
 
 func TestGemini3EndsTextTurnsWithAnEmptyChunk(t *testing.T) {

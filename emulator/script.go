@@ -75,6 +75,21 @@ type Reply struct {
 	// ErrorBody is sent verbatim instead of a generated body, with Status
 	// (default: the status of Error, else 400).
 	ErrorBody json.RawMessage `json:"error_body,omitempty"`
+	// ErrorCode overrides the error's type in the generated body (and of
+	// a StreamError): OpenAI's error.code and error.type (such as
+	// "insufficient_quota"), Anthropic's error.type, Gemini's status.
+	ErrorCode string `json:"error_code,omitempty"`
+
+	// StreamError makes a streamed reply fail mid-stream: the provider's
+	// error event for this kind (Anthropic's event: error, a Chat
+	// Completions {"error":…} chunk, OpenAI Responses' error and
+	// response.failed events, a Gemini google.rpc.Status chunk, as fault
+	// injection renders them), after which the stream ends. The content
+	// streams first; the error replaces the finishing events, or comes
+	// after StreamErrorAfter events when that is set. A non-streamed
+	// request gets the content as if StreamError were not set.
+	StreamError      ErrorKind `json:"stream_error,omitempty"`
+	StreamErrorAfter int       `json:"stream_error_after,omitempty"`
 	// Header holds extra response headers, such as retry-after.
 	Header http.Header `json:"header,omitempty"`
 }

@@ -2,8 +2,11 @@ package emulator
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/metis-llm/metis/internal/wire"
 )
 
 // sseWriter writes server-sent events, flushing after each so clients see
@@ -16,6 +19,16 @@ type sseWriter struct {
 	err     error
 	// crlf ends lines with CRLF, as Gemini does.
 	crlf bool
+
+	// A scripted mid-stream failure (Reply.StreamError): the provider's
+	// error event, sent after failAt events, or at failHere when failAt
+	// is 0; nothing is written after it.
+	fail    *wire.Error
+	api     API
+	failAt  int
+	sent    int
+	stopped bool
+	seen    wire.Stream // what the error event continues
 }
 
 // newSSEWriter sends the event-stream headers and a 200. Writing stops
@@ -35,7 +48,7 @@ func newSSEWriter(ctx context.Context, w http.ResponseWriter, contentType string
 // event writes one event: an "event:" line when name is non-empty, then
 // "data: " + data + pad spaces, then the blank line that ends the event.
 func (s *sseWriter) event(name string, data []byte, pad int) {
-	if s.err != nil {
+	if s.err != nil || s.stopped {
 		return
 	}
 	if err := s.ctx.Err(); err != nil {
@@ -60,7 +73,19 @@ func (s *sseWriter) event(name string, data []byte, pad int) {
 	}
 	b.WriteString(eol)
 	b.WriteString(eol)
-	if _, err := s.w.Write([]byte(b.String())); err != nil {
+	s.write([]byte(b.String()))
+	if s.fail == nil {
+		return
+	}
+	s.sent++
+	s.observe(data)
+	if s.failAt > 0 && s.sent == s.failAt {
+		s.failure()
+	}
+}
+
+func (s *sseWriter) write(b []byte) {
+	if _, err := s.w.Write(b); err != nil {
 		s.err = err
 		return
 	}
@@ -69,13 +94,67 @@ func (s *sseWriter) event(name string, data []byte, pad int) {
 	}
 }
 
+// arm scripts the reply's mid-stream failure, if it has one.
+func (s *sseWriter) arm(api API, r *Reply, model string) {
+	if r.StreamError == "" {
+		return
+	}
+	e := wireError(api, r.StreamError, r.ErrorMessage, model, "")
+	e = withCode(api, e, r.ErrorCode)
+	s.fail, s.api, s.failAt = &e, api, r.StreamErrorAfter
+}
+
+// observe notes what an OpenAI Responses error event continues: the last
+// sequence_number and response object.
+func (s *sseWriter) observe(data []byte) {
+	if s.api != OpenAIResponses {
+		return
+	}
+	var v struct {
+		Seq      *int            `json:"sequence_number"`
+		Response json.RawMessage `json:"response"`
+	}
+	if json.Unmarshal(data, &v) != nil {
+		return
+	}
+	if v.Seq != nil {
+		s.seen.Seq, s.seen.HaveSeq = *v.Seq, true
+	}
+	if len(v.Response) > 0 && v.Response[0] == '{' {
+		s.seen.Response = v.Response
+	}
+}
+
+// failHere sends the scripted failure now, if one is armed and not yet
+// sent (a StreamErrorAfter beyond the content ends up here too), and
+// reports whether the stream is over: renderers call it before their
+// finishing events.
+func (s *sseWriter) failHere() bool {
+	if s.fail != nil && !s.stopped {
+		s.failure()
+	}
+	return s.stopped
+}
+
+func (s *sseWriter) failure() {
+	if s.err != nil || s.stopped {
+		return
+	}
+	s.seen.EOL = "\n"
+	if s.crlf {
+		s.seen.EOL = "\r\n"
+	}
+	s.write(s.fail.Event(wire.API(s.api), &s.seen))
+	s.stopped = true
+}
+
 // ok reports whether every write so far succeeded.
 func (s *sseWriter) ok() bool { return s.err == nil }
 
 // comment writes an SSE comment line (": text") followed by a blank line,
 // as servers do to keep a connection alive.
 func (s *sseWriter) comment(text string) {
-	if s.err != nil {
+	if s.err != nil || s.stopped {
 		return
 	}
 	eol := "\n"
