@@ -84,6 +84,9 @@ type Report struct {
 	// (Result.CountsBySource).
 	Sources []SourceCount    `json:"sources"`
 	Runs    []ScenarioResult `json:"runs"`
+	// FaultMatrix is every fault kind × every column with the outcome of
+	// the calls that carried it, streamed and not (NewFaultMatrix).
+	FaultMatrix FaultMatrix `json:"fault_matrix"`
 }
 
 // Counts are a Report's runs by outcome.
@@ -105,8 +108,9 @@ func NewReport(r *Result) *Report {
 		Metis:         r.Metis, Started: r.Started, Duration: r.Duration,
 		Selection: r.Selection, Registry: r.Registry,
 		Counts:  Counts{Total: len(r.Runs), Passed: p, Failed: f, Skipped: s, KnownFailures: len(r.KnownFailures())},
-		Sources: r.CountsBySource(),
-		Runs:    r.Runs,
+		Sources:     r.CountsBySource(),
+		Runs:        r.Runs,
+		FaultMatrix: NewFaultMatrix(r.Runs),
 	}
 	if rep.Sources == nil {
 		rep.Sources = []SourceCount{}

@@ -264,6 +264,9 @@ type ScenarioResult struct {
 	// report shows what went over the wire.
 	WireRequests json.RawMessage `json:"wire_requests,omitempty"`
 	Events       json.RawMessage `json:"events,omitempty"`
+	// Faults are the calls an inject step put a fault on, with their
+	// outcome: what report.json's fault_matrix is built from.
+	Faults []FaultUse `json:"faults,omitempty"`
 }
 
 // Name is "id [model]".

@@ -156,7 +156,10 @@ func (c *Config) registry() (*adapters.Registry, error) {
 func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) (res ScenarioResult) {
 	start := time.Now()
 	res = ScenarioResult{ID: sc.ID, Title: sc.Title, File: sc.File, Line: sc.Position("/id").Line, Model: model, Tags: sc.Tags, Status: StatusPass}
-	defer func() { res.Duration = time.Since(start) }()
+	defer func() {
+		res.Duration = time.Since(start)
+		res.Faults = faultUses(&cfg, sc, &res)
+	}()
 	fail := func(format string, args ...any) ScenarioResult {
 		res.Status, res.Reason = StatusFail, fmt.Sprintf(format, args...)
 		return res

@@ -95,6 +95,14 @@ func (b *streamBody) advance() {
 	switch b.f.Kind {
 	case KindTruncate:
 		b.err = io.EOF
+	case KindPartial:
+		ev, err := b.next()
+		if err != nil {
+			b.err = err // no event left: the body ends as it would have
+			return
+		}
+		b.out = cutFrame(ev)
+		b.err = io.EOF
 	case KindErrorEvent:
 		b.out = errorEvent(b.api, b.f, &b.st)
 		b.err = io.EOF

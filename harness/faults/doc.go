@@ -24,7 +24,7 @@
 // A spec is the mapping of an inject step, as written in the scenario:
 //
 //	kind            status (default when status or error is given), reset,
-//	                error_event, truncate, stall, malformed, drip
+//	                error_event, truncate, partial, stall, malformed, drip
 //	times           attempts the fault applies to; an integer ≥ 1, default 1
 //
 // kind status answers without calling the next transport:
@@ -60,7 +60,14 @@
 //	                sequence_number and response object), Gemini a google.rpc
 //	                status chunk. error and message choose the error as above;
 //	                body replaces the event's data verbatim.
-//	truncate        then the body ends cleanly, without the terminal event.
+//	truncate        then the body ends cleanly, without the terminal event:
+//	                between two events.
+//	partial         then the first half of the next event, and the body ends
+//	                cleanly in the middle of it: an event's name and the start
+//	                of its data line's JSON value, cut inside the value, with
+//	                no blank line to dispatch it (a connection closed in the
+//	                middle of a frame). A non-streamed body is cut in the
+//	                middle of its JSON document.
 //	malformed       then "data: {not json" is inserted, and the rest follows.
 //	stall           then no byte arrives until the request's context is done,
 //	                so the caller's timeout fires. Without after_events the

@@ -19,10 +19,20 @@ const (
 	KindStall      Kind = "stall"
 	KindMalformed  Kind = "malformed"
 	KindDrip       Kind = "drip"
+	KindPartial    Kind = "partial"
 )
 
 // kinds lists the kinds in the order error messages name them.
-var kinds = []Kind{KindStatus, KindReset, KindErrorEvent, KindTruncate, KindStall, KindMalformed, KindDrip}
+var kinds = []Kind{KindStatus, KindReset, KindErrorEvent, KindTruncate, KindPartial, KindStall, KindMalformed, KindDrip}
+
+// Kinds returns every fault kind, in the order the documentation lists
+// them.
+func Kinds() []Kind { return append([]Kind(nil), kinds...) }
+
+// NeedsStream reports whether faults of kind k apply only to a
+// text/event-stream response (error_event, malformed); the others apply
+// to non-streamed responses too.
+func NeedsStream(k Kind) bool { return k == KindErrorEvent || k == KindMalformed }
 
 // ErrorKind selects which of the provider's error bodies a status or
 // error_event fault sends: the failure kinds of internal/wire, which the

@@ -39,7 +39,7 @@ var fieldKinds = map[string][]Kind{
 	"error":          {KindStatus, KindErrorEvent},
 	"message":        {KindStatus, KindErrorEvent},
 	"body":           {KindStatus, KindErrorEvent},
-	"after_events":   {KindErrorEvent, KindTruncate, KindMalformed, KindStall, KindReset},
+	"after_events":   {KindErrorEvent, KindTruncate, KindPartial, KindMalformed, KindStall, KindReset},
 	"chunk_bytes":    {KindDrip},
 	"delay_ms":       {KindDrip},
 }
@@ -130,7 +130,7 @@ func (p *parser) fault() (Fault, error) {
 		err = p.status(&f)
 	case KindErrorEvent:
 		err = p.errorEvent(&f)
-	case KindTruncate, KindMalformed:
+	case KindTruncate, KindPartial, KindMalformed:
 		f.AfterEvents, err = p.int("after_events", 0, 0, math.MaxInt32)
 	case KindStall, KindReset:
 		f.AfterEvents, err = p.int("after_events", BeforeResponse, 0, math.MaxInt32)

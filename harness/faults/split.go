@@ -1,6 +1,9 @@
 package faults
 
-import "io"
+import (
+	"bytes"
+	"io"
+)
 
 // splitter reads server-sent events from a body one at a time, each with
 // its own bytes up to and including the blank line that ends it (blank
@@ -82,4 +85,33 @@ func (s *splitter) fill() {
 	if err != nil {
 		s.err = err
 	}
+}
+
+// cutFrame returns the first part of one event (or of a whole
+// non-streamed body), ending inside its JSON value: what a connection
+// that closes cleanly in the middle of a frame delivers. For a server-sent
+// event the cut falls in the middle of its first data line's value, so
+// the event's name and the start of its JSON arrive and its end and the
+// blank line that would dispatch it do not; any other body is cut in the
+// middle of its content. At least one byte of the value arrives and at
+// least one is missing.
+func cutFrame(ev []byte) []byte {
+	start, end := 0, len(bytes.TrimRight(ev, "\r\n \t"))
+	for line := 0; line < len(ev); {
+		nl := bytes.IndexAny(ev[line:], "\r\n")
+		stop := len(ev)
+		if nl >= 0 {
+			stop = line + nl
+		}
+		if v, ok := bytes.CutPrefix(ev[line:stop], []byte("data:")); ok {
+			start = stop - len(bytes.TrimLeft(v, " "))
+			end = stop
+			break
+		}
+		if nl < 0 {
+			break
+		}
+		line = stop + 1
+	}
+	return ev[:min(end, start+max(1, (end-start)/2))]
 }

@@ -1,0 +1,67 @@
+package faults_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metis-llm/metis/harness/faults"
+)
+
+// TestPartialFrame: the partial fault passes after_events events, then
+// half of the next one — its name and the start of its JSON, cut inside
+// the value, without the blank line that would dispatch it — and the
+// body ends cleanly. Unlike truncate, which ends between events.
+func TestPartialFrame(t *testing.T) {
+	tests := []struct {
+		name, url, contentType, body string
+		after                        int
+		want                         string
+	}{
+		{
+			name: "anthropic after 2", url: anthropicURL, contentType: "text/event-stream", body: anthropicStream, after: 2,
+			want: "event: message_start\ndata: {\"type\":\"message_start\"}\n\n" +
+				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"",
+		},
+		{
+			name: "chat completions after 1", url: chatURL, contentType: "text/event-stream", body: chatStream, after: 1,
+			want: "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n" +
+				"data: {\"choices\":[{\"index\":0,\"d", // 25 of the value's 50 bytes
+		},
+		{
+			name: "gemini CRLF after 1", url: geminiURL, contentType: "text/event-stream", body: geminiStream, after: 1,
+			want: "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hi\"}],\"role\": \"model\"},\"index\": 0}]}\r\n\r\n" +
+				"data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \" there\"", // 52 of 104
+		},
+		{
+			name: "a JSON body is cut in half", url: anthropicURL, contentType: "application/json", body: `{"id":"msg_1","content":[]}`,
+			want: `{"id":"msg_1"`, // 13 of 27
+		},
+		{
+			name: "past the end the stream ends as it would have", url: chatURL, contentType: "text/event-stream", body: chatStream, after: 9,
+			want: chatStream,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			next := &fakeNext{contentType: tt.contentType, body: tt.body}
+			in := faults.Transport(next, faults.Fault{Kind: faults.KindPartial, AfterEvents: tt.after})
+			resp, err := in.RoundTrip(newRequest(t, context.Background(), tt.url))
+			require.NoError(t, err)
+			got, err := readAll(resp.Body)
+			require.NoError(t, err, "the connection closes cleanly")
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestParsePartial(t *testing.T) {
+	f, err := faults.Parse(map[string]any{"kind": "partial", "after_events": 3, "times": 2})
+	require.NoError(t, err)
+	assert.Equal(t, faults.Fault{Kind: faults.KindPartial, AfterEvents: 3, Times: 2}, f)
+	_, err = faults.Parse(map[string]any{"kind": "partial", "status": 500})
+	assert.ErrorContains(t, err, "status: does not apply to kind partial")
+}
