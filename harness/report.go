@@ -107,7 +107,7 @@ func NewReport(r *Result) *Report {
 		FormatVersion: ReportFormatVersion,
 		Metis:         r.Metis, Started: r.Started, Duration: r.Duration,
 		Selection: r.Selection, Registry: r.Registry,
-		Counts:  Counts{Total: len(r.Runs), Passed: p, Failed: f, Skipped: s, KnownFailures: len(r.KnownFailures())},
+		Counts:      Counts{Total: len(r.Runs), Passed: p, Failed: f, Skipped: s, KnownFailures: len(r.KnownFailures())},
 		Sources:     r.CountsBySource(),
 		Runs:        r.Runs,
 		FaultMatrix: NewFaultMatrix(r.Runs),
