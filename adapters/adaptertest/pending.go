@@ -23,6 +23,4 @@ var PendingRecordings = map[string]string{
 	"openai-responses/azure-nonstream-function-call":                   "#20 cloud platforms (Azure)",
 	"openai-responses/azure-nonstream-reasoning-summary-function-call": "#20 cloud platforms (Azure)",
 	"openai-responses/azure-stream-function-call":                      "#20 cloud platforms (Azure)",
-	"openai-responses/bedrock-mantle-stream-function-call":             "#16 fidelity (compatible servers)",
-	"openai-responses/lmstudio-stream-reasoning-function-call":         "#16 fidelity (compatible servers)",
 }

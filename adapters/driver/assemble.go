@@ -262,6 +262,26 @@ func (a *Assembler) ToolInputFinal(key int, input json.RawMessage) {
 	}
 }
 
+// ReviseText replaces the text of the text or thinking block under key,
+// open or closed, with the provider's authoritative final value (a value
+// a final response restates differently from what was streamed). No
+// event is emitted: message.complete carries it (000 §5.2.4).
+func (a *Assembler) ReviseText(key int, text string) {
+	if i, ok := a.byKey[key]; ok && (a.blocks[i].kind == canonical.BlockText || a.blocks[i].kind == canonical.BlockThinking) {
+		a.blocks[i].text.Reset()
+		a.blocks[i].text.WriteString(text)
+	}
+}
+
+// ReviseSignature replaces the signature of the thinking block under key,
+// open or closed, with the provider's authoritative final one; like
+// ReviseText it emits nothing.
+func (a *Assembler) ReviseSignature(key int, sig string) {
+	if i, ok := a.byKey[key]; ok && a.blocks[i].kind == canonical.BlockThinking {
+		a.blocks[i].signature = sig
+	}
+}
+
 // EndBlock closes the block under key, emitting tool.use_end for a tool
 // and the signature-carrying final thinking.delta for a signed thinking
 // block. Closing a closed or unknown block does nothing.

@@ -106,6 +106,27 @@ var chatFixtures = []fixtureCase{
 }
 
 var responsesFixtures = []fixtureCase{
+	// Bedrock Mantle: data: before event:, no reasoning item, call_id call_0.
+	{name: "bedrock-mantle-stream-function-call",
+		blocks: []wantBlock{{typ: canonical.BlockToolUse, tool: "first_tool", input: `{}`, providerID: "call_0"}},
+		stop:   canonical.StopToolUse, providerStop: "completed",
+		served:    "openai.gpt-5.6-luna",
+		usage:     canonical.TokenUsage{InputTokens: 88, OutputTokens: 14},
+		fragments: []string{`{}`}},
+	// LM Studio: reasoning_text content parts (no summary, no
+	// encrypted_content) are the thinking text; arguments arrive only
+	// whole, in function_call_arguments.done and output_item.done.
+	{name: "lmstudio-stream-reasoning-function-call",
+		blocks: []wantBlock{
+			{typ: canonical.BlockThinking, prefix: "The user is asking for the weather in San Francisco. I have a weather function available",
+				suffix: `The user has provided "San Francisco" as the location, so I have all the required information to make the function call.`, sigPrefix: "-"},
+			{typ: canonical.BlockText, text: "I'll get the current weather information for San Francisco for you."},
+			{typ: canonical.BlockToolUse, tool: "weather", input: `{"location":"San Francisco"}`, providerID: "call_2025306790300011"},
+		},
+		stop: canonical.StopToolUse, providerStop: "completed",
+		served:    "zai-org/glm-4.7-flash",
+		usage:     canonical.TokenUsage{InputTokens: 180, CachedInputTokens: 2, OutputTokens: 61, ReasoningTokens: 48},
+		fragments: []string{`{"location":"San Francisco"}`}},
 	{name: "error-400-invalid-param-on-stream-request", errClass: canonical.ErrInvalidRequest,
 		errMsg: "Invalid 'temperature': decimal below minimum value."},
 	{name: "error-400-reasoning-item-without-following", errClass: canonical.ErrInvalidRequest,
@@ -133,7 +154,7 @@ var responsesFixtures = []fixtureCase{
 		fragments: []string{`{"`, `country`, `":"`, `France`, `"}`}},
 	{name: "stream-function-call-reasoning-flex",
 		blocks: []wantBlock{
-			{typ: canonical.BlockThinking, text: "", sigPrefix: "gAAAAABoyXvxI6jw"},
+			{typ: canonical.BlockThinking, text: "", sigPrefix: "gAAAAABoyXvynDJ_"},
 			{typ: canonical.BlockToolUse, tool: "final_result", input: `{"result":6666}`, providerID: "call_CWXgs68YprAjp6t0371hiPOI"},
 		},
 		stop: canonical.StopToolUse, providerStop: "completed",
@@ -145,7 +166,7 @@ var responsesFixtures = []fixtureCase{
 			{typ: canonical.BlockThinking, prefix: "**Providing street crossing instructions**\n\nThe user is asking how to cross the street",
 				contains:  "guidance on safe behaviors like checking for traffic and using crosswalks. So, I'll explain how to cross safely. Since this is general advice on pedestrian safety, it definitely fits within providing helpful, non-harmful guidance for safely crossing the street.\n\n**Explaining street crossing safety**\n\n",
 				suffix:    "It will be clear and easy to understand!",
-				sigPrefix: "gAAAAABoxC0m_QWp"},
+				sigPrefix: "gAAAAABoxC0nHQBG"},
 			{typ: canonical.BlockText, prefix: "I'm not a road safety professional, but here are some generally accepted guidelines"},
 		},
 		stop: canonical.StopEndTurn, providerStop: "completed",
@@ -154,7 +175,7 @@ var responsesFixtures = []fixtureCase{
 	{name: "stream-reasoning-summary-then-function-call",
 		blocks: []wantBlock{
 			{typ: canonical.BlockThinking, prefix: "**Getting weather info**\n\nI need to respond to the user's question about the weather in Florence, Italy.",
-				suffix: "and see what it returns!", sigPrefix: "gAAAAABqPBJWAIvE"},
+				suffix: "and see what it returns!", sigPrefix: "gAAAAABqPBJWmFz9"},
 			{typ: canonical.BlockToolUse, tool: "weather", input: `{"location":"Florence, Italy"}`, providerID: "call_zgUaIBRPTwxxOusyyKw5NVMH"},
 		},
 		stop: canonical.StopToolUse, providerStop: "completed",

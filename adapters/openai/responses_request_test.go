@@ -99,19 +99,31 @@ func TestResponsesSystemPlacement(t *testing.T) {
 // its function_call_output carries turn 1's call_id.
 func TestResponsesReasoningRoundTrip(t *testing.T) {
 	stream := fixture(t, "openai-responses", "stream-reasoning-summary-then-function-call", "response.txt")
-	// What the API sent, read independently of the decoder.
-	var done struct {
-		Item struct {
-			ID               string `json:"id"`
-			EncryptedContent string `json:"encrypted_content"`
-			Summary          []struct {
-				Text string `json:"text"`
-			} `json:"summary"`
-		} `json:"item"`
+	// What the API sent, read independently of the decoder: the
+	// reasoning item as response.completed restates it, which wins over
+	// output_item.done's (its encrypted_content differs byte for byte).
+	type reasoningItem struct {
+		ID               string `json:"id"`
+		EncryptedContent string `json:"encrypted_content"`
+		Summary          []struct {
+			Text string `json:"text"`
+		} `json:"summary"`
 	}
-	require.NoError(t, json.Unmarshal(sseEventData(t, stream, "response.output_item.done", `"type":"reasoning"`), &done))
-	require.NotEmpty(t, done.Item.EncryptedContent)
-	require.Len(t, done.Item.Summary, 1)
+	var completed struct {
+		Response struct {
+			Output []reasoningItem `json:"output"`
+		} `json:"response"`
+	}
+	require.NoError(t, json.Unmarshal(sseEventData(t, stream, "response.completed", `"type":"reasoning"`), &completed))
+	require.NotEmpty(t, completed.Response.Output)
+	var itemDone struct {
+		Item reasoningItem `json:"item"`
+	}
+	require.NoError(t, json.Unmarshal(sseEventData(t, stream, "response.output_item.done", `"type":"reasoning"`), &itemDone))
+	want := completed.Response.Output[0]
+	require.NotEmpty(t, want.EncryptedContent)
+	require.NotEqual(t, itemDone.Item.EncryptedContent, want.EncryptedContent, "the recording restates the reasoning re-encrypted")
+	require.Len(t, want.Summary, 1)
 
 	ids := adapters.NewToolIDMap()
 	d := responsesDialect{provider: "openai", reasoning: true}
@@ -141,10 +153,10 @@ func TestResponsesReasoningRoundTrip(t *testing.T) {
 	require.Len(t, input, 4)
 	assert.Equal(t, map[string]any{
 		"type":              "reasoning",
-		"id":                done.Item.ID,
-		"summary":           []any{map[string]any{"type": "summary_text", "text": done.Item.Summary[0].Text}},
-		"encrypted_content": done.Item.EncryptedContent,
-	}, input[1], "reasoning item sent back unchanged")
+		"id":                want.ID,
+		"summary":           []any{map[string]any{"type": "summary_text", "text": want.Summary[0].Text}},
+		"encrypted_content": want.EncryptedContent,
+	}, input[1], "reasoning item sent back as response.completed had it")
 	assert.Equal(t, map[string]any{
 		"type":      "function_call",
 		"id":        "fc_017e85da2ae23b69016a3c12560820819db3b6e8a38dddad65",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
@@ -14,9 +15,13 @@ import (
 // Responses API response mapping, shared by the stream and body decoders
 // so both give the same canonical response:
 //
-//   - a reasoning item becomes one thinking block: its summary parts
-//     joined with "\n\n" as text, its encrypted_content as the signature
-//     (the value in output_item.done wins over output_item.added's);
+//   - every reasoning item becomes one thinking block, in order: its
+//     summary parts joined with "\n\n" as text (or, when it has no
+//     summary, its reasoning_text content parts, which open-weight models
+//     served by LM Studio or vLLM send), its encrypted_content as the
+//     signature (output_item.done's wins over output_item.added's); an
+//     item with neither summary, content nor encrypted_content is an
+//     empty, unsigned thinking block;
 //   - each output_text (or refusal) part of a message item becomes a text
 //     block;
 //   - a function_call item becomes a tool_use block whose provider id is
@@ -37,7 +42,12 @@ import (
 // Events with or without sequence_number are accepted, and event types
 // the mapping does not use (web search calls, annotations, ...) are
 // skipped without being decoded. Items that response.completed lists but
-// the stream never delivered are taken from it.
+// the stream never delivered are taken from it; where its value of an
+// item the stream delivered differs (OpenAI re-encrypts reasoning, so
+// encrypted_content differs byte for byte), the final response's
+// non-empty value wins in message.complete's content. An item of
+// response.completed whose type differs from the one streamed at its
+// output_index is an invalid_response error.
 
 // summarySep joins a reasoning item's summary parts in the thinking text.
 const summarySep = "\n\n"
@@ -73,6 +83,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // event is decoded (peekType) and not decoded again.
 type respEvent struct {
 	OutputIndex  int           `json:"output_index"`
+	ItemID       string        `json:"item_id"`
 	ContentIndex int           `json:"content_index"`
 	SummaryIndex int           `json:"summary_index"`
 	Delta        string        `json:"delta"`
@@ -92,6 +103,31 @@ type respItem struct {
 	EncryptedContent string     `json:"encrypted_content"`
 	Summary          []respText `json:"summary"`
 	Content          []respText `json:"content"`
+}
+
+// thinking returns a reasoning item's thinking text and its summary part
+// lengths: the summary parts joined with summarySep or, without a
+// summary, its reasoning_text content parts joined the same way.
+func (it *respItem) thinking() (string, []int) {
+	parts := it.Summary
+	if len(parts) == 0 {
+		parts = it.Content
+	}
+	var (
+		sb   strings.Builder
+		lens []int
+	)
+	for i, p := range parts {
+		if i > 0 {
+			sb.WriteString(summarySep)
+		}
+		sb.WriteString(p.Text)
+		lens = append(lens, len(p.Text))
+	}
+	if len(it.Summary) == 0 {
+		lens = nil // content parts are not replayed
+	}
+	return sb.String(), lens
 }
 
 type respText struct {
@@ -178,6 +214,8 @@ type itemState struct {
 	streamed []int // message: content indexes that had deltas
 	parts    []int // reasoning: summary part lengths
 	curPart  int   // reasoning: summary index of the current part, if any
+	content  bool  // reasoning: reasoning_text content streamed (no summary)
+	curText  int   // reasoning: content index of the current reasoning_text part
 	sig      string
 	block    int // reasoning: canonical block index, -1 before it opens
 }
@@ -209,7 +247,7 @@ func newRespState(provider string, a *driver.Assembler) *respState {
 func (s *respState) item(idx int) *itemState {
 	st, ok := s.items[idx]
 	if !ok {
-		st = &itemState{curPart: -1, block: -1}
+		st = &itemState{curPart: -1, curText: -1, block: -1}
 		s.items[idx] = st
 	}
 	return st
@@ -286,6 +324,22 @@ func (s *respState) summaryText(idx, si int, text string) error {
 	return s.thinking(idx, text)
 }
 
+// reasoningText adds text of reasoning_text content part ci of item idx.
+// Content parts are the thinking text only of an item without a summary.
+func (s *respState) reasoningText(idx, ci int, text string) error {
+	st := s.item(idx)
+	if len(st.parts) > 0 || text == "" {
+		return nil
+	}
+	if st.content && st.curText != ci {
+		if err := s.thinking(idx, summarySep); err != nil {
+			return err
+		}
+	}
+	st.content, st.curText = true, ci
+	return s.thinking(idx, text)
+}
+
 func (s *respState) toolStart(idx int, it *respItem) error {
 	st := s.item(idx)
 	if st.started {
@@ -350,10 +404,17 @@ func (s *respState) itemDone(idx int, it *respItem) error {
 	}
 	switch it.Type {
 	case "reasoning":
-		if len(st.parts) == 0 {
+		if len(st.parts) == 0 && !st.content {
 			for si, p := range it.Summary {
 				if err := s.summaryText(idx, si, p.Text); err != nil {
 					return err
+				}
+			}
+			if len(it.Summary) == 0 {
+				for ci, p := range it.Content {
+					if err := s.reasoningText(idx, ci, p.Text); err != nil {
+						return err
+					}
 				}
 			}
 		}
@@ -362,11 +423,14 @@ func (s *respState) itemDone(idx int, it *respItem) error {
 			sig = st.sig
 		}
 		key := respKey(idx, 0)
-		if sig != "" {
-			s.opened(key, canonical.BlockThinking, st)
-			if !s.a.ThinkingSignature(key, sig) {
-				return errStopped
-			}
+		// Every reasoning item is a thinking block, empty and unsigned
+		// when it carried nothing.
+		s.opened(key, canonical.BlockThinking, st)
+		if !s.a.ThinkingDelta(key, "") {
+			return errStopped
+		}
+		if sig != "" && !s.a.ThinkingSignature(key, sig) {
+			return errStopped
 		}
 		if st.block >= 0 && st.id != "" {
 			ri := rawItem{Type: "reasoning", ID: st.id}
@@ -428,8 +492,20 @@ func (s *respState) finish(r *respResponse) error {
 	if r.Status == "failed" {
 		return s.failed(r)
 	}
+	var content canonical.Blocks // what was assembled, for revise
 	for i := range r.Output {
-		if err := s.itemDone(i, &r.Output[i]); err != nil {
+		it := &r.Output[i]
+		if st, ok := s.items[i]; ok && st.done {
+			if st.typ != it.Type {
+				return driver.InvalidResponse(s.provider, nil, "final response: output %d is a %s item, but the stream delivered a %s item there", i, it.Type, st.typ)
+			}
+			if content == nil {
+				content = s.a.Response().Content
+			}
+			s.revise(i, it, content)
+			continue
+		}
+		if err := s.itemDone(i, it); err != nil {
 			return err
 		}
 	}
@@ -479,6 +555,54 @@ func (s *respState) finish(r *respResponse) error {
 	return nil
 }
 
+// revise makes the final response's value of output item idx, which the
+// stream already delivered as content, win where it differs and is not
+// empty (see the mapping above).
+func (s *respState) revise(idx int, it *respItem, content canonical.Blocks) {
+	block := func(key int) canonical.Block {
+		if i, ok := s.a.BlockIndex(key); ok && i < len(content) {
+			return content[i]
+		}
+		return nil
+	}
+	switch it.Type {
+	case "reasoning":
+		key := respKey(idx, 0)
+		th, ok := block(key).(canonical.ThinkingBlock)
+		if !ok {
+			return
+		}
+		if text, parts := it.thinking(); text != "" && text != th.Text {
+			s.a.ReviseText(key, text)
+			if st := s.item(idx); st.block >= 0 && st.id != "" {
+				ri := rawItem{Type: "reasoning", ID: st.id}
+				if len(parts) > 1 {
+					ri.Summary = parts
+				}
+				s.setRaw(st.block, ri)
+			}
+		}
+		if it.EncryptedContent != "" && it.EncryptedContent != th.Signature {
+			s.a.ReviseSignature(key, it.EncryptedContent)
+		}
+	case "message":
+		for ci, p := range it.Content {
+			text := p.Text
+			if p.Type == "refusal" {
+				text = p.Refusal
+			}
+			key := respKey(idx, ci)
+			if tb, ok := block(key).(canonical.TextBlock); ok && text != "" && text != tb.Text {
+				s.a.ReviseText(key, text)
+			}
+		}
+	case "function_call":
+		if it.Arguments != "" {
+			s.a.ToolInputFinal(respKey(idx, 0), json.RawMessage(it.Arguments))
+		}
+	}
+}
+
 func (s *respState) failed(r *respResponse) error {
 	e := apiError{Message: "response failed"}
 	if r.Error != nil {
@@ -504,6 +628,7 @@ func handled(t []byte) bool {
 		"response.function_call_arguments.delta", "response.function_call_arguments.done",
 		"response.reasoning_summary_part.added",
 		"response.reasoning_summary_text.delta", "response.reasoning_summary_text.done",
+		"response.reasoning_text.delta", "response.reasoning_text.done",
 		"response.completed", "response.incomplete", "response.failed", "error":
 		return true
 	}
@@ -631,6 +756,12 @@ func (s *respState) event(typ []byte, ev *respEvent, data []byte) (done bool, er
 		}
 		if st.parts[len(st.parts)-1] == 0 {
 			return false, s.summaryText(ev.OutputIndex, ev.SummaryIndex, ev.Text)
+		}
+	case "response.reasoning_text.delta":
+		return false, s.reasoningText(ev.OutputIndex, ev.ContentIndex, ev.Delta)
+	case "response.reasoning_text.done":
+		if st := s.item(ev.OutputIndex); !st.content {
+			return false, s.reasoningText(ev.OutputIndex, ev.ContentIndex, ev.Text)
 		}
 	case "response.completed", "response.incomplete":
 		if ev.Response == nil {

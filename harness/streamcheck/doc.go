@@ -10,7 +10,8 @@
 //	                  a response (§5.2.4)
 //	final-content     message.complete's final content is what the deltas
 //	                  assembled: the text of each text block, each thinking
-//	                  block's text and signature, each tool's id, name and
+//	                  block's text and a signature if one streamed (the
+//	                  final one may restate it), each tool's id, name and
 //	                  final input (§5.2.4)
 //	index-order       content_block_index never decreases (§5.2.5)
 //	block-kind        one content_block_index holds one kind of block

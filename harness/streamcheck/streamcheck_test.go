@@ -150,9 +150,15 @@ var rules = []struct {
 		want:   []string{"final-content@3"},
 	},
 	{
-		name:   "final-content: signature differs",
-		events: []canonical.StreamEvent{start(), thinking(0, "hm", "s1"), complete(canonical.StopEndTurn, canonical.ThinkingBlock{Text: "hm", Signature: "s2"})},
+		name:   "final-content: streamed signature lost",
+		events: []canonical.StreamEvent{start(), thinking(0, "hm", "s1"), complete(canonical.StopEndTurn, canonical.ThinkingBlock{Text: "hm"})},
 		want:   []string{"final-content@2"},
+	},
+	{
+		// OpenAI restates a reasoning item re-encrypted in
+		// response.completed; the final, authoritative token may differ.
+		name:   "final-content: signature restated at the end",
+		events: []canonical.StreamEvent{start(), thinking(0, "hm", "s1"), complete(canonical.StopEndTurn, canonical.ThinkingBlock{Text: "hm", Signature: "s2"})},
 	},
 	{
 		name: "final-content: tool input differs from tool.use_end",
