@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/shlex"
@@ -47,6 +48,7 @@ example:
 	allowStderr := c.Bool("allow-stderr", false, "report the adapter's stderr output as a warning, not a failure")
 	pace := c.Duration("pace", defaultPace, "delay between server-sent events the adapter receives")
 	suiteDir := c.String("suite", "", "certify against the suite in `DIR` (scenarios/, cassettes/, goldens/) instead of the built-in one")
+	parallel := c.IntP("parallel", "p", 1, "how many runs go at once")
 	verbose := c.BoolP("verbose", "v", false, "print every step's checks, not only failures")
 	if code, ok := c.Parse(args, stdout, stderr); !ok {
 		return code
@@ -101,9 +103,18 @@ example:
 		return exitFailed
 	}
 	results := make([]harness.ScenarioResult, len(plan.Runs))
+	sem := make(chan struct{}, max(*parallel, 1))
+	var wg sync.WaitGroup
 	for i, run := range plan.Runs {
-		results[i] = plan.Exec(ctx, run)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i] = plan.Exec(ctx, run)
+		}()
 	}
+	wg.Wait()
 	report := plan.NewReport(results, caps, started, required)
 	report.Reproduce = reproduce(args)
 	printResult(stdout, &harness.Result{Runs: results}, *verbose)

@@ -1,0 +1,132 @@
+// Package pythonadapter_test certifies the Python reference adapter
+// (adapter.py, next to this file) through `conform certify`'s engine, and
+// shows that breaking one of its mappings fails certification with a
+// message naming the scenario and the check.
+package pythonadapter_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/metis-llm/metis/certify"
+	"github.com/metis-llm/metis/execadapter"
+	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/replay"
+)
+
+// python returns the interpreter, or skips when there is none outside CI
+// (CI has Python 3.11; there its absence fails the test).
+func python(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("python3 is not on PATH, and CI must certify the Python adapter: %v", err)
+		}
+		t.Skip("python3 is not on PATH")
+	}
+	return p
+}
+
+// certifyScript certifies the adapter at script for Anthropic on the
+// runs the id globs select, and returns the report.
+func certifyScript(t *testing.T, script string, profiles []string, ids ...string) *certify.Report {
+	t.Helper()
+	srv, err := replay.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	target := certify.Target{Provider: "anthropic", Kind: "exec", Command: "python3 " + script,
+		New: execadapter.Factory(execadapter.Options{Command: []string{python(t), script}, Timeout: 30 * time.Second})}
+	plan, err := certify.NewPlan(target, certify.Options{Server: srv, IDs: ids, Profiles: profiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Runs) == 0 {
+		t.Fatalf("no run selected by %v", ids)
+	}
+	caps, err := plan.Capabilities()
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	var results []harness.ScenarioResult
+	for _, run := range plan.Runs {
+		results = append(results, plan.Exec(context.Background(), run))
+	}
+	return plan.NewReport(results, caps, started, profiles)
+}
+
+// The reference adapter certifies for core, streaming, tools, thinking
+// and errors.
+func TestPythonAdapterCertifies(t *testing.T) {
+	profiles := []string{certify.ProfileCore, certify.ProfileStreaming, certify.ProfileTools, certify.ProfileThinking, certify.ProfileErrors}
+	r := certifyScript(t, "adapter.py", profiles)
+	for _, run := range r.Runs {
+		if run.Status != harness.StatusPass {
+			t.Errorf("%s [%s] (%s): %s %s", run.Scenario, run.Model, run.Profile, run.Status, run.Reason)
+		}
+	}
+	if !r.Certified || r.Adapter.Name != "python-anthropic-example" {
+		t.Errorf("%s (adapter %q)", r.Verdict(), r.Adapter.Name)
+	}
+}
+
+// Each mutation breaks one mapping of adapter.py; certification must fail
+// the scenario that exercises it, naming the check that caught it.
+func TestBrokenMappingFailsCertification(t *testing.T) {
+	src, err := os.ReadFile("adapter.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		from, to  string
+		scenario  string
+		check     string // the first failing check
+		inMessage string
+	}{
+		{"stop reason", `"tool_use": "tool_use", "refusal"`, `"tool_use": "end_turn", "refusal"`,
+			"tools/single-round-trip", harness.CheckStopReason, "stop_reason end_turn, want tool_use"},
+		{"tool.use_end dropped", `self.emit({"type": "tool.use_end",`, `(lambda ev: None)({"type": "tool.use_end",`,
+			"tools/single-round-trip", harness.CheckStream, "tool.use_end"},
+		{"cache usage", `("cache_read_input_tokens", "cached_input_tokens")`, `("cache_read_input_tokens", "input_tokens")`,
+			"basic/plain-text", "golden/transcript.json", "differs from goldens/basic/plain-text/anthropic/claude-sonnet-4-6/transcript.json"},
+		{"overload class", `cls, code = "rate_limit", "overloaded"
+    elif status == 529:`, `cls, code = "server_error", "overloaded"
+    elif status == 529:`,
+			"retry/exhausted", harness.CheckError, "rate_limit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			broken := strings.Replace(string(src), tc.from, tc.to, 1)
+			if broken == string(src) {
+				t.Fatalf("adapter.py no longer contains %q: update the mutation", tc.from)
+			}
+			script := filepath.Join(t.TempDir(), "adapter.py")
+			if err := os.WriteFile(script, []byte(broken), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := certifyScript(t, script, nil, tc.scenario)
+			if r.Certified {
+				t.Fatalf("the broken adapter was certified")
+			}
+			run := r.Runs[0]
+			if run.Scenario != tc.scenario || run.Status != harness.StatusFail || run.FirstFailure == nil {
+				t.Fatalf("run %s: %s, first failure %+v; want %s to fail", run.Scenario, run.Status, run.FirstFailure, tc.scenario)
+			}
+			if f := run.FirstFailure; f.Check != tc.check || !strings.Contains(f.Message, tc.inMessage) {
+				t.Errorf("first failure: check %q: %s\nwant check %q with %q", f.Check, f.Message, tc.check, tc.inMessage)
+			}
+			t.Logf("%s: %s: %s", run.Scenario, run.FirstFailure.Check, run.FirstFailure.Message)
+			if md := r.Markdown(); !strings.Contains(md, tc.scenario) || !strings.Contains(md, tc.check) {
+				t.Errorf("the summary does not name the scenario and the check:\n%s", md)
+			}
+		})
+	}
+}
