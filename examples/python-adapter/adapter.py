@@ -540,6 +540,11 @@ class Assembler:
             if p["open"]:
                 self.close(i)
 
+    def served_model(self, model):
+        """Records the model that served the call, as the provider names it."""
+        if model:
+            self.resp["served_model"] = model
+
     def set_usage(self, u):
         self.resp["usage"] = usage(u)
 
@@ -680,13 +685,17 @@ class Decoder:
             self.a.thinking_signature(key, d.get("signature", ""))
 
     def provider_raw(self):
+        """The message's round-trip data: the provider's message id and the
+        stop sequence that ended it (the model that served it is the
+        response's served_model)."""
         raw = {}
-        for k, v in (("id", self.id), ("model", self.model), ("stop_sequence", self.stop_sequence)):
+        for k, v in (("id", self.id), ("stop_sequence", self.stop_sequence)):
             if v:
                 raw[k] = v
         return raw or None
 
     def finish(self, provider_stop):
+        self.a.served_model(self.model)
         return self.a.finish(map_stop(provider_stop), provider_stop or "", self.provider_raw())
 
     def body(self, data):
@@ -719,6 +728,7 @@ class Decoder:
             if t == "message_start":
                 m = ev.get("message") or {}
                 self.id, self.model = m.get("id", ""), m.get("model", "")
+                self.a.served_model(self.model)  # known now, should the stream break off
                 merge_usage(self.usage, m.get("usage"))
                 self.a.set_usage(self.usage)
                 self.a.start()
