@@ -92,6 +92,9 @@ type Config struct {
 	Clock Clock
 	// OnAttempt, when set, is called after every HTTP attempt.
 	OnAttempt func(Attempt)
+	// Observer, when set, receives the adapter's lifecycle events (see
+	// Event); Observers combines several. Nil costs nothing.
+	Observer Observer
 }
 
 // ModelConfig is one model entry of the registry (000 §8.1).

@@ -41,6 +41,13 @@ type ToolUseBlock struct {
 	// Input is the tool input, a JSON object kept verbatim so that number
 	// precision and key order survive round trips.
 	Input json.RawMessage `json:"input"`
+	// InputError is set by the adapter that received the call when Input
+	// did not match the tool's input_schema, or named no tool of the
+	// request (001 §5.2.4): it says what failed. Such a call must not be
+	// run; answer it with an is_error tool_result (a session does so for
+	// you) so that the model can correct it. History validation does not
+	// check a marked input against the schema again.
+	InputError string `json:"input_error,omitempty"`
 }
 
 // ToolResultBlock answers a ToolUseBlock. It appears only in TOOL messages.

@@ -27,7 +27,8 @@ const (
 //	thinking.delta        Index, Text; the block's last one carries Signature
 //	tool.use_start        Index, ToolUseID (canonical), ToolName
 //	tool.use_input_delta  Index, ToolUseID, PartialJSON (the raw fragment)
-//	tool.use_end          Index, ToolUseID, FinalInput (a JSON object)
+//	tool.use_end          Index, ToolUseID, FinalInput (a JSON object),
+//	                      InputError when the input failed its schema
 //	usage.update          Usage (cumulative so far)
 //	message.complete      Response (final content, stop reason, usage)
 //	error                 Error (only in recorded traces: adapters return
@@ -48,7 +49,10 @@ type StreamEvent struct {
 	ToolName    string          `json:"tool_name,omitempty"`
 	PartialJSON string          `json:"partial_json,omitempty"`
 	FinalInput  json.RawMessage `json:"final_input,omitempty"`
-	Usage       *TokenUsage     `json:"usage,omitempty"`
-	Response    *Response       `json:"response,omitempty"`
-	Error       *AdapterError   `json:"error,omitempty"`
+	// InputError, on tool.use_end, says why FinalInput does not match the
+	// tool's input_schema (see ToolUseBlock.InputError).
+	InputError string        `json:"input_error,omitempty"`
+	Usage      *TokenUsage   `json:"usage,omitempty"`
+	Response   *Response     `json:"response,omitempty"`
+	Error      *AdapterError `json:"error,omitempty"`
 }

@@ -46,6 +46,11 @@ func TestValidateHistoryAccepts(t *testing.T) {
 			{Role: RoleAssistant, Content: Blocks{toolUse("toolu_01ABC", "read_file", `{"path":"a"}`)}},
 			{Role: RoleTool, Content: Blocks{ToolResultBlock{ToolUseID: "toolu_01ABC"}}},
 		}, tools},
+		{"an input marked invalid on arrival is not checked again (001 §5.2.4)", []Message{
+			user("x"),
+			assistant(ToolUseBlock{ID: tu1, Name: "read_file", Input: json.RawMessage(`{"path":42}`), InputError: "input#/path: got number, want string"}),
+			{Role: RoleTool, Content: Blocks{ToolResultBlock{ToolUseID: tu1, IsError: true, Content: Blocks{TextBlock{Text: "invalid input"}}}}},
+		}, tools},
 		{"a cancelled assistant message in the middle", []Message{
 			user("x"),
 			{Role: RoleAssistant, Content: Blocks{toolUse(tu1, "read_file", `{"pa`)}, Metadata: MessageMetadata{Status: StatusCancelled}},
@@ -74,10 +79,19 @@ func TestValidateHistoryRejects(t *testing.T) {
 		{"starts with assistant", []Message{assistant(TextBlock{Text: "hello"}), user("hi")}, nil, []string{"messages[0].role"}, CodeInvalidHistory},
 		{"starts with tool after system", []Message{system("s"), toolMsg(tu1, "x")}, nil, []string{"messages[1].role", "messages[1].content[0]"}, CodeInvalidHistory},
 		{"ends with assistant", []Message{user("hi"), assistant(TextBlock{Text: "hello"})}, nil, []string{"messages[1].role"}, CodeInvalidHistory},
-		{"tool_result with an unknown id", []Message{user("hi"), assistant(toolUse(tu1, "read_file", `{"path":"a"}`)), toolMsg(tu2, "x")}, tools, []string{"messages[2].content[0]"}, CodeInvalidHistory},
+		{"tool_result with an unknown id", []Message{user("hi"), assistant(toolUse(tu1, "read_file", `{"path":"a"}`)), toolMsg(tu2, "x")}, tools, []string{"messages[2].content[0]", "messages[1].content[0]"}, CodeInvalidHistory},
 		{"tool_result before its tool_use", []Message{
 			user("hi"), toolMsg(tu1, "x"), assistant(toolUse(tu1, "read_file", `{"path":"a"}`)), user("again"),
-		}, tools, []string{"messages[1].content[0]"}, CodeInvalidHistory},
+		}, tools, []string{"messages[1].content[0]", "messages[2].content[0]"}, CodeInvalidHistory},
+		{"tool call left unanswered before a user message (003 §7.5)", []Message{
+			user("hi"), assistant(toolUse(tu1, "read_file", `{"path":"a"}`)), user("go on"),
+		}, tools, []string{"messages[1].content[0]"}, CodeToolCallState},
+		{"one of two parallel calls unanswered at the end", []Message{
+			user("hi"), assistant(toolUse(tu1, "read_file", `{"path":"a"}`), toolUse(tu2, "read_file", `{"path":"b"}`)), toolMsg(tu2, "b"),
+		}, tools, []string{"messages[1].content[0]"}, CodeToolCallState},
+		{"a result arriving after the conversation went on", []Message{
+			user("hi"), assistant(toolUse(tu1, "read_file", `{"path":"a"}`)), user("and?"), toolMsg(tu1, "late"),
+		}, tools, []string{"messages[1].content[0]"}, CodeToolCallState},
 		{"tool_use answered twice (001 §5.2.3)", []Message{
 			user("hi"), assistant(toolUse(tu1, "read_file", `{"path":"a"}`)), toolMsg(tu1, "x"), toolMsg(tu1, "y"),
 		}, tools, []string{"messages[3].content[0]"}, CodeInvalidHistory},

@@ -64,6 +64,11 @@ type MessageMetadata struct {
 	ProviderRaw map[string]json.RawMessage `json:"provider_raw,omitempty"`
 	UserID      string                     `json:"user_id,omitempty"`
 	TeamID      string                     `json:"team_id,omitempty"`
+	// CriticalBlocks lists the indexes of content blocks that must not be
+	// dropped (001 §4.2.2, 000 §4.4): an adapter that cannot carry one of
+	// them, or a block of an unknown type, fails the request with
+	// invalid_request instead of dropping it with a WARN.
+	CriticalBlocks []int `json:"critical_blocks,omitempty"`
 	// Extra keeps metadata fields this version does not know (001 §10.3).
 	Extra map[string]json.RawMessage `json:"-"`
 }
@@ -74,7 +79,17 @@ type metadataAlias MessageMetadata
 var metadataKnown = map[string]bool{
 	"model": true, "served_model": true, "provider": true, "routing": true, "usage": true,
 	"parent_tool_use_id": true, "status": true, "provider_raw": true,
-	"user_id": true, "team_id": true,
+	"user_id": true, "team_id": true, "critical_blocks": true,
+}
+
+// Critical reports whether content block i is marked critical.
+func (m MessageMetadata) Critical(i int) bool {
+	for _, c := range m.CriticalBlocks {
+		if c == i {
+			return true
+		}
+	}
+	return false
 }
 
 // EffectiveStatus is Status, or complete when unset (its declared default).

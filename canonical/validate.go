@@ -49,23 +49,34 @@ func ValidateMessage(m Message) error {
 //     (001 composes system prompts from several messages; 004 allows the
 //     first to be system); a SYSTEM message after the first non-system one
 //     is a violation, since providers hoist system prompts to the top.
+//
 //   - The first non-system message is USER, and the last message is USER
 //     or TOOL (the request to the model).
+//
 //   - Every complete message passes the content checks of ValidateMessage.
 //     The provenance checks (canonical tu_ ids, assistant model, provider,
 //     routing and usage, parent_tool_use_id) are not repeated here: the
 //     wire needs none of them, and ValidateMessage is where they belong.
+//
 //   - Every tool_result answers a tool_use in an earlier message; no
 //     tool_use is answered twice; no two tool_use blocks share an id.
+//
 //   - Tool names are unique; each tool has a valid name and an input
 //     schema in the subset of CheckToolSchema (side_effects is not needed
 //     on the wire and is checked by ValidateToolDefinition only).
+//
 //   - The input of every tool_use in a complete message validates against
 //     its tool's schema when that tool is among tools (code
-//     tool_input_invalid). A tool_use of a tool not offered in this request
-//     is allowed: tools may change between turns.
+//     tool_input_invalid), unless the block is marked with InputError: its
+//     input was found invalid on arrival and is kept as the model sent it,
+//     for the model to see its mistake. A tool_use of a tool not offered in
+//     this request is allowed: tools may change between turns.
 //
-// A tool_use that no later message answers is not a violation here.
+//   - Every tool_use of a complete ASSISTANT message is answered by the
+//     TOOL messages that directly follow it (code tool_call_state): every
+//     provider refuses a tool call left without its result (003 §7.5).
+//     A session never sends one: its policy answers a call it never ran
+//     with an is_error result.
 func ValidateHistory(msgs []Message, tools []ToolDefinition) error {
 	var vs Violations
 
@@ -97,10 +108,24 @@ func ValidateHistory(msgs []Message, tools []ToolDefinition) error {
 		answered string // path of the tool_result answering it, "" if none
 	}
 	uses := make(map[string]*use)
+	// waiting holds the ids of the tool calls of the last assistant
+	// message, which the tool messages right after it must answer.
+	var waiting []string
+	checkAnswered := func() {
+		for _, id := range waiting {
+			if u := uses[id]; u != nil && u.answered == "" {
+				vs.add(u.at, CodeToolCallState, "tool_use %s has no tool_result in the tool messages that directly follow it; every tool call must be answered before the conversation goes on (answer it with is_error, as a session does for a call it never ran)", id)
+			}
+		}
+		waiting = waiting[:0]
+	}
 	started := false // a non-system message has been seen
 	for i, m := range msgs {
 		p := fmt.Sprintf("messages[%d]", i)
 		complete := checkMessage(&vs, m, p, false)
+		if m.Role != RoleTool {
+			checkAnswered()
+		}
 
 		if m.Role == RoleSystem {
 			if started {
@@ -124,8 +149,11 @@ func ValidateHistory(msgs []Message, tools []ToolDefinition) error {
 					vs.add(bp, CodeInvalidHistory, "duplicate tool_use id %s (first at %s)", b.ID, u.at)
 				} else {
 					uses[b.ID] = &use{at: bp}
+					if m.Role == RoleAssistant && complete {
+						waiting = append(waiting, b.ID)
+					}
 				}
-				if t, ok := usable[b.Name]; ok && complete && isJSONObject(b.Input) {
+				if t, ok := usable[b.Name]; ok && complete && b.InputError == "" && isJSONObject(b.Input) {
 					if iv := toolInputViolations(t, b.Input); len(iv) > 0 {
 						vs.addPrefixed(bp+".", iv)
 					}
@@ -148,6 +176,9 @@ func ValidateHistory(msgs []Message, tools []ToolDefinition) error {
 	}
 
 	last := msgs[len(msgs)-1]
+	if last.Role == RoleTool {
+		checkAnswered()
+	}
 	if last.Role != RoleUser && last.Role != RoleTool {
 		vs.add(fmt.Sprintf("messages[%d].role", len(msgs)-1), CodeInvalidHistory, "the last message is %q; a call needs a user or tool message last", last.Role)
 	}

@@ -10,6 +10,18 @@ import (
 // to a tool call that never got one.
 const CancelledToolResultText = "Error: tool call was cancelled before it returned a result"
 
+// InvalidToolInputText is the text of the is_error result that answers a
+// tool call whose input arrived not matching its tool's schema
+// (tu.InputError is set): it tells the model what was wrong, so that it
+// can call the tool again with a valid input (004 §3). PrepareHistory
+// gives it to such a call left without a result; a caller that answers
+// the call itself should send it with AddToolResultText(tu.ID,
+// InvalidToolInputText(tu), true).
+func InvalidToolInputText(tu canonical.ToolUseBlock) string {
+	return "Error: the input of this call to " + tu.Name + " does not match the tool's input_schema, so the tool was not run: " +
+		tu.InputError + ". Call the tool again with an input that matches its input_schema."
+}
+
 // Policy is the cross-provider policy PrepareHistory applies when a
 // history is sent to a provider.
 type Policy struct {
@@ -45,8 +57,9 @@ type Policy struct {
 //     skipped, with the TOOL messages answering their tool calls, unless
 //     ReplayFailedTurns.
 //   - A tool call that has no result gets a synthetic TOOL message
-//     (is_error, CancelledToolResultText), placed after the tool results
-//     that directly follow its assistant message.
+//     (is_error, CancelledToolResultText; InvalidToolInputText for a call
+//     whose input arrived invalid), placed after the tool results that
+//     directly follow its assistant message.
 //   - Tool ids and other providers' ProviderRaw entries are left as they
 //     are: adapters map ids through the ToolIDMap and read only their own
 //     ProviderRaw.
@@ -120,7 +133,7 @@ func prepare(msgs []canonical.Message, target string, p Policy) ([]canonical.Mes
 		for _, tu := range m.Content.ToolUses() {
 			if !answered[tu.ID] {
 				answered[tu.ID] = true
-				unanswered = append(unanswered, syntheticResult(m, tu.ID))
+				unanswered = append(unanswered, syntheticResult(m, tu))
 			}
 		}
 	}
@@ -201,17 +214,21 @@ func quoteOrNone(provider string) string {
 	return provider
 }
 
-// syntheticResult is the error result given to tool call id of the
+// syntheticResult is the error result given to tool call tu of the
 // assistant message m. Its id is derived from the tool id so that the
 // same history always yields the same request.
-func syntheticResult(m canonical.Message, id string) canonical.Message {
+func syntheticResult(m canonical.Message, tu canonical.ToolUseBlock) canonical.Message {
+	id, text := tu.ID, CancelledToolResultText
+	if tu.InputError != "" {
+		text = InvalidToolInputText(tu)
+	}
 	return canonical.Message{
 		ID:        "synthetic_" + id,
 		SessionID: m.SessionID,
 		Role:      canonical.RoleTool,
 		Content: canonical.Blocks{canonical.ToolResultBlock{
 			ToolUseID: id,
-			Content:   canonical.Blocks{canonical.TextBlock{Text: CancelledToolResultText}},
+			Content:   canonical.Blocks{canonical.TextBlock{Text: text}},
 			IsError:   true,
 		}},
 		Metadata:      canonical.MessageMetadata{ParentToolUseID: id, Status: canonical.StatusComplete},

@@ -142,7 +142,7 @@ func (a *Adapter) Close() error {
 // prepare runs the steps before the first HTTP attempt, in the package
 // doc's order: request id and tool-id map, history validation, capability
 // check, encoding. Its errors carry the adapter's name and the request id.
-func (a *Adapter) prepare(req *canonical.Request, stream bool) (*Call, *Request, error) {
+func (a *Adapter) prepare(ctx context.Context, req *canonical.Request, stream bool) (*Call, *Request, error) {
 	r := *req
 	if r.RequestID == "" {
 		r.RequestID = canonical.NewRequestID()
@@ -151,7 +151,7 @@ func (a *Adapter) prepare(req *canonical.Request, stream bool) (*Call, *Request,
 		r.ToolIDs = adapters.NewToolIDMap()
 	}
 	r.Stream = stream
-	c := &Call{Adapter: a.cfg.Name, Request: &r, Model: a.Model(r.Model), Stream: stream, Log: a.log}
+	c := &Call{Adapter: a.cfg.Name, Request: &r, Model: a.Model(r.Model), Stream: stream, Log: a.log, observer: a.cfg.Observer, ctx: ctx}
 	fail := func(err error) (*Call, *Request, error) {
 		var ae *canonical.AdapterError
 		if errors.As(err, &ae) {
@@ -162,6 +162,11 @@ func (a *Adapter) prepare(req *canonical.Request, stream bool) (*Call, *Request,
 		}
 		return c, nil, err
 	}
+	msgs, err := skipUnknown(c, r.Messages)
+	if err != nil {
+		return fail(err)
+	}
+	r.Messages = msgs
 	if err := canonical.ValidateHistory(r.Messages, r.Tools); err != nil {
 		return fail(err)
 	}
@@ -173,6 +178,9 @@ func (a *Adapter) prepare(req *canonical.Request, stream bool) (*Call, *Request,
 	if err != nil {
 		return fail(err)
 	}
+	if c.critical != nil {
+		return fail(c.critical)
+	}
 	return c, w, nil
 }
 
@@ -182,7 +190,7 @@ func (a *Adapter) prepare(req *canonical.Request, stream bool) (*Call, *Request,
 // Provider.Encode). The key and Config.ExtraHeaders are not in its
 // headers; they are added per attempt.
 func (a *Adapter) Encode(req *canonical.Request, stream bool) (*Request, error) {
-	_, w, err := a.prepare(req, stream)
+	_, w, err := a.prepare(context.Background(), req, stream)
 	return w, err
 }
 
@@ -211,14 +219,87 @@ func (a *Adapter) attempt(w *Request) func(context.Context) (*http.Request, erro
 	}
 }
 
-// newAssembler returns the Assembler of call c.
-func (a *Adapter) newAssembler(c *Call, yield func(canonical.StreamEvent, error) bool, began time.Time) *Assembler {
+// newAssembler returns the Assembler of call c, checking tool inputs
+// against the request's tools.
+func (a *Adapter) newAssembler(ctx context.Context, c *Call, yield func(canonical.StreamEvent, error) bool, began time.Time) *Assembler {
 	asm := NewAssembler(yield, a.cfg.Name, c.Request.Model, c.Request.RequestID, c.Request.ToolIDs)
 	asm.SetClock(began, time.Now)
 	if a.finisher != nil {
 		asm.onFinish = func(resp *canonical.Response) error { return a.finisher.Finish(c, asm, resp) }
 	}
+	if len(c.Request.Tools) > 0 {
+		asm.CheckToolInputs(c.Request.Tools, func(id, name, reason string) {
+			c.Log.LogAttrs(ctx, slog.LevelWarn, ToolInputInvalidMsg,
+				slog.String("session_id", c.Request.SessionID),
+				slog.String("request_id", c.Request.RequestID),
+				slog.String("tool_use_id", id),
+				slog.String("tool_name", name),
+				slog.String("adapter", c.Adapter),
+				slog.String("reason", reason))
+			if a.cfg.Observer != nil {
+				e := a.event(c, adapters.EventToolInputInvalid)
+				e.ToolUseID, e.ToolName, e.Reason = id, name, reason
+				a.cfg.Observer.Observe(ctx, e)
+			}
+		})
+	}
 	return asm
+}
+
+// ToolInputInvalidMsg is the message of the WARN entry written when a
+// tool call's input arrives not matching its tool's schema.
+const ToolInputInvalidMsg = "tool input invalid on arrival"
+
+// event returns a lifecycle event of type t for call c.
+func (a *Adapter) event(c *Call, t adapters.EventType) adapters.Event {
+	return adapters.Event{
+		Type: t, Time: a.now(), Adapter: a.cfg.Name, Model: c.Request.Model,
+		RequestID: c.Request.RequestID, SessionID: c.Request.SessionID, Stream: c.Stream,
+	}
+}
+
+// now reads the Config's clock.
+func (a *Adapter) now() time.Time {
+	if a.cfg.Clock != nil {
+		return a.cfg.Clock.Now()
+	}
+	return time.Now()
+}
+
+// send runs the attempts of call c, with its lifecycle events.
+func (a *Adapter) send(ctx context.Context, c *Call, w *Request) (*http.Response, adapters.Event, int, error) {
+	ev := a.event(c, "")
+	resp, n, err := a.caller.do(ctx, &ev, a.attempt(w))
+	return resp, ev, n, err
+}
+
+// finished emits the end of a call whose 2xx body was decoded:
+// llm.call_completed, or llm.call_failed when err is set or the message
+// completed with stop reason error or cancelled.
+func (a *Adapter) finished(ctx context.Context, ev *adapters.Event, attempt, status int, resp *canonical.Response, err error) {
+	if a.cfg.Observer == nil {
+		return
+	}
+	e := *ev
+	e.Attempt, e.Status, e.Time = attempt, status, a.now()
+	e.Latency = e.Time.Sub(ev.Time)
+	if resp != nil {
+		e.Usage, e.StopReason = resp.Usage, resp.StopReason
+	}
+	var ae *canonical.AdapterError
+	switch {
+	case err != nil:
+		ae = StreamError(ctx, a.cfg.Name, err)
+	case resp == nil || resp.StopReason == canonical.StopCancelled:
+		ae = canonical.NewError(canonical.ErrCancelled, "", "request cancelled")
+		ae.Provider, ae.RequestID = a.cfg.Name, ev.RequestID
+	}
+	if ae != nil {
+		e.Type, e.Err, e.ErrorClass = adapters.EventCallFailed, ae, ae.Class
+	} else {
+		e.Type = adapters.EventCallCompleted
+	}
+	a.cfg.Observer.Observe(ctx, e)
 }
 
 // Stream makes a streaming call (adapters.Adapter.Stream). Failures
@@ -226,7 +307,7 @@ func (a *Adapter) newAssembler(c *Call, yield func(canonical.StreamEvent, error)
 // message (stop reason error or cancelled) as Assembler.Fail describes.
 // The body is always closed.
 func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
-	c, w, err := a.prepare(req, true)
+	c, w, err := a.prepare(ctx, req, true)
 	if err != nil {
 		return FailedStream(err)
 	}
@@ -234,13 +315,17 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 		began := time.Now()
 		ctx, done := a.cancels.Track(ctx, c.Request.RequestID, Timeout(&a.cfg))
 		defer done()
-		resp, err := a.caller.Do(ctx, c.Request.RequestID, a.attempt(w))
+		resp, ev, n, err := a.send(ctx, c, w)
 		if err != nil {
 			yield(canonical.StreamEvent{}, err)
 			return
 		}
 		defer resp.Body.Close()
-		a.decodeStream(ctx, c, resp.Body, yield, began)
+		asm := a.decodeStream(ctx, c, resp.Body, yield, began)
+		if a.cfg.Observer != nil {
+			out, err := asm.outcome()
+			a.finished(ctx, &ev, n, resp.StatusCode, out, err)
+		}
 	}
 }
 
@@ -249,7 +334,7 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 // attempt, then the provider's DecodeStream (and Finisher) on body. It is
 // for fuzzing, benchmarks and replaying recorded bodies.
 func (a *Adapter) StreamBody(req *canonical.Request, body io.Reader) iter.Seq2[canonical.StreamEvent, error] {
-	c, _, err := a.prepare(req, true)
+	c, _, err := a.prepare(context.Background(), req, true)
 	if err != nil {
 		return FailedStream(err)
 	}
@@ -259,27 +344,28 @@ func (a *Adapter) StreamBody(req *canonical.Request, body io.Reader) iter.Seq2[c
 }
 
 // decodeStream reads a 2xx stream body into events.
-func (a *Adapter) decodeStream(ctx context.Context, c *Call, r io.Reader, yield func(canonical.StreamEvent, error) bool, began time.Time) {
-	asm := a.newAssembler(c, yield, began)
+func (a *Adapter) decodeStream(ctx context.Context, c *Call, r io.Reader, yield func(canonical.StreamEvent, error) bool, began time.Time) *Assembler {
+	asm := a.newAssembler(ctx, c, yield, began)
 	body := &ctxReader{ctx: ctx, r: r}
 	err := safeDecode(func() error { return a.p.DecodeStream(c, body, asm) })
 	if asm.Finished() || asm.Stopped() {
-		return
+		return asm
 	}
 	asm.Fail(ctx, err)
+	return asm
 }
 
 // Complete makes a non-streaming call and decodes the whole body (kept
 // verbatim in Response.RawBody).
 func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
-	c, w, err := a.prepare(req, false)
+	c, w, err := a.prepare(ctx, req, false)
 	if err != nil {
 		return nil, err
 	}
 	began := time.Now()
 	ctx, done := a.cancels.Track(ctx, c.Request.RequestID, Timeout(&a.cfg))
 	defer done()
-	resp, err := a.caller.Do(ctx, c.Request.RequestID, a.attempt(w))
+	resp, ev, n, err := a.send(ctx, c, w)
 	if err != nil {
 		return nil, err
 	}
@@ -288,24 +374,27 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 	if err != nil {
 		ae := NetworkError(ctx, a.cfg.Name, err)
 		ae.RequestID = c.Request.RequestID
+		a.finished(ctx, &ev, n, resp.StatusCode, nil, ae)
 		return nil, ae
 	}
-	return a.decodeBody(c, body, began)
+	out, err := a.decodeBody(ctx, c, body, began)
+	a.finished(ctx, &ev, n, resp.StatusCode, out, err)
+	return out, err
 }
 
 // CompleteBody returns what Complete returns for req when the server
 // answers 2xx with body, without the network (see StreamBody).
 func (a *Adapter) CompleteBody(req *canonical.Request, body []byte) (*canonical.Response, error) {
-	c, _, err := a.prepare(req, false)
+	c, _, err := a.prepare(context.Background(), req, false)
 	if err != nil {
 		return nil, err
 	}
-	return a.decodeBody(c, body, time.Now())
+	return a.decodeBody(context.Background(), c, body, time.Now())
 }
 
 // decodeBody decodes a whole 2xx body.
-func (a *Adapter) decodeBody(c *Call, body []byte, began time.Time) (*canonical.Response, error) {
-	asm := a.newAssembler(c, nil, began)
+func (a *Adapter) decodeBody(ctx context.Context, c *Call, body []byte, began time.Time) (*canonical.Response, error) {
+	asm := a.newAssembler(ctx, c, nil, began)
 	asm.SetRawBody(body)
 	err := safeDecode(func() error { return a.p.DecodeBody(c, body, asm) })
 	if err == nil && asm.finishErr != nil {

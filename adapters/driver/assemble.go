@@ -1,10 +1,12 @@
 package driver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,6 +52,17 @@ type Assembler struct {
 	// the error it returned.
 	onFinish  func(*canonical.Response) error
 	finishErr *canonical.AdapterError
+	// failErr is the error Fail completed the message with.
+	failErr *canonical.AdapterError
+
+	// tools are the request's tools, against whose schemas tool inputs
+	// are checked as each tool block closes (see CheckToolInputs);
+	// failing is set while Fail completes the message, whose unfinished
+	// inputs are not checked.
+	tools       []canonical.ToolDefinition
+	checkInputs bool
+	failing     bool
+	onInvalid   func(toolID, name, reason string)
 }
 
 type pending struct {
@@ -63,6 +76,7 @@ type pending struct {
 	name      string
 	args      []byte
 	final     json.RawMessage
+	inputErr  string
 }
 
 // NewAssembler returns an Assembler for one call. yield may be nil, in
@@ -79,6 +93,50 @@ func NewAssembler(yield func(canonical.StreamEvent, error) bool, provider, model
 	a.now = time.Now
 	a.began = a.now()
 	return a
+}
+
+// CheckToolInputs makes the Assembler check each tool call's input, as its
+// block closes, against the input_schema of the tool of that name among
+// tools (001 §5.2.4, 004 §3): a call whose input does not match, or that
+// names no tool of the request, is kept as it came and marked with
+// canonical.ToolUseBlock.InputError, its tool.use_end event carries the
+// same text, and onInvalid (when not nil) is told. Inputs cut short by a
+// cancellation or a failure (Fail) are not checked. The driver's call
+// flow turns this on for every call with tools.
+func (a *Assembler) CheckToolInputs(tools []canonical.ToolDefinition, onInvalid func(toolID, name, reason string)) {
+	a.tools, a.checkInputs, a.onInvalid = tools, len(tools) > 0, onInvalid
+}
+
+// checkInput returns why input is not a valid call of the tool name, or
+// "" when it is.
+func (a *Assembler) checkInput(name string, input json.RawMessage) string {
+	for i := range a.tools {
+		if a.tools[i].Name == name {
+			if err := canonical.ValidateToolInput(a.tools[i], input); err != nil {
+				return toolInputReason(err)
+			}
+			return ""
+		}
+	}
+	return "the request offers no tool named " + strconv.Quote(name)
+}
+
+// clipQuote quotes b, cut to n bytes.
+func clipQuote(b []byte, n int) string {
+	if len(b) <= n {
+		return strconv.Quote(string(b))
+	}
+	return strconv.Quote(string(b[:n])) + "…"
+}
+
+// toolInputReason is the text of a tool-input validation error: its
+// violations, without the error class prefix.
+func toolInputReason(err error) string {
+	var vs canonical.Violations
+	if errors.As(err, &vs) && len(vs) > 0 {
+		return vs.Error()
+	}
+	return err.Error()
 }
 
 // SetClock makes latency measured with now, starting from began.
@@ -298,8 +356,19 @@ func (a *Assembler) close(i int) bool {
 	p.open = false
 	switch p.kind {
 	case canonical.BlockToolUse:
+		unparsed := !isObject(p.final) && !isObject(p.args) && len(bytes.TrimSpace(p.args)) > 0
 		p.final = finalInput(p.final, p.args)
-		return a.emit(canonical.StreamEvent{Type: canonical.EventToolUseEnd, Index: i, ToolUseID: p.toolID, FinalInput: p.final})
+		if a.checkInputs && !a.failing {
+			if unparsed {
+				p.inputErr = "the arguments are not a JSON object: " + clipQuote(p.args, 80)
+			} else {
+				p.inputErr = a.checkInput(p.name, p.final)
+			}
+			if p.inputErr != "" && a.onInvalid != nil {
+				a.onInvalid(p.toolID, p.name, p.inputErr)
+			}
+		}
+		return a.emit(canonical.StreamEvent{Type: canonical.EventToolUseEnd, Index: i, ToolUseID: p.toolID, FinalInput: p.final, InputError: p.inputErr})
 	case canonical.BlockThinking:
 		if p.signature != "" {
 			return a.emit(canonical.StreamEvent{Type: canonical.EventThinkingDelta, Index: i, Signature: p.signature})
@@ -427,6 +496,22 @@ func (a *Assembler) Finish(stop canonical.StopReason, providerStop string) *cano
 	return &a.resp
 }
 
+// outcome returns the call's response and the error that ended it, for
+// its lifecycle event: the Finisher's or Fail's error, or nil. A
+// consumer that stopped iterating leaves no response (cancelled).
+func (a *Assembler) outcome() (*canonical.Response, error) {
+	if !a.finished {
+		return nil, nil
+	}
+	switch {
+	case a.finishErr != nil:
+		return &a.resp, a.finishErr
+	case a.failErr != nil:
+		return &a.resp, a.failErr
+	}
+	return &a.resp, nil
+}
+
 // Response returns the assembled response (final after Finish).
 func (a *Assembler) Response() *canonical.Response {
 	if !a.finished {
@@ -450,7 +535,7 @@ func (a *Assembler) content() canonical.Blocks {
 			if in == nil {
 				in = finalInput(nil, p.args)
 			}
-			out = append(out, canonical.ToolUseBlock{ID: p.toolID, Name: p.name, Input: in})
+			out = append(out, canonical.ToolUseBlock{ID: p.toolID, Name: p.name, Input: in, InputError: p.inputErr})
 		}
 	}
 	return out
@@ -466,12 +551,14 @@ func (a *Assembler) Fail(ctx context.Context, err error) {
 	if a.finished || a.stopped {
 		return
 	}
+	a.failing = true
 	if ctx.Err() == context.Canceled || errors.Is(err, errCancelled) {
 		a.Finish(canonical.StopCancelled, "")
 		return
 	}
 	ae := StreamError(ctx, a.provider, err)
 	ae.RequestID = a.messageID
+	a.failErr = ae
 	a.Finish(canonical.StopError, "")
 	if !a.stopped && a.yield != nil {
 		a.yield(canonical.StreamEvent{}, ae)

@@ -13,14 +13,21 @@
 //     missing RequestID gets a new one and a missing ToolIDs a call-local
 //     map, so that every error, event and log line of the call carries
 //     the id, and request mapping and response decoding agree on tool ids.
-//  2. History validation: canonical.ValidateHistory (004 §3). An invalid
-//     history is invalid_request before any HTTP call.
+//  2. Unknown blocks and history validation: content blocks of a type this
+//     version does not know are skipped with one lossy-projection WARN and
+//     event each (001 §10.3), or fail the call with invalid_request when
+//     their message marks them critical (MessageMetadata.CriticalBlocks);
+//     then canonical.ValidateHistory (004 §3), which also refuses a tool
+//     call left without its result (003 §7.5). An invalid history is
+//     invalid_request before any HTTP call.
 //  3. Capability check: CheckCapabilities against the model's declared
 //     capabilities (Provider.Capabilities with the registry's overrides
 //     applied), unsupported_content before any HTTP call.
 //  4. Encode: Provider.Encode builds the wire request (URL, default
-//     headers, body) once; every attempt resends the same bytes. Errors
-//     of steps 2–4 carry the adapter's name and the request id.
+//     headers, body) once; every attempt resends the same bytes. A block
+//     it drops with Call.Drop that its message marks critical fails the
+//     call with invalid_request. Errors of steps 2–4 carry the adapter's
+//     name and the request id.
 //  5. Per attempt, the headers in this order, later ones winning: the
 //     provider's default headers (from Encode), the key
 //     (Provider.Authorize, only when Config.APIKey is set), then
@@ -31,9 +38,19 @@
 //     Provider.Classify. Nothing is retried once a 2xx body arrived.
 //  7. Decode: the 2xx body goes to Provider.DecodeBody (kept verbatim in
 //     Response.RawBody) or Provider.DecodeStream, which drive an
-//     Assembler; a decoder panic is an invalid_response error. A
-//     Provider that is a Finisher sees each response before
-//     message.complete.
+//     Assembler; a decoder panic is an invalid_response error. Each tool
+//     call's input is checked against its tool's schema as its block
+//     closes (Assembler.CheckToolInputs, 001 §5.2.4): a bad one is kept,
+//     marked with ToolUseBlock.InputError, and reported by a WARN and a
+//     tool_input_invalid event. A Provider that is a Finisher sees each
+//     response before message.complete.
+//
+// Lifecycle events (adapters.Event) go to Config.Observer as the call
+// runs: llm.call_started per attempt, llm.call_failed and
+// llm.retry_scheduled after a failed one, llm.call_completed (or a last
+// llm.call_failed) once the body is decoded, tool_input_invalid and
+// lossy_projection. They are built on the stack and cost nothing without
+// an observer.
 //  8. Cancellation and the end of a stream: Adapter.Cancel or the
 //     context aborts the call; a stream that stops early completes with
 //     stop reason cancelled (nothing follows) or error (the error

@@ -1,10 +1,12 @@
 package driver
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
 
+	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -83,6 +85,11 @@ type Call struct {
 	// State is the Provider's own: anything Encode wants its decoders or
 	// Finish to know about this call.
 	State any
+
+	observer adapters.Observer
+	ctx      context.Context
+	// critical is the first block marked critical that was dropped.
+	critical error
 }
 
 // Request is the HTTP request Encode builds for a call.

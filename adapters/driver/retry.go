@@ -37,6 +37,9 @@ type Caller struct {
 	Clock adapters.Clock
 	// OnAttempt is told about every attempt.
 	OnAttempt func(adapters.Attempt)
+	// Observer receives llm.call_started before every attempt, and
+	// llm.call_failed and llm.retry_scheduled after a failed one.
+	Observer adapters.Observer
 	// Classify maps a non-2xx response to an AdapterError. body is the
 	// response body, truncated to 1 MiB. Nil means DefaultClassify. A
 	// RetryAfter it sets from the body wins over the headers; either is
@@ -59,6 +62,7 @@ func NewCaller(cfg *adapters.Config, classify func(int, http.Header, []byte) *ca
 		MaxRetries: cfg.MaxRetries,
 		Clock:      cfg.Clock,
 		OnAttempt:  cfg.OnAttempt,
+		Observer:   cfg.Observer,
 		Classify:   classify,
 	}
 }
@@ -67,17 +71,36 @@ func NewCaller(cfg *adapters.Config, classify func(int, http.Header, []byte) *ca
 // attempt's context) and returns the first 2xx response, or the last
 // failure as a *canonical.AdapterError carrying the attempt count.
 func (c *Caller) Do(ctx context.Context, requestID string, newReq func(context.Context) (*http.Request, error)) (*http.Response, error) {
+	resp, _, err := c.do(ctx, &adapters.Event{Adapter: c.Provider, RequestID: requestID}, newReq)
+	return resp, err
+}
+
+// do is Do for a call whose lifecycle events start from ev (Adapter,
+// Model, RequestID, SessionID, Stream); it also returns the number of the
+// attempt that succeeded and fills ev.Time with the first attempt's
+// start, from which latencies count.
+func (c *Caller) do(ctx context.Context, ev *adapters.Event, newReq func(context.Context) (*http.Request, error)) (*http.Response, int, error) {
 	clock := c.Clock
 	if clock == nil {
 		clock = adapters.RealClock{}
 	}
+	requestID := ev.RequestID
+	if c.Observer != nil {
+		ev.Time = clock.Now()
+	}
 	attempts := 1 + max(c.MaxRetries, 0)
 	for n := 1; ; n++ {
+		if c.Observer != nil {
+			e := *ev
+			e.Type, e.Attempt, e.Time = adapters.EventCallStarted, n, clock.Now()
+			c.Observer.Observe(ctx, e)
+		}
 		req, err := newReq(ctx)
 		if err != nil {
 			ae := canonical.NewError(canonical.ErrInvalidRequest, "", "building request: %v", err)
 			ae.Err, ae.Provider, ae.RequestID, ae.Attempts = err, c.Provider, requestID, n-1
-			return nil, ae
+			c.failed(ctx, ev, clock, n, 0, ae, false)
+			return nil, 0, ae
 		}
 		resp, err := c.Client.Do(req)
 		var ae *canonical.AdapterError
@@ -86,7 +109,7 @@ func (c *Caller) Do(ctx context.Context, requestID string, newReq func(context.C
 			ae = NetworkError(ctx, c.Provider, err)
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
 			c.observe(adapters.Attempt{RequestID: requestID, N: n, Status: resp.StatusCode})
-			return resp, nil
+			return resp, n, nil
 		default:
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 			resp.Body.Close()
@@ -120,19 +143,39 @@ func (c *Caller) Do(ctx context.Context, requestID string, newReq func(context.C
 		}
 		if !ae.Retryable || n >= attempts || ctx.Err() != nil {
 			c.observe(adapters.Attempt{RequestID: requestID, N: n, Status: status, Err: ae})
-			return nil, ae
+			c.failed(ctx, ev, clock, n, status, ae, false)
+			return nil, 0, ae
 		}
 		wait := c.backoff(n)
 		if ae.RetryAfter > 0 {
 			wait = ae.RetryAfter
 		}
 		c.observe(adapters.Attempt{RequestID: requestID, N: n, Status: status, Err: ae, Wait: wait})
+		if c.Observer != nil {
+			c.failed(ctx, ev, clock, n, status, ae, true)
+			e := *ev
+			e.Type, e.Attempt, e.Time, e.Wait, e.Err, e.ErrorClass = adapters.EventRetryScheduled, n, clock.Now(), wait, ae, ae.Class
+			c.Observer.Observe(ctx, e)
+		}
 		if err := clock.Sleep(ctx, wait); err != nil {
 			ne := NetworkError(ctx, c.Provider, err)
 			ne.RequestID, ne.Attempts = requestID, n
-			return nil, ne
+			c.failed(ctx, ev, clock, n, 0, ne, false)
+			return nil, 0, ne
 		}
 	}
+}
+
+// failed emits llm.call_failed for attempt n.
+func (c *Caller) failed(ctx context.Context, ev *adapters.Event, clock adapters.Clock, n, status int, ae *canonical.AdapterError, retry bool) {
+	if c.Observer == nil {
+		return
+	}
+	e := *ev
+	e.Type, e.Attempt, e.Status, e.Err, e.ErrorClass, e.WillRetry = adapters.EventCallFailed, n, status, ae, ae.Class, retry
+	e.Time = clock.Now()
+	e.Latency = e.Time.Sub(ev.Time)
+	c.Observer.Observe(ctx, e)
 }
 
 func (c *Caller) observe(a adapters.Attempt) {

@@ -86,14 +86,16 @@
 //     ProviderRaw (004 fixture 008). Any other finish_reason the adapter
 //     does not know is stop reason error too (004 §8.2), kept in
 //     ProviderStopReason, with a WARN;
-//   - a response that claims to be whole (end_turn, tool_use) is validated
-//     before it is returned (004 §3): each tool call must name a tool of
-//     the request and carry a JSON object its schema accepts, and the
-//     message must have content. Otherwise the call fails with
-//     invalid_response (Code malformed_tool_call for tool calls); a stream
-//     completes with stop reason error and the error follows it. Degraded
-//     responses (error, max_tokens, content_filter, cancelled) are never
-//     rejected;
+//   - tool calls are checked on arrival as for every adapter (the
+//     driver's call flow): one that names no tool of the request, whose
+//     arguments do not parse, or whose input its schema rejects is kept
+//     and marked with InputError (001 §5.2.4), so that the session can
+//     answer it with an is_error result;
+//   - a response that claims to be whole (end_turn, tool_use) must have
+//     content (004 §3): an empty one fails with invalid_response; a
+//     stream completes with stop reason error and the error follows it.
+//     Degraded responses (error, max_tokens, content_filter, cancelled)
+//     are never rejected;
 //   - usage the server does not report is estimated (input by
 //     EstimateInputTokens, output a token per four bytes of the reply) and
 //     marked Estimated, with a WARN (000 §7.2);
@@ -137,8 +139,8 @@
 //	other 4xx (provider_invalid_request)             invalid_request   -                 no
 //	invalid history or undeclared capability,        invalid_request   invalid_history,  no
 //	  before any call (provider_invalid_request)                       unsupported_content, ...
-//	2xx body that does not parse, malformed or       server_error      invalid_response, no
-//	  unknown tool calls in a whole response                           malformed_tool_call
+//	2xx body that does not parse, an empty whole     server_error      invalid_response  no
+//	  response
 //	  (provider_invalid_response)
 //	finish_reason "error"                            not an error: stop reason error
 //

@@ -400,10 +400,12 @@ func TestConformance008ErrorFinishReasonWithMalformedToolCalls(t *testing.T) {
 	}
 }
 
-// TestMalformedToolCallsRaisedWhenWhole is fixture 008's counterpart: the
-// same tool calls in a response that claims to be whole raise
-// invalid_response (004 §3).
-func TestMalformedToolCallsRaisedWhenWhole(t *testing.T) {
+// TestMalformedToolCallsMarkedWhenWhole is fixture 008's counterpart: the
+// same tool calls in a response that claims to be whole are returned, not
+// raised (nothing lost), each bad one marked with the reason the driver's
+// arrival check found (001 §5.2.4), so that the session can answer it with
+// an is_error result the model can correct.
+func TestMalformedToolCallsMarkedWhenWhole(t *testing.T) {
 	body := bytes.Replace(readTestdata(t, "finish-error-malformed-tool-calls.json"), []byte(`"finish_reason":"error"`), []byte(`"finish_reason":"tool_calls"`), 1)
 	stream := bytes.Replace(readTestdata(t, "finish-error-malformed-tool-calls.sse"), []byte(`"finish_reason":"error"`), []byte(`"finish_reason":"tool_calls"`), 1)
 	for _, streamed := range []bool{false, true} {
@@ -418,16 +420,20 @@ func TestMalformedToolCallsRaisedWhenWhole(t *testing.T) {
 		req := request(vllmPersona.model, userMsg("Weather?"))
 		req.Tools = []canonical.ToolDefinition{weatherTool}
 		resp, evs, err := run(t, a, req, streamed)
-		ae := adapterError(t, err)
-		assert.Equal(t, canonical.ErrServer, ae.Class)
-		assert.Equal(t, canonical.CodeMalformedToolCall, ae.Code)
-		assert.False(t, ae.Retryable)
-		assert.Contains(t, ae.Message, "arguments are not a JSON object")
-		assert.Contains(t, ae.Message, "city", "the schema violation is named")
+		require.NoError(t, err)
+		assert.Equal(t, canonical.StopToolUse, resp.StopReason)
+		uses := resp.Content.ToolUses()
+		require.Len(t, uses, 3)
+		assert.Empty(t, uses[0].InputError, "the valid call is not marked")
+		assert.Equal(t, "input#/city: got number, want string", uses[1].InputError)
+		assert.Equal(t, `the arguments are not a JSON object: "{\"city\": \"Lon"`, uses[2].InputError)
+		var raw openai.ChatProviderRaw
+		require.NoError(t, json.Unmarshal(resp.ProviderRaw, &raw), string(resp.ProviderRaw))
+		require.NotNil(t, raw.ToolCalls[uses[2].ID].RawArguments, "the unparsed arguments are kept verbatim")
 		if streamed {
-			require.NotNil(t, resp)
-			assert.Equal(t, canonical.StopError, resp.StopReason, "the stream completes with stop reason error before the error")
-			assert.Len(t, adaptertest.EventsOf(evs, canonical.EventToolUseEnd), 3)
+			ends := adaptertest.EventsOf(evs, canonical.EventToolUseEnd)
+			require.Len(t, ends, 3)
+			assert.Equal(t, uses[1].InputError, ends[1].InputError, "tool.use_end carries the mark")
 		}
 	}
 }

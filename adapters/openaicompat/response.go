@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/adapters/openai"
@@ -23,13 +21,13 @@ import (
 //     WARN entry;
 //   - ProviderRaw (the dialect's, with the extra_content it read) gets
 //     the raw_arguments of each tool call whose arguments did not parse;
+//     tool calls are checked against their schemas by the driver, as for
+//     every adapter: one that does not match is kept, marked with
+//     InputError (001 §5.2.4);
 //   - when the response claims to be whole (stop reason end_turn or
-//     tool_use), it is validated as 004 §3 requires: every tool call must
-//     name a tool of the request and carry a JSON object that its schema
-//     accepts, and the message must not be empty. A violation is an
-//     invalid_response error (Code malformed_tool_call for tool calls).
-//     Degraded responses (stop reason error, max_tokens, content_filter)
-//     are returned as they are, malformed tool calls included.
+//     tool_use), the message must not be empty (004 §3): an empty one is
+//     an invalid_response error. Degraded responses (stop reason error,
+//     max_tokens, content_filter) are returned as they are.
 func (p *provider) Finish(c *driver.Call, a *driver.Assembler, resp *canonical.Response) error {
 	if !a.UsageReported() {
 		p.estimateUsage(c, resp)
@@ -37,7 +35,6 @@ func (p *provider) Finish(c *driver.Call, a *driver.Assembler, resp *canonical.R
 	var pr openai.ChatProviderRaw
 	unparsed := false
 	whole := resp.StopReason == canonical.StopEndTurn || resp.StopReason == canonical.StopToolUse
-	var problems []string
 	for _, tu := range resp.Content.ToolUses() {
 		args := a.ToolArgs(tu.ID)
 		if !objectOrEmpty(args) {
@@ -49,13 +46,6 @@ func (p *provider) Finish(c *driver.Call, a *driver.Assembler, resp *canonical.R
 			unparsed = true
 			s := string(args)
 			pr.Tool(tu.ID).RawArguments = &s
-			problems = append(problems, fmt.Sprintf("tool call %s (%s): arguments are not a JSON object: %q", tu.ID, tu.Name, clip(s, 80)))
-			continue
-		}
-		if whole {
-			if msg := checkToolCall(c.Request, tu); msg != "" {
-				problems = append(problems, msg)
-			}
 		}
 	}
 	if unparsed {
@@ -65,36 +55,10 @@ func (p *provider) Finish(c *driver.Call, a *driver.Assembler, resp *canonical.R
 		}
 		resp.ProviderRaw = raw
 	}
-	if !whole {
-		return nil
+	if whole && len(resp.Content) == 0 {
+		return driver.InvalidResponse(c.Adapter, nil, "the response has no content")
 	}
-	code := canonical.CodeMalformedToolCall
-	if len(resp.Content) == 0 {
-		problems = append(problems, "the response has no content")
-		if len(problems) == 1 {
-			code = canonical.CodeInvalidResponse
-		}
-	}
-	if len(problems) == 0 {
-		return nil
-	}
-	ae := driver.InvalidResponse(c.Adapter, nil, "%s", strings.Join(problems, "; "))
-	ae.Code = code
-	return ae
-}
-
-// checkToolCall returns why a parsed tool call is malformed, or "".
-func checkToolCall(req *canonical.Request, tu canonical.ToolUseBlock) string {
-	for _, t := range req.Tools {
-		if t.Name != tu.Name {
-			continue
-		}
-		if err := canonical.ValidateToolInput(t, tu.Input); err != nil {
-			return fmt.Sprintf("tool call %s (%s): %v", tu.ID, tu.Name, err)
-		}
-		return ""
-	}
-	return fmt.Sprintf("tool call %s names %q, which is not among the request's tools", tu.ID, tu.Name)
+	return nil
 }
 
 // objectOrEmpty reports whether raw tool arguments are a JSON object or
@@ -102,13 +66,6 @@ func checkToolCall(req *canonical.Request, tu canonical.ToolUseBlock) string {
 func objectOrEmpty(args []byte) bool {
 	t := bytes.TrimSpace(args)
 	return len(t) == 0 || t[0] == '{' && json.Valid(t)
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // estimateUsage fills usage the server did not report (000 §7.2).

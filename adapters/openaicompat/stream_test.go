@@ -134,18 +134,19 @@ func TestAbortFinishReason(t *testing.T) {
 }
 
 // TestWholeResponsesValidated: 004 §3 — a response that claims to be
-// whole must be well-formed.
+// whole must have content; its tool calls are checked on arrival by the
+// driver and, when bad, returned marked rather than raised (001 §5.2.4).
 func TestWholeResponsesValidated(t *testing.T) {
 	cases := []struct {
 		name     string
 		calls    []wireTool
 		content  string
-		code     string
-		contains string
+		code     string // the error's; "" when the response is returned marked
+		contains string // in the error's message, or the tool call's InputError
 	}{
-		{"tool not requested", []wireTool{{"call_1", "delete_everything", `{}`}}, "", canonical.CodeMalformedToolCall, `names "delete_everything"`},
-		{"arguments against the schema", []wireTool{{"call_1", "get_weather", `{"town":"Paris"}`}}, "", canonical.CodeMalformedToolCall, "get_weather"},
-		{"arguments not an object", []wireTool{{"call_1", "get_weather", `["Paris"]`}}, "", canonical.CodeMalformedToolCall, "not a JSON object"},
+		{"tool not requested", []wireTool{{"call_1", "delete_everything", `{}`}}, "", "", `no tool named "delete_everything"`},
+		{"arguments against the schema", []wireTool{{"call_1", "get_weather", `{"town":"Paris"}`}}, "", "", "input#"},
+		{"arguments not an object", []wireTool{{"call_1", "get_weather", `["Paris"]`}}, "", "", "not a JSON object"},
 		{"empty message", nil, "", canonical.CodeInvalidResponse, "no content"},
 	}
 	for _, tc := range cases {
@@ -159,6 +160,13 @@ func TestWholeResponsesValidated(t *testing.T) {
 					req := request(p.model, userMsg("weather?"))
 					req.Tools = []canonical.ToolDefinition{weatherTool}
 					resp, _, err := run(t, a, req, stream)
+					if tc.code == "" {
+						require.NoError(t, err)
+						uses := resp.Content.ToolUses()
+						require.Len(t, uses, 1)
+						assert.Contains(t, uses[0].InputError, tc.contains)
+						return
+					}
 					ae := adapterError(t, err)
 					assert.Equal(t, canonical.ErrServer, ae.Class)
 					assert.Equal(t, tc.code, ae.Code)
