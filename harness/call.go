@@ -127,6 +127,7 @@ func (r *run) stepData(i, skipSleeps int) *stepData {
 	sleeps := r.clock.Sleeps()
 	return &stepData{
 		logs:        r.logs.forStep(i),
+		lifecycle:   r.lifecycleOf(i),
 		exchanges:   r.exchangesOf(i),
 		sleeps:      sleeps[min(skipSleeps, len(sleeps)):],
 		sessionCost: r.sess.Cost(),

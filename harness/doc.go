@@ -159,6 +159,7 @@
 //	  cost: {usd: "0.000654", pricing_version: "2026-05-08"}   # or cost: "0.000654"
 //	  session_cost: "0.001104"         # the session's total after the call
 //	  logs: [{level: WARN, message: dropped, fields: {block_type: thinking}, count: 1}]
+//	  lifecycle: [{type: tool_input_invalid, fields: {tool_name: read_file}, count: 1}]
 //	  request:                         # one check or a list, of the step's wire requests
 //	    index: -1                      # which one (default the last; negative from the end)
 //	    method: POST
@@ -180,7 +181,15 @@
 // logs match records the adapters and the session wrote during the step
 // (Config.Logger still receives them): level, a text the message
 // contains, attributes compared as text; count requires exactly that many
-// (0: none). request checks use JSON Pointers (RFC 6901; a negative array
+// (0: none). lifecycle matches the lifecycle events (adapters.Event) the
+// adapters and the session emitted during the step, the same way: type
+// (llm.call_started, llm.call_failed, llm.retry_scheduled,
+// llm.call_completed, tool_input_invalid, lossy_projection,
+// routing_constraint_failure) and fields as text — adapter, model, stream,
+// attempt, retry_count, status, error_class, error_code, will_retry, wait
+// (a Go duration), stop_reason, input_tokens, output_tokens, tool_name,
+// block_type, and reason, which the event's must contain; swap steps take
+// it too. request checks use JSON Pointers (RFC 6901; a negative array
 // index counts from the end) into the request body; contains matches
 // objects by subset and arrays element by element. waits are the sleeps
 // the adapters asked the fake clock for during the step — a Retry-After

@@ -30,6 +30,7 @@ type expectJSON struct {
 	Cost               json.RawMessage             `json:"cost"`
 	SessionCost        string                      `json:"session_cost"`
 	Logs               []ExpectLog                 `json:"logs"`
+	Lifecycle          []ExpectLifecycle           `json:"lifecycle"`
 	Request            json.RawMessage             `json:"request"`
 	Waits              []json.RawMessage           `json:"waits"`
 	Fragments          string                      `json:"fragments"`
@@ -48,7 +49,7 @@ func (t *tree) decodeExpect(ptr string, raw json.RawMessage) (*Expect, error) {
 	e := &Expect{
 		StopReason: ej.StopReason, ProviderStopReason: ej.ProviderStopReason, Error: ej.Error,
 		Attempts: ej.Attempts, Events: ej.Events, Refused: ej.Refused, Reasons: ej.Reasons,
-		Status: ej.Status, Usage: ej.Usage, SessionCost: ej.SessionCost, Logs: ej.Logs,
+		Status: ej.Status, Usage: ej.Usage, SessionCost: ej.SessionCost, Logs: ej.Logs, Lifecycle: ej.Lifecycle,
 		Fragments: ej.Fragments, Raw: ej.Raw, ProviderRaw: ej.ProviderRaw, Text: ej.Text,
 	}
 	for i, rb := range ej.Blocks {
@@ -97,6 +98,11 @@ func (t *tree) decodeExpect(ptr string, raw json.RawMessage) (*Expect, error) {
 			if _, err := parseLevel(l.Level); err != nil {
 				return nil, t.errorf(fmt.Sprintf("%s/logs/%d/level", ptr, i), "%v", err)
 			}
+		}
+	}
+	for i, l := range e.Lifecycle {
+		if err := l.check(); err != nil {
+			return nil, t.errorf(fmt.Sprintf("%s/lifecycle/%d", ptr, i), "%v", err)
 		}
 	}
 	if ej.Request != nil {

@@ -39,6 +39,7 @@ const FragmentsVerbatim = "verbatim"
 // stepData is what a step produced besides its call's outcome.
 type stepData struct {
 	logs      []logRecord
+	lifecycle []lifecycleRecord
 	exchanges []*exchange
 	sleeps    []time.Duration
 	// msg is the ASSISTANT message the call appended, if any.
@@ -124,6 +125,9 @@ func merge(base Expect, over *Expect) Expect {
 	if over.Logs != nil {
 		base.Logs = over.Logs
 	}
+	if over.Lifecycle != nil {
+		base.Lifecycle = over.Lifecycle
+	}
 	if over.Requests != nil {
 		base.Requests = over.Requests
 	}
@@ -183,6 +187,9 @@ func expectMore(e *Expect, o *outcome, d *stepData) []Check {
 	}
 	for _, l := range e.Logs {
 		checks = append(checks, expectLog(l, d.logs))
+	}
+	for _, l := range e.Lifecycle {
+		checks = append(checks, expectLifecycle(l, d.lifecycle))
 	}
 	for _, rq := range e.Requests {
 		checks = append(checks, expectRequest(rq, d.exchanges))

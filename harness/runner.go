@@ -47,6 +47,7 @@ type run struct {
 	exchanges []*exchange
 	trace     []traceLine
 	logs      *logCapture
+	lifecycle []lifecycleRecord
 	attempts  *int // the current call's attempt counter
 	step      int  // the current step's index, for trace lines
 
@@ -70,6 +71,7 @@ func newRun(cfg *Config, sc *Scenario, model string, reg *adapters.Registry) *ru
 		Logger:   r.logs.logger(),
 		Now:      r.clock.Tick,
 		IDs:      r.newMessageID,
+		Observer: adapters.ObserverFunc(r.observe),
 	}
 	return r
 }
@@ -107,6 +109,7 @@ func (r *run) adapterFor(model string) (adapters.Adapter, error) {
 		c.Transport = nil
 		c.Clock = r.clock
 		c.OnAttempt = r.onAttempt
+		c.Observer = adapters.Observers(c.Observer, adapters.ObserverFunc(r.observe))
 		c.Logger = r.logs.logger()
 		if r.sc.MaxRetries != nil {
 			c.MaxRetries = *r.sc.MaxRetries
@@ -362,7 +365,7 @@ func (r *run) toolResult(ts *ToolResultStep) error {
 func (r *run) swap(st *Step) ([]Check, error) {
 	err := r.sess.Swap(st.Swap.Model)
 	e := st.Expect
-	if e == nil || (!e.Refused && e.Error == nil) {
+	if e == nil || (!e.Refused && e.Error == nil && e.Lifecycle == nil) {
 		return nil, err
 	}
 	var checks []Check
@@ -382,6 +385,12 @@ func (r *run) swap(st *Step) ([]Check, error) {
 	}
 	if e.Reasons != nil {
 		checks = append(checks, expectReasons(e.Reasons, err))
+	}
+	for _, l := range e.Lifecycle {
+		checks = append(checks, expectLifecycle(l, r.lifecycleOf(st.Index)))
+	}
+	if !e.Refused && e.Error == nil {
+		return checks, err
 	}
 	return checks, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -290,6 +291,9 @@ type Expect struct {
 	// Logs are log records the step must (or, with count 0, must not)
 	// have written.
 	Logs []ExpectLog `json:"logs,omitempty"`
+	// Lifecycle are lifecycle events (adapters.Event) the step must (or,
+	// with count 0, must not) have emitted.
+	Lifecycle []ExpectLifecycle `json:"lifecycle,omitempty"`
 	// Requests are checks of the wire requests the step sent.
 	Requests []ExpectRequest `json:"request,omitempty"`
 	// Waits are the sleeps the adapters asked the virtual clock for
@@ -335,6 +339,16 @@ type ExpectLog struct {
 	Message string            `json:"message,omitempty"`
 	Fields  map[string]string `json:"fields,omitempty"`
 	Count   *int              `json:"count,omitempty"`
+}
+
+// ExpectLifecycle is an expected lifecycle event (adapters.Event) of the
+// step: its type ("llm.call_failed", "tool_input_invalid", ...) and
+// fields compared as text (see the package doc for their names). Count,
+// when set, is how many events must match exactly; 0 requires none.
+type ExpectLifecycle struct {
+	Type   adapters.EventType `json:"type"`
+	Fields map[string]string  `json:"fields,omitempty"`
+	Count  *int               `json:"count,omitempty"`
 }
 
 // ExpectRequest checks one wire request of the step: the Index-th (from

@@ -177,6 +177,7 @@ func (s *Session) begin(opts CallOptions, stream bool) (*call, error) {
 	}
 	if override {
 		if _, err := s.checkLocked(ad, c.model, true); err != nil {
+			s.refusedLocked(ad, err)
 			return nil, err
 		}
 	}

@@ -18,7 +18,7 @@ const CancelledToolResultText = "Error: tool call was cancelled before it return
 // the call itself should send it with AddToolResultText(tu.ID,
 // InvalidToolInputText(tu), true).
 func InvalidToolInputText(tu canonical.ToolUseBlock) string {
-	return "Error: the input of this call to " + tu.Name + " does not match the tool's input_schema, so the tool was not run: " +
+	return "The input of this call to " + tu.Name + " does not match the tool's input_schema, so the tool was not run: " +
 		tu.InputError + ". Call the tool again with an input that matches its input_schema."
 }
 

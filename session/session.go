@@ -47,6 +47,10 @@ type Options struct {
 	Now func() time.Time
 	// IDs allocates message ids; nil means canonical.NewMessageID.
 	IDs func() string
+	// Observer receives the session's lifecycle events: a
+	// routing_constraint_failure when Swap or a per-call model is refused
+	// (001 §8.4). The adapters' own events go to their Config.Observer.
+	Observer adapters.Observer
 	// KeepForeignThinkingAsText keeps thinking another provider produced
 	// as plain text instead of dropping it (see Policy).
 	KeepForeignThinkingAsText bool
@@ -80,6 +84,7 @@ type Session struct {
 	prices    *pricing.Table
 	store     *Store
 	log       *slog.Logger
+	observer  adapters.Observer
 	now       func() time.Time
 	newID     func() string
 	keepText  bool
@@ -158,6 +163,7 @@ func newSession(opts Options) *Session {
 		prices:    opts.Prices,
 		store:     opts.Store,
 		log:       opts.Logger,
+		observer:  opts.Observer,
 		now:       opts.Now,
 		newID:     opts.IDs,
 		keepText:  opts.KeepForeignThinkingAsText,

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -64,6 +65,7 @@ func (s *Session) Swap(model string) error {
 	}
 	dropped, err := s.checkLocked(ad, model, false)
 	if err != nil {
+		s.refusedLocked(ad, err)
 		return err
 	}
 	if dropped > 0 {
@@ -85,6 +87,18 @@ func (s *Session) Swap(model string) error {
 		}
 	}
 	return nil
+}
+
+// refusedLocked emits routing_constraint_failure for a refused model.
+func (s *Session) refusedLocked(ad adapters.Adapter, err error) {
+	var se *SwapError
+	if s.observer == nil || !errors.As(err, &se) {
+		return
+	}
+	s.observer.Observe(context.Background(), adapters.Event{
+		Type: adapters.EventRoutingConstraintFailure, Time: s.now(), Adapter: ad.Name(),
+		Model: se.Model, SessionID: s.id, Reason: strings.Join(se.Reasons, "; "),
+	})
 }
 
 // CheckSwap reports whether Swap(model) would succeed, without swapping:

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/session/sessiontest"
 )
@@ -215,4 +219,30 @@ func TestOverrideCheckedLikeASwap(t *testing.T) {
 	assert.True(t, se.Override)
 	assert.Empty(t, noImages.Requests(), "a refused call never reaches the adapter")
 	assert.Len(t, s.Messages(), 1)
+}
+
+// TestRefusedSwapEmitsRoutingConstraintFailure is 001 §8.4: a refused
+// swap, or a refused per-call model, emits routing_constraint_failure
+// naming the target and the reasons; CheckSwap, a question, emits none.
+func TestRefusedSwapEmitsRoutingConstraintFailure(t *testing.T) {
+	textOnly := allCaps
+	textOnly.SupportsImages = false
+	haiku := &sessiontest.Adapter{Provider: "textonly", Caps: textOnly}
+	var got []adapters.Event
+	obs := adapters.ObserverFunc(func(_ context.Context, e adapters.Event) { got = append(got, e) })
+	s := New(Options{ID: "s1", Model: "anthropic:claude-sonnet-4-6", Adapters: sessiontest.Resolver(fake("anthropic"), haiku), Observer: obs,
+		Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
+	s.AddUser(canonical.TextBlock{Text: "What is in this picture?"}, pngImage)
+
+	require.Error(t, s.CheckSwap("textonly:haiku"))
+	assert.Empty(t, got, "CheckSwap emits nothing")
+	require.Error(t, s.Swap("textonly:haiku"))
+	_, err := s.Call(context.Background(), CallOptions{Model: "textonly:haiku"})
+	require.Error(t, err)
+
+	want := adapters.Event{Type: adapters.EventRoutingConstraintFailure, Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		Adapter: "textonly", Model: "textonly:haiku", SessionID: "s1", Reason: "session contains images that this model can't process"}
+	if diff := cmp.Diff([]adapters.Event{want, want}, got); diff != "" {
+		t.Errorf("events (-want +got)\n%s", diff)
+	}
 }
