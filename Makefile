@@ -1,7 +1,7 @@
 # metis — common tasks. Every target is a thin wrapper over go commands so
 # that a newcomer can also run them by hand.
 GO ?= go
-FUZZTIME ?= 20s
+FUZZTIME ?= 60s
 
 .PHONY: test race lint conform validate record-missing record bench fuzz emulate
 
@@ -30,7 +30,7 @@ record:          ## refresh cassettes against the live APIs (needs API keys); AR
 bench:           ## stream decoder benchmarks, side by side
 	$(GO) test -run '^$$' -bench . -benchmem ./adapters/...
 
-fuzz:            ## run every fuzz target for FUZZTIME each
+fuzz:            ## run every fuzz target for FUZZTIME each (default 60s; make fuzz FUZZTIME=5s for a quick pass)
 	@for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \

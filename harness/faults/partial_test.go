@@ -2,12 +2,14 @@ package faults_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/harness/replay"
 )
 
 // TestPartialFrame: the partial fault passes after_events events, then
@@ -64,4 +66,44 @@ func TestParsePartial(t *testing.T) {
 	assert.Equal(t, faults.Fault{Kind: faults.KindPartial, AfterEvents: 3, Times: 2}, f)
 	_, err = faults.Parse(map[string]any{"kind": "partial", "status": 500})
 	assert.ErrorContains(t, err, "status: does not apply to kind partial")
+}
+
+// FuzzPartialFrame: whatever the body and after_events, the partial
+// fault delivers a prefix of the body that ends cleanly; when the body
+// has an event after the first after_events, the prefix stops inside it,
+// short of its end.
+func FuzzPartialFrame(f *testing.F) {
+	f.Add(anthropicStream, 2, true)
+	f.Add(geminiStream, 1, true)
+	f.Add("data: x\r\rdata: {\"a\":1}\r\r", 1, true)
+	f.Add(`{"id":"msg_1"}`, 0, false)
+	f.Add("", 0, false)
+	f.Add("data:\n\n", 0, true)
+	f.Fuzz(func(t *testing.T, body string, after int, stream bool) {
+		after = max(after%8, 0)
+		ct := "application/json"
+		if stream {
+			ct = "text/event-stream"
+		}
+		next := &fakeNext{contentType: ct, body: body}
+		in := faults.Transport(next, faults.Fault{Kind: faults.KindPartial, AfterEvents: after})
+		resp, err := in.RoundTrip(newRequest(t, context.Background(), anthropicURL))
+		require.NoError(t, err)
+		got, err := readAll(resp.Body)
+		require.NoError(t, err)
+		require.True(t, strings.HasPrefix(body, got), "not a prefix: %q of %q", got, body)
+		var events [][]byte
+		if stream {
+			events = replay.SplitEvents([]byte(body))
+		} else if len(body) > 0 {
+			events = [][]byte{[]byte(body)}
+		}
+		if len(events) > after && len(strings.TrimSpace(string(events[after]))) > 1 {
+			whole := 0
+			for _, ev := range events[:after+1] {
+				whole += len(ev)
+			}
+			require.Less(t, len(got), whole, "the cut event arrived whole: %q", got)
+		}
+	})
 }

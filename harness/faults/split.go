@@ -92,9 +92,9 @@ func (s *splitter) fill() {
 // that closes cleanly in the middle of a frame delivers. For a server-sent
 // event the cut falls in the middle of its first data line's value, so
 // the event's name and the start of its JSON arrive and its end and the
-// blank line that would dispatch it do not; any other body is cut in the
-// middle of its content. At least one byte of the value arrives and at
-// least one is missing.
+// blank line that would dispatch it do not; an event without such a value,
+// and any other body, is cut in the middle of its content. At least one
+// byte arrives and at least one is missing, unless there is only one.
 func cutFrame(ev []byte) []byte {
 	start, end := 0, len(bytes.TrimRight(ev, "\r\n \t"))
 	for line := 0; line < len(ev); {
@@ -112,6 +112,11 @@ func cutFrame(ev []byte) []byte {
 			break
 		}
 		line = stop + 1
+	}
+	if end-start < 2 {
+		// No value to cut inside (data: with nothing after it): cut the
+		// event itself in half.
+		start, end = 0, len(bytes.TrimRight(ev, "\r\n \t"))
 	}
 	return ev[:min(end, start+max(1, (end-start)/2))]
 }
