@@ -16,11 +16,15 @@ import (
 // from the signed part. Trailing is a signature Gemini sent on an empty
 // text part that followed a block of another kind (or no block at all);
 // it goes back as an empty text part at the end of the model content.
+// SafetyRatings are the prompt's or candidate's last ratings when the
+// message ended as content_filter, enums by name whichever form Gemini
+// sent; they are never sent back.
 // (Gemini's modelVersion, which older versions kept here as
 // "model_version", is Response.ServedModel.)
 type providerRaw struct {
-	Signatures map[string]string `json:"signatures,omitempty"`
-	Trailing   string            `json:"trailing_signature,omitempty"`
+	Signatures    map[string]string `json:"signatures,omitempty"`
+	Trailing      string            `json:"trailing_signature,omitempty"`
+	SafetyRatings []safetyRating    `json:"safety_ratings,omitempty"`
 }
 
 // signature returns the signature of content block i, or "".
@@ -33,7 +37,7 @@ func (r providerRaw) signature(i int) string {
 
 // empty reports whether r holds nothing worth storing.
 func (r providerRaw) empty() bool {
-	return len(r.Signatures) == 0 && r.Trailing == ""
+	return len(r.Signatures) == 0 && r.Trailing == "" && len(r.SafetyRatings) == 0
 }
 
 // parseRaw decodes a ProviderRaw entry. A malformed entry (written by

@@ -22,9 +22,19 @@ type generateResponse struct {
 
 type candidate struct {
 	Content       *responseContent `json:"content"`
-	FinishReason  string           `json:"finishReason"`
+	FinishReason  finishReason     `json:"finishReason"`
 	FinishMessage string           `json:"finishMessage"`
 	Index         int              `json:"index"`
+	SafetyRatings []safetyRating   `json:"safetyRatings"`
+}
+
+// safetyRating is a candidate's or the prompt's rating in one harm
+// category. Ratings are kept in ProviderRaw when a message ends as
+// content_filter, to say why.
+type safetyRating struct {
+	Category    harmCategory    `json:"category"`
+	Probability harmProbability `json:"probability"`
+	Blocked     bool            `json:"blocked,omitempty"`
 }
 
 type responseContent struct {
@@ -52,7 +62,8 @@ type responseFunction struct {
 }
 
 type promptFeedback struct {
-	BlockReason string `json:"blockReason"`
+	BlockReason   blockReason    `json:"blockReason"`
+	SafetyRatings []safetyRating `json:"safetyRatings"`
 }
 
 type usageMetadata struct {
@@ -120,6 +131,7 @@ type decoder struct {
 	finishReason  string
 	finishMessage string
 	blockReason   string
+	safety        []safetyRating // the last ratings of the prompt or candidate
 
 	usage     canonical.TokenUsage
 	haveUsage bool
@@ -137,8 +149,13 @@ func (d *decoder) handle(r *generateResponse) error {
 		return d.statusError(r.Error)
 	}
 	d.a.SetServedModel(r.ModelVersion)
-	if r.PromptFeedback != nil && r.PromptFeedback.BlockReason != "" {
-		d.blockReason = r.PromptFeedback.BlockReason
+	if pf := r.PromptFeedback; pf != nil {
+		if pf.BlockReason != "" {
+			d.blockReason = string(pf.BlockReason)
+		}
+		if len(pf.SafetyRatings) > 0 {
+			d.safety = pf.SafetyRatings
+		}
 	}
 	for i := range r.Candidates {
 		c := &r.Candidates[i]
@@ -151,7 +168,10 @@ func (d *decoder) handle(r *generateResponse) error {
 			}
 		}
 		if c.FinishReason != "" {
-			d.finishReason, d.finishMessage = c.FinishReason, c.FinishMessage
+			d.finishReason, d.finishMessage = string(c.FinishReason), c.FinishMessage
+		}
+		if len(c.SafetyRatings) > 0 {
+			d.safety = c.SafetyRatings
 		}
 	}
 	if r.UsageMetadata != nil {
@@ -256,22 +276,32 @@ func (d *decoder) sign(sig string) {
 // error a failing finish reason stands for, and returns nil without
 // finishing otherwise, so the runtime reports a truncated stream.
 func (d *decoder) finish() error {
+	var (
+		stop         canonical.StopReason
+		providerStop string
+	)
+	switch {
+	case d.finishReason != "":
+		var err error
+		if stop, err = d.stopReason(); err != nil {
+			return err
+		}
+		providerStop = d.finishReason
+	case d.blockReason != "":
+		stop, providerStop = canonical.StopContentFilter, d.blockReason
+	default:
+		return nil
+	}
+	if stop == canonical.StopContentFilter {
+		d.raw.SafetyRatings = d.safety
+	}
 	if !d.raw.empty() {
 		raw, err := json.Marshal(d.raw)
 		if err == nil {
 			d.a.SetProviderRaw(raw)
 		}
 	}
-	switch {
-	case d.finishReason != "":
-		stop, err := d.stopReason()
-		if err != nil {
-			return err
-		}
-		d.a.Finish(stop, d.finishReason)
-	case d.blockReason != "":
-		d.a.Finish(canonical.StopContentFilter, d.blockReason)
-	}
+	d.a.Finish(stop, providerStop)
 	return nil
 }
 
