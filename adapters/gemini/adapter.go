@@ -73,10 +73,19 @@
 // Consecutive text parts (across stream chunks too) form one text block,
 // consecutive thought parts one thinking block; a part carrying a second
 // signature starts a new block so that every signature keeps its own part.
-// Each functionCall is a whole tool_use block: Gemini sends complete calls,
-// never argument deltas, so the stream has one tool.use_input_delta
-// carrying the whole args JSON as received, and supports_streaming_tool_calls
-// is false. A call without a Gemini id gets a fresh canonical id (recorded
+// Each functionCall is a tool_use block. The Gemini API sends complete
+// calls: the stream has one tool.use_input_delta carrying the whole args
+// JSON as received, and supports_streaming_tool_calls is false. Vertex AI
+// can stream one call's arguments over several parts (partialArgs with
+// JSON paths, willContinue; partial.go documents the shape): they are
+// assembled into one tool_use whose input is the whole object, each part
+// streamed as a tool.use_input_delta fragment of its JSON text. A call
+// that came with a name and no args ends with {} unless a nameless
+// continuation follows. A functionCall part the decoder cannot place — a
+// nameless one with no call to continue, a path it cannot parse, a value
+// for a path that has one, another part while a call continues, a
+// response that ends mid-call, args that are not an object — is an
+// invalid_response error, never an empty call. A call without a Gemini id gets a fresh canonical id (recorded
 // in the tool-id map as its own Gemini id), so parallel calls to the same
 // function and calls in later turns never share an id. Empty text parts
 // add nothing; inlineData, executableCode and codeExecutionResult parts

@@ -48,13 +48,13 @@ func summary(r *canonical.Response) comparable {
 // no obstacle), whole, as a JSON array (alt=json streams) and streamed.
 func TestIntegerEnums(t *testing.T) {
 	tests := []struct {
-		name      string
-		names     string // the response with enum names, as the REST API writes it
-		numbers   string // the same response with enum numbers
-		stop      canonical.StopReason
-		provider  string
-		raw       string
-		errCode   string
+		name     string
+		names    string // the response with enum names, as the REST API writes it
+		numbers  string // the same response with enum numbers
+		stop     canonical.StopReason
+		provider string
+		raw      string
+		errCode  string
 	}{
 		{name: "STOP",
 			names:   `{"candidates":[{"content":{"parts":[{"text":"Hi."}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":2},"modelVersion":"gemini-1.5-pro"}`,
@@ -82,7 +82,7 @@ func TestIntegerEnums(t *testing.T) {
 			names:   `{"promptFeedback":{"blockReason":"SAFETY","safetyRatings":[{"category":"HARM_CATEGORY_HARASSMENT","probability":"MEDIUM","blocked":true}]}}`,
 			numbers: `{"promptFeedback":{"blockReason":1,"safetyRatings":[{"category":7,"probability":3,"blocked":true}]}}`,
 			stop:    canonical.StopContentFilter, provider: "SAFETY",
-			raw:     `{"safety_ratings":[{"category":"HARM_CATEGORY_HARASSMENT","probability":"MEDIUM","blocked":true}]}`},
+			raw: `{"safety_ratings":[{"category":"HARM_CATEGORY_HARASSMENT","probability":"MEDIUM","blocked":true}]}`},
 		{name: "prompt blocked as PROHIBITED_CONTENT",
 			names:   `{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"}}`,
 			numbers: `{"promptFeedback":{"blockReason":4}}`,

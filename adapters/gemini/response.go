@@ -56,9 +56,11 @@ type responsePart struct {
 }
 
 type responseFunction struct {
-	ID   string          `json:"id"`
-	Name string          `json:"name"`
-	Args json.RawMessage `json:"args"`
+	ID           string          `json:"id"`
+	Name         string          `json:"name"`
+	Args         json.RawMessage `json:"args"`
+	PartialArgs  []partialArg    `json:"partialArgs"`
+	WillContinue bool            `json:"willContinue"`
 }
 
 type promptFeedback struct {
@@ -127,6 +129,7 @@ type decoder struct {
 
 	raw     providerRaw
 	sawCall bool
+	pending *pendingCall // a function call that may still continue
 
 	finishReason  string
 	finishMessage string
@@ -164,7 +167,9 @@ func (d *decoder) handle(r *generateResponse) error {
 		}
 		if c.Content != nil {
 			for j := range c.Content.Parts {
-				d.part(&c.Content.Parts[j])
+				if err := d.part(&c.Content.Parts[j]); err != nil {
+					return err
+				}
 			}
 		}
 		if c.FinishReason != "" {
@@ -184,10 +189,19 @@ func (d *decoder) handle(r *generateResponse) error {
 }
 
 // part applies one candidate part.
-func (d *decoder) part(p *responsePart) {
+func (d *decoder) part(p *responsePart) error {
+	if p.FunctionCall != nil {
+		return d.call(p)
+	}
+	if pc := d.pending; pc != nil {
+		if pc.streamed {
+			return d.invalid("a part that is not a functionCall arrived while function call %s still continues", pc.name)
+		}
+		if err := d.endCall(); err != nil {
+			return err
+		}
+	}
 	switch {
-	case p.FunctionCall != nil:
-		d.call(p)
 	case p.InlineData != nil || p.FileData != nil || p.ExecutableCode != nil || p.CodeExecutionResult != nil:
 		// Not canonical content; skipped with its signature.
 	case p.Thought:
@@ -195,6 +209,7 @@ func (d *decoder) part(p *responsePart) {
 	default:
 		d.text(p)
 	}
+	return nil
 }
 
 // open allocates the key of a new block of kind.
@@ -241,25 +256,141 @@ func (d *decoder) thought(p *responsePart) {
 	}
 }
 
-func (d *decoder) call(p *responsePart) {
-	d.open(canonical.BlockToolUse)
-	key, fc := d.cur, p.FunctionCall
-	args := fc.Args
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
+// pendingCall is a function call whose arguments may still be coming:
+// one Vertex streams (streamed: willContinue or partialArgs seen), or a
+// call that came with a name and nothing else, which ends with no
+// arguments unless a nameless continuation follows.
+type pendingCall struct {
+	key      int
+	name     string
+	streamed bool
+	args     *args           // assembled from partialArgs
+	final    json.RawMessage // whole args given on a continuation
+}
+
+// call applies a functionCall part: a whole call, the start of a
+// streamed one, or a continuation (see partial.go). A part the decoder
+// cannot place is an invalid_response error, never an empty call.
+func (d *decoder) call(p *responsePart) error {
+	fc := p.FunctionCall
+	if pc := d.pending; pc != nil {
+		switch {
+		case fc.Name == "" || pc.streamed && fc.Name == pc.name:
+			return d.continueCall(pc, p)
+		case pc.streamed:
+			return d.invalid("function call %s began while function call %s still continues", fc.Name, pc.name)
+		}
+		if err := d.endCall(); err != nil {
+			return err
+		}
 	}
+	if fc.Name == "" {
+		return d.invalid("a functionCall part without a name, and no call it continues")
+	}
+	args, err := d.wholeArgs(fc)
+	if err != nil {
+		return err
+	}
+	d.open(canonical.BlockToolUse)
+	key := d.cur
+	d.sawCall = true
 	// A call without a Gemini id gets a fresh canonical id: see the
 	// package documentation.
 	d.a.ToolStart(key, fc.ID, fc.Name)
+	if p.ThoughtSignature != "" {
+		d.sign(p.ThoughtSignature)
+	}
+	switch {
+	case fc.WillContinue || len(fc.PartialArgs) > 0:
+		d.pending = &pendingCall{key: key, name: fc.Name, streamed: true, args: newArgs(), final: args}
+		return d.continueCall(d.pending, &responsePart{FunctionCall: &responseFunction{PartialArgs: fc.PartialArgs, WillContinue: fc.WillContinue}})
+	case args == nil:
+		d.pending = &pendingCall{key: key, name: fc.Name}
+		return nil
+	}
 	// The whole input as one fragment. It fails only when the consumer
 	// stopped before the block opened, which the stream loop checks.
 	_, _ = d.a.ToolInputDelta(key, string(args))
 	d.a.ToolInputFinal(key, args)
 	d.a.EndBlock(key)
+	return nil
+}
+
+// wholeArgs returns a functionCall's args: nil when absent or null, the
+// JSON object otherwise; anything else is invalid.
+func (d *decoder) wholeArgs(fc *responseFunction) (json.RawMessage, error) {
+	args := bytes.TrimSpace(fc.Args)
+	if len(args) == 0 || string(args) == "null" {
+		return nil, nil
+	}
+	if args[0] != '{' {
+		return nil, d.invalid("functionCall %s: args is not a JSON object", fc.Name)
+	}
+	return args, nil
+}
+
+// continueCall applies a continuation of pc: its partialArgs, each
+// becoming a tool.use_input_delta, and its end when willContinue is off.
+func (d *decoder) continueCall(pc *pendingCall, p *responsePart) error {
+	fc := p.FunctionCall
+	pc.streamed = true
+	if pc.args == nil {
+		pc.args = newArgs()
+	}
+	args, err := d.wholeArgs(fc)
+	if err != nil {
+		return err
+	}
+	if args != nil {
+		pc.final = args
+	}
+	for i := range fc.PartialArgs {
+		frag, err := pc.args.apply(&fc.PartialArgs[i])
+		if err != nil {
+			return d.invalid("function call %s: %v", pc.name, err)
+		}
+		if frag != "" {
+			_, _ = d.a.ToolInputDelta(pc.key, frag)
+		}
+	}
 	if p.ThoughtSignature != "" {
 		d.sign(p.ThoughtSignature)
 	}
-	d.sawCall = true
+	if !fc.WillContinue {
+		return d.endCall()
+	}
+	return nil
+}
+
+// endCall ends the pending call: with the input its partialArgs built (or
+// whole args given on a continuation), or {} for a call that came with a
+// name only.
+func (d *decoder) endCall() error {
+	pc := d.pending
+	d.pending = nil
+	input := json.RawMessage("{}")
+	if pc.args != nil {
+		frag, built, err := pc.args.finish()
+		if err != nil {
+			return d.invalid("function call %s: %v", pc.name, err)
+		}
+		input = built
+		if frag != "" {
+			_, _ = d.a.ToolInputDelta(pc.key, frag)
+		}
+	} else {
+		_, _ = d.a.ToolInputDelta(pc.key, "{}")
+	}
+	if pc.final != nil {
+		input = pc.final
+	}
+	d.a.ToolInputFinal(pc.key, input)
+	d.a.EndBlock(pc.key)
+	return nil
+}
+
+func (d *decoder) invalid(format string, args ...any) error {
+	return driver.InvalidResponse(d.provider, nil, format, args...)
 }
 
 // sign records a signature for the current text or tool block.
@@ -276,6 +407,14 @@ func (d *decoder) sign(sig string) {
 // error a failing finish reason stands for, and returns nil without
 // finishing otherwise, so the runtime reports a truncated stream.
 func (d *decoder) finish() error {
+	if pc := d.pending; pc != nil && (d.finishReason != "" || d.blockReason != "") {
+		if pc.streamed {
+			return d.invalid("the response ended while function call %s still continues", pc.name)
+		}
+		if err := d.endCall(); err != nil {
+			return err
+		}
+	}
 	var (
 		stop         canonical.StopReason
 		providerStop string
