@@ -18,7 +18,7 @@ import (
 
 // testReport certifies a broken Anthropic adapter on two scenarios: one
 // passes, one fails.
-func testReport(t *testing.T) *Report {
+func testReport(t testing.TB) *Report {
 	t.Helper()
 	target := Target{Provider: "anthropic", Name: "broken-anthropic", Version: "0.0.1", Kind: "go",
 		New: func(c adapters.Config) (adapters.Adapter, error) {
@@ -202,4 +202,43 @@ func TestVerifyNamesWhatIsWrong(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Verify never panics on an archive, whatever its bytes.
+func FuzzVerifyArchive(f *testing.F) {
+	files := map[string][]byte{
+		BundleReport:                 []byte(`{"schema":"metis.certification/v1"}` + "\n"),
+		BundleJUnit:                  []byte("<testsuites tests=\"0\"></testsuites>\n"),
+		BundleSummary:                []byte("# metis certification: x\n"),
+		"evidence/a/b/c/events.json": []byte("[]\n"),
+	}
+	files[BundleManifest] = manifest(files)
+	good, err := packArchive(files)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add([]byte{0x1f, 0x8b})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v := &verifier{bundle: "fuzz.tar.gz"}
+		v.check(v.unpack(data), digestOf(data), VerifyOptions{})
+	})
+}
+
+// Verify never panics on a bundle's files, whatever their bytes; the
+// manifest is made to match, so the report and JUnit checks run.
+func FuzzVerifyFiles(f *testing.F) {
+	real, err := bundleFiles(testReport(f))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(real[BundleReport], real[BundleJUnit])
+	f.Add([]byte(`{}`), []byte(`<x`))
+	f.Fuzz(func(t *testing.T, report, junit []byte) {
+		files := map[string][]byte{BundleReport: report, BundleJUnit: junit, BundleSummary: []byte("# metis certification: x\n")}
+		files[BundleManifest] = manifest(files)
+		v := &verifier{bundle: "fuzz"}
+		v.check(files, digestOf(files[BundleManifest]), VerifyOptions{})
+	})
 }

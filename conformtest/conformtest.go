@@ -160,6 +160,7 @@ func Run[A adapters.Adapter](t *testing.T, provider string, newAdapter func(adap
 		})
 	}
 	report := plan.NewReport(results, caps, started, o.profiles)
+	report.Reproduce = "go test -run '^" + t.Name() + "$' ."
 	t.Log(report.Verdict())
 	if o.bundle != "" {
 		digest, err := certify.WriteBundle(o.bundle, report)

@@ -251,12 +251,14 @@
 //
 // # Certifying a third-party adapter
 //
-// In process: build a Config whose Registry names your adapter type,
-// whose Factories build it (it takes the injected Config.HTTPClient), and
-// whose CassetteDir holds your cassettes; set NoGoldens unless you keep
-// goldens; call Run and WriteReports. The Result, JUnit XML, report.json
-// (format ReportFormatVersion, schema ReportSchemaJSON), summary.md and
-// report.html are the certification record.
+// Package conformtest runs this engine from an adapter author's own go
+// test, over the embedded suite, and `conform certify` runs it for an
+// adapter in any language (package execadapter); both write results
+// bundles (package certify). By hand: build a Config whose Registry names
+// your adapter type, whose Factories build it (it takes the injected
+// Config.HTTPClient), whose CassetteDir holds your cassettes, and whose
+// Faults is faults.FromSpec (without it every inject step fails); set
+// NoGoldens unless you keep goldens; call Run and WriteReports.
 //
 // # Reports
 //

@@ -20,7 +20,7 @@ import (
 // verify accepts, and rejects once a byte of it changes.
 func TestCertifyThenVerify(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "cert")
-	code, stdout, stderr := conform(t, "certify", "--provider", "anthropic", "--profile", "core", "--out", out)
+	code, stdout, stderr := conform(t, "certify", "-p", "2", "--provider", "anthropic", "--profile", "core", "--out", out)
 	require.Equal(t, exitOK, code, stdout+stderr)
 	assert.Contains(t, stdout, "ok   basic/plain-text [anthropic:claude-sonnet-4-6]")
 	assert.Contains(t, stdout, "CERTIFIED for core: metis anthropic (builtin, provider anthropic)")
@@ -35,7 +35,7 @@ func TestCertifyThenVerify(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(out, "report.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &report))
-	assert.Equal(t, "conform certify --provider anthropic --profile core --out "+out, report["reproduce"])
+	assert.Equal(t, "conform certify -p 2 --provider anthropic --profile core --out "+out, report["reproduce"])
 
 	summary := filepath.Join(out, "summary.md")
 	data, err = os.ReadFile(summary)
