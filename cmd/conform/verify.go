@@ -13,8 +13,8 @@ import (
 // cmdVerify is `conform verify`: it checks a results bundle.
 func cmdVerify(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	c := cli.New("conform verify", "BUNDLE", "Check a results bundle from `conform certify` (a directory or a .tar.gz): that it is complete,\n"+
-		"that no byte of it was changed since it was written (hashes; canonical manifest and archive), that\n"+
-		"its report is valid and adds up, and that it was certified against a published suite version or\n"+
+		"that no byte of it was changed since it was written (the manifest's hashes, an archive's own digest),\n"+
+		"that its report is valid and adds up, and that it was certified against a published suite version or\n"+
 		"this conform's own suite.")
 	c.Notes = "exit status: 0 the bundle verifies, 1 it does not, 2 usage error."
 	digest := c.String("digest", "", "require the bundle's `DIGEST` (sha256:…), as `conform certify` printed it")
