@@ -3,7 +3,7 @@
 GO ?= go
 FUZZTIME ?= 60s
 
-.PHONY: test race lint conform validate record-missing record bench fuzz emulate
+.PHONY: test race lint conform validate record-missing record bench bench-compare fuzz emulate
 
 test:            ## unit tests and the conformance suite (the README's test command)
 	$(GO) test ./...
@@ -29,6 +29,9 @@ record:          ## refresh cassettes against the live APIs (needs API keys); AR
 
 bench:           ## stream decoder benchmarks, side by side
 	$(GO) test -run '^$$' -bench . -benchmem ./adapters/...
+
+bench-compare:   ## metis vs the official SDKs, go-vcr and a floor in one run (bench/): benchstat tables, ratios, targets; ROUNDS=6 BENCHTIME=0.5s
+	bash bench/compare.sh
 
 fuzz:            ## run every fuzz target for FUZZTIME each (default 60s; make fuzz FUZZTIME=5s for a quick pass)
 	@for pkg in $$($(GO) list ./...); do \

@@ -1,0 +1,286 @@
+// Command benchratio reads the output of the bench module's benchmarks
+// (one or more `go test -bench` runs, as `make bench-compare` writes
+// them) and prints, from the median of each measurement, the ratios the
+// speed targets are stated in and whether each target is met:
+//
+//	go run ./cmd/benchratio FILE...
+//
+// Streams: metis, SDK and floor time per stream, SDK÷metis (how many
+// times faster metis is), metis÷floor (how far from the floor), and
+// metis's allocations per wire event. Replay: go-vcr÷metis for serve and
+// load+serve. Suite: time per op and per run for a quarter, half and all
+// of it. Memory: bytes allocated against the wire and assembled sizes.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// Targets, as the project states them.
+const (
+	sdkTarget         = 10.0 // each decoder ≥10× faster than its SDK
+	floorTarget       = 2.0  // and within 2× of the floor
+	allocTarget       = 1.0  // ≤1 allocation per wire event
+	serveTarget       = 2.0  // replay ≥2× faster than go-vcr on serve
+	loadServeTarget   = 1.5  // and ≥1.5× on load+serve
+	suiteTarget       = 2e9  // the whole suite under 2 s (ns)
+	suiteGrowthTarget = 1.25 // ns/run of the whole suite within 25% of a quarter's
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: benchratio FILE...  (the output of go test -bench in bench/)")
+		os.Exit(2)
+	}
+	m := measurements{}
+	for _, path := range os.Args[1:] {
+		if err := m.read(path); err != nil {
+			fmt.Fprintln(os.Stderr, "benchratio:", err)
+			os.Exit(2)
+		}
+	}
+	if len(m) == 0 {
+		fmt.Fprintln(os.Stderr, "benchratio: no benchmark results in", strings.Join(os.Args[1:], ", "))
+		os.Exit(2)
+	}
+	report(os.Stdout, m)
+}
+
+// measurements maps a benchmark name without its impl= part, then the
+// impl, then a unit, to every value measured.
+type measurements map[string]map[string]map[string][]float64
+
+func (m measurements) read(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := benchfmt.NewReader(f, path)
+	for r.Scan() {
+		res, ok := r.Result().(*benchfmt.Result)
+		if !ok {
+			if e, isErr := r.Result().(*benchfmt.SyntaxError); isErr {
+				return e
+			}
+			continue
+		}
+		base, parts := res.Name.Parts()
+		name, impl := string(base), ""
+		for _, p := range parts {
+			if v, found := strings.CutPrefix(string(p), "/impl="); found {
+				impl = v
+				continue
+			}
+			if !strings.HasPrefix(string(p), "-") { // the GOMAXPROCS suffix
+				name += string(p)
+			}
+		}
+		if m[name] == nil {
+			m[name] = map[string]map[string][]float64{}
+		}
+		if m[name][impl] == nil {
+			m[name][impl] = map[string][]float64{}
+		}
+		for _, v := range res.Values {
+			m[name][impl][v.Unit] = append(m[name][impl][v.Unit], v.Value)
+		}
+	}
+	if err := r.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+// median returns the median of name's impl's values in unit, or 0.
+func (m measurements) median(name, impl, unit string) float64 {
+	vs := slices.Clone(m[name][impl][unit])
+	if len(vs) == 0 {
+		return 0
+	}
+	sort.Float64s(vs)
+	if len(vs)%2 == 1 {
+		return vs[len(vs)/2]
+	}
+	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
+}
+
+// ns returns the median time per op (or per unit, for "ns/run") in
+// nanoseconds: benchfmt reports ns/op as sec/op.
+func (m measurements) ns(name, impl, unit string) float64 {
+	if v := m.median(name, impl, unit); v != 0 {
+		return v
+	}
+	return m.median(name, impl, strings.Replace(unit, "ns/", "sec/", 1)) * 1e9
+}
+
+// names returns the benchmark names with prefix, sorted.
+func (m measurements) names(prefix string) []string {
+	var out []string
+	for n := range m {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// verdict collects the targets' outcomes.
+type verdict struct{ lines []string }
+
+func (v *verdict) add(met bool, format string, args ...any) {
+	mark := "MISSED"
+	if met {
+		mark = "met   "
+	}
+	v.lines = append(v.lines, mark+"  "+fmt.Sprintf(format, args...))
+}
+
+func report(out io.Writer, m measurements) {
+	var v verdict
+	streams(out, m, &v)
+	replay(out, m, &v)
+	suite(out, m, &v)
+	memory(out, m)
+	if len(v.lines) > 0 {
+		fmt.Fprintln(out, "targets (medians of this run)")
+		for _, l := range v.lines {
+			fmt.Fprintln(out, "  "+l)
+		}
+	}
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func streams(out io.Writer, m measurements, v *verdict) {
+	names := m.names("Stream/")
+	if len(names) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "stream\tevents\tmetis µs\tsdk µs\tfloor µs\tsdk÷metis\tmetis÷floor\tmetis allocs/event\t")
+	type dialect struct {
+		minSDK, maxFloor, maxAlloc float64
+		sdkAt, floorAt             string
+		seen                       bool
+	}
+	ds := map[string]*dialect{}
+	var order []string
+	for _, n := range names {
+		api := strings.TrimPrefix(strings.SplitN(n, "/", 3)[1], "api=")
+		stream := strings.TrimPrefix(strings.SplitN(n, "/", 3)[2], "stream=")
+		events := m.median(n, "metis", "events/op")
+		mt, st, ft := m.ns(n, "metis", "ns/op"), m.ns(n, "sdk", "ns/op"), m.ns(n, "floor", "ns/op")
+		allocs := ratio(m.median(n, "metis", "allocs/op"), events)
+		sdk, floor := ratio(st, mt), ratio(mt, ft)
+		fmt.Fprintf(tw, "%s/%s\t%.0f\t%.1f\t%.1f\t%.1f\t%.2f×\t%.2f×\t%.2f\t\n", api, stream, events, mt/1e3, st/1e3, ft/1e3, sdk, floor, allocs)
+		d := ds[api]
+		if d == nil {
+			d = &dialect{minSDK: sdk, maxFloor: floor, sdkAt: stream, floorAt: stream}
+			ds[api] = d
+			order = append(order, api)
+		}
+		if sdk < d.minSDK {
+			d.minSDK, d.sdkAt = sdk, stream
+		}
+		if floor > d.maxFloor {
+			d.maxFloor, d.floorAt = floor, stream
+		}
+		if stream == "large" {
+			d.maxAlloc, d.seen = allocs, true
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(out)
+	for _, api := range order {
+		d := ds[api]
+		v.add(d.minSDK >= sdkTarget, "%s: ≥%.0f× faster than its SDK on every stream (least %.2f×, %s)", api, sdkTarget, d.minSDK, d.sdkAt)
+		v.add(d.maxFloor <= floorTarget, "%s: within %.0f× of the floor on every stream (farthest %.2f×, %s)", api, floorTarget, d.maxFloor, d.floorAt)
+		if d.seen {
+			v.add(d.maxAlloc <= allocTarget, "%s: ≤%.0f allocation per wire event on the large stream (%.2f, the per-call constant included)", api, allocTarget, d.maxAlloc)
+		}
+	}
+}
+
+func replay(out io.Writer, m measurements, v *verdict) {
+	names := m.names("Replay/")
+	if len(names) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "replay\tmetis µs\tgo-vcr µs\tgo-vcr÷metis\tmetis allocs\tgo-vcr allocs\t")
+	least := map[string]float64{}
+	at := map[string]string{}
+	for _, n := range names {
+		parts := strings.SplitN(n, "/", 3)
+		op := strings.TrimPrefix(parts[1], "op=")
+		mt, gt := m.ns(n, "metis", "ns/op"), m.ns(n, "govcr", "ns/op")
+		r := ratio(gt, mt)
+		fmt.Fprintf(tw, "%s %s\t%.1f\t%.1f\t%.2f×\t%.0f\t%.0f\t\n", op, strings.TrimPrefix(parts[2], "cassette="), mt/1e3, gt/1e3, r,
+			m.median(n, "metis", "allocs/op"), m.median(n, "govcr", "allocs/op"))
+		if l, ok := least[op]; !ok || r < l {
+			least[op], at[op] = r, strings.TrimPrefix(parts[2], "cassette=")
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(out)
+	if l, ok := least["serve"]; ok {
+		v.add(l >= serveTarget, "replay: ≥%.0f× faster than go-vcr on serve (least %.2f×, %s)", serveTarget, l, at["serve"])
+	}
+	if l, ok := least["load+serve"]; ok {
+		v.add(l >= loadServeTarget, "replay: ≥%.1f× faster than go-vcr on load+serve (least %.2f×, %s)", loadServeTarget, l, at["load+serve"])
+	}
+}
+
+func suite(out io.Writer, m measurements, v *verdict) {
+	names := m.names("Suite/")
+	if len(names) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "suite\truns\tms/op\tms/run\t")
+	perRun := map[string]float64{}
+	for _, n := range names {
+		size := strings.TrimPrefix(strings.TrimPrefix(n, "Suite/"), "suite=")
+		perRun[size] = m.ns(n, "", "ns/run")
+		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%.2f\t\n", size, m.median(n, "", "runs/op"), m.ns(n, "", "ns/op")/1e6, perRun[size]/1e6)
+	}
+	tw.Flush()
+	fmt.Fprintln(out)
+	if all := m.ns("Suite/suite=all", "", "ns/op"); all > 0 {
+		v.add(all < suiteTarget, "suite: the whole suite in process under %.0f s (%.2f s; `conform run` adds process start)", suiteTarget/1e9, all/1e9)
+	}
+	if q, a := perRun["quarter"], perRun["all"]; q > 0 && a > 0 {
+		v.add(a/q <= suiteGrowthTarget, "suite: time per run does not grow with the suite (all ÷ quarter %.2f×)", a/q)
+	}
+}
+
+func memory(out io.Writer, m measurements) {
+	names := m.names("Memory/")
+	if len(names) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "memory (metis)\twire MB\tassembled MB\tallocated MB/op\tallocated÷wire\t")
+	for _, n := range names {
+		wire, asm, alloc := m.median(n, "metis", "wire-B/op"), m.median(n, "metis", "assembled-B/op"), m.median(n, "metis", "B/op")
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t\n", strings.TrimPrefix(strings.TrimPrefix(n, "Memory/"), "api="), wire/1e6, asm/1e6, alloc/1e6, ratio(alloc, wire))
+	}
+	tw.Flush()
+	fmt.Fprintln(out)
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestReport checks the ratios and verdicts computed from a known run:
+// medians of two samples, SDK÷metis, metis÷floor, allocations per event,
+// go-vcr÷metis and the suite's growth.
+func TestReport(t *testing.T) {
+	m := measurements{}
+	if err := m.read("testdata/run.txt"); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	report(&out, m)
+	for _, want := range []string{
+		// metis median 200 µs, sdk 1100 µs, floor 50 µs; 400 allocs / 500 events.
+		"anthropic/large     500     200.0  1100.0      50.0      5.50×        4.00×                0.80",
+		"MISSED  anthropic: ≥10× faster than its SDK on every stream (least 5.50×, large)",
+		"MISSED  anthropic: within 2× of the floor on every stream (farthest 4.00×, large)",
+		"met     anthropic: ≤1 allocation per wire event on the large stream (0.80, the per-call constant included)",
+		"met     replay: ≥2× faster than go-vcr on serve (least 3.00×, a/b)",
+		"MISSED  replay: ≥1.5× faster than go-vcr on load+serve (least 1.20×, a/b)",
+		"met     suite: the whole suite in process under 2 s (0.40 s; `conform run` adds process start)",
+		"met     suite: time per run does not grow with the suite (all ÷ quarter 1.00×)",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestReadErrors checks that an unreadable or malformed file is an error
+// naming it.
+func TestReadErrors(t *testing.T) {
+	m := measurements{}
+	if err := m.read("testdata/missing.txt"); err == nil || !strings.Contains(err.Error(), "missing.txt") {
+		t.Errorf("missing file: got %v", err)
+	}
+	if err := m.read("testdata/bad.txt"); err == nil || !strings.Contains(err.Error(), "bad.txt:1") {
+		t.Errorf("malformed line: got %v, want an error naming testdata/bad.txt:1", err)
+	}
+}
