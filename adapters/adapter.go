@@ -17,6 +17,7 @@ import (
 	"iter"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/metis-llm/metis/canonical"
@@ -95,6 +96,22 @@ type Config struct {
 	// Observer, when set, receives the adapter's lifecycle events (see
 	// Event); Observers combines several. Nil costs nothing.
 	Observer Observer
+	// Getenv resolves the environment variables an adapter reads beyond
+	// api_key_env: a cloud platform's ambient credentials
+	// (AWS_ACCESS_KEY_ID, GOOGLE_OAUTH_ACCESS_TOKEN, ...) and defaults
+	// (AWS_REGION, GOOGLE_CLOUD_PROJECT). Registry.Config sets it from its
+	// getenv, so a harness that fakes the keys fakes these too; nil means
+	// os.Getenv.
+	Getenv func(string) string
+}
+
+// Env returns the value of the environment variable name through
+// c.Getenv (os.Getenv when nil).
+func (c *Config) Env(name string) string {
+	if c.Getenv != nil {
+		return c.Getenv(name)
+	}
+	return os.Getenv(name)
 }
 
 // ModelConfig is one model entry of the registry (000 §8.1).

@@ -529,7 +529,8 @@ func (r *Registry) Adapters() []string {
 
 // Config returns the Config of the named adapter instance, with Models
 // holding every model it serves. getenv (nil: os.Getenv) resolves
-// api_key_env. A key is required when the entry names an api_key_env:
+// api_key_env and is the Config's Getenv, for the variables an adapter
+// reads itself (cloud credentials). A key is required when the entry names an api_key_env:
 // when that variable is empty the error is Config.KeyError's (auth,
 // code not_configured, naming the variable; 000 §8.2). Whether an adapter
 // type needs a key at all is its own package's business: Open returns
@@ -554,6 +555,7 @@ func (r *Registry) Config(adapterName string, getenv func(string) string) (Confi
 		Timeout:    spec.timeout,
 		MaxRetries: spec.maxRetries,
 		Models:     map[string]ModelConfig{},
+		Getenv:     getenv,
 	}
 	if spec.apiKeyEnv != "" {
 		cfg.APIKey = getenv(spec.apiKeyEnv)

@@ -96,3 +96,20 @@ func TestFixturesRoot(t *testing.T) {
 		t.Fatal("FixturesRoot(no-such-api-xyz) succeeded, want an error")
 	}
 }
+
+// TestRecordingListsNameRecordings: every entry of PendingRecordings and
+// PlatformRecordings names a vendored recording, and none is in both.
+func TestRecordingListsNameRecordings(t *testing.T) {
+	for name, lists := range map[string]map[string]string{"PendingRecordings": adaptertest.PendingRecordings, "PlatformRecordings": adaptertest.PlatformRecordings} {
+		for key := range lists {
+			if _, err := adaptertest.FixturesRoot(filepath.FromSlash(key)); err != nil {
+				t.Errorf("%s[%q]: %v", name, key, err)
+			}
+		}
+	}
+	for key := range adaptertest.PlatformRecordings {
+		if adaptertest.PendingRecordings[key] != "" {
+			t.Errorf("%s is both pending and covered", key)
+		}
+	}
+}

@@ -352,7 +352,7 @@ func TestFixturesCovered(t *testing.T) {
 	}
 	for _, e := range entries {
 		if e.IsDir() {
-			assert.True(t, known[e.Name()] || adaptertest.PendingRecordings["anthropic/"+e.Name()] != "", "fixture %s is not tested", e.Name())
+			assert.True(t, known[e.Name()] || adaptertest.PendingRecordings["anthropic/"+e.Name()] != "" || adaptertest.PlatformRecordings["anthropic/"+e.Name()] != "", "fixture %s is not tested", e.Name())
 		}
 	}
 }

@@ -21,7 +21,13 @@ const structuredToolName = "structured_output"
 
 // wireRequest is the Messages API request body.
 type wireRequest struct {
-	Model         string          `json:"model"`
+	// AnthropicVersion and AnthropicBeta are the API version and betas
+	// in the body, where the cloud platforms take them (Platform); the
+	// Messages API takes both as headers.
+	AnthropicVersion string   `json:"anthropic_version,omitempty"`
+	AnthropicBeta    []string `json:"anthropic_beta,omitempty"`
+	// Model is left out on the platforms, whose URL names the model.
+	Model         string          `json:"model,omitempty"`
 	MaxTokens     int             `json:"max_tokens"`
 	System        *wireSystem     `json:"system,omitempty"`
 	Messages      []wireMessage   `json:"messages"`
@@ -31,7 +37,9 @@ type wireRequest struct {
 	Temperature   *float64        `json:"temperature,omitempty"`
 	TopP          *float64        `json:"top_p,omitempty"`
 	Thinking      *wireThinking   `json:"thinking,omitempty"`
-	Stream        bool            `json:"stream"`
+	// Stream is always sent to the Messages API; Vertex AI takes it only
+	// when true and Bedrock never (its path says whether to stream).
+	Stream *bool `json:"stream,omitempty"`
 }
 
 // wireSystem is the system parameter: a plain string, or text blocks when
@@ -122,17 +130,21 @@ var ephemeral = &cacheControl{Type: "ephemeral"}
 // the synthetic output tool is in use, which the decoders need to know.
 // Failures are invalid_request AdapterErrors, raised before any HTTP call.
 func buildRequest(c *driver.Call, o options) ([]byte, error) {
+	stream := c.Stream
+	return encodeBody(c, o, wireRequest{Model: c.Model.WireName, Stream: &stream})
+}
+
+// encodeBody translates c's request to the wire body, starting from w's
+// envelope (model, version, stream flag), which differs between the
+// Messages API and the platforms that carry it (Platform).
+func encodeBody(c *driver.Call, o options, w wireRequest) ([]byte, error) {
 	req, caps := c.Request, c.Caps
 	p := projector{c: c, req: req, caps: caps}
 
-	w := wireRequest{
-		Model:         c.Model.WireName,
-		MaxTokens:     req.MaxOutputTokens,
-		StopSequences: req.StopSequences,
-		Temperature:   req.Temperature,
-		TopP:          req.TopP,
-		Stream:        c.Stream,
-	}
+	w.MaxTokens = req.MaxOutputTokens
+	w.StopSequences = req.StopSequences
+	w.Temperature = req.Temperature
+	w.TopP = req.TopP
 	if w.MaxTokens <= 0 {
 		w.MaxTokens = defaultMaxTokens
 	}

@@ -39,11 +39,7 @@ type streamDelta struct {
 // runtime reports as a truncated stream.
 func (d *decoder) decodeStream(body io.Reader, a *driver.Assembler) error {
 	sse := driver.NewSSEReader(body)
-	var (
-		ev         streamEvent
-		data       driver.EventDecoder
-		stopReason wireName
-	)
+	var st eventState
 	for n := 1; ; n++ {
 		msg, err := sse.Next()
 		if errors.Is(err, io.EOF) {
@@ -55,52 +51,72 @@ func (d *decoder) decodeStream(body io.Reader, a *driver.Assembler) error {
 		if err != nil {
 			return fmt.Errorf("reading event %d: %w", n, err)
 		}
-		ev = streamEvent{}
-		if err := data.Decode(msg.Data, &ev); err != nil {
-			return driver.InvalidResponse(d.provider, err, "event %d (%s): decoding data: %v", n, eventName(msg), err)
+		if done, err := d.event(a, &st, n, msg.Event, msg.Data); done || err != nil {
+			return err
 		}
-		if ev.Type == "" {
-			ev.Type = wireName(msg.Event)
-		}
-		switch ev.Type {
-		case "message_start":
-			m := &ev.Message
-			d.id, d.model = m.ID, m.Model
-			a.SetServedModel(m.Model) // known now, should the stream break off
-			m.Usage.merge(&d.usage)
-			a.SetUsage(d.usage)
-			a.Start()
-		case "content_block_start":
-			if _, open := d.kinds[ev.Index]; open {
-				return driver.InvalidResponse(d.provider, nil, "event %d (content_block_start): block %d is already open", n, ev.Index)
-			}
-			if err := d.block(a, ev.Index, &ev.ContentBlock); err != nil {
-				return err
-			}
-		case "content_block_delta":
-			if err := d.delta(a, n, ev.Index, &ev.Delta); err != nil {
-				return err
-			}
-		case "content_block_stop":
-			d.endBlock(a, ev.Index)
-		case "message_delta":
-			stopReason = ev.Delta.StopReason
-			if ev.Delta.StopSequence != "" {
-				d.stopSequence = ev.Delta.StopSequence
-			}
-			ev.Usage.merge(&d.usage)
-			a.UsageUpdate(d.usage)
-		case "message_stop":
-			d.finish(a, string(stopReason))
-			return nil
-		case "error":
-			return classifyEvent(d.provider, msg.Data)
-		}
-		// ping and event types added later are ignored.
 		if a.Stopped() {
 			return nil
 		}
 	}
+}
+
+// eventState is what a stream's decoding keeps from one event to the
+// next, beside the decoder's own state.
+type eventState struct {
+	ev         streamEvent
+	data       driver.EventDecoder
+	stopReason wireName
+}
+
+// event applies the n-th event of a stream: its data, and its name where
+// the framing gives one (SSE's event field; "" when it has none, as in
+// Bedrock's event stream, where the data's type alone says). It reports
+// done after message_stop or with the error that ends the stream.
+func (d *decoder) event(a *driver.Assembler, st *eventState, n int, name string, data []byte) (done bool, err error) {
+	ev := &st.ev
+	*ev = streamEvent{}
+	if err := st.data.Decode(data, ev); err != nil {
+		return true, driver.InvalidResponse(d.provider, err, "event %d (%s): decoding data: %v", n, eventLabel(name), err)
+	}
+	if ev.Type == "" {
+		ev.Type = wireName(name)
+	}
+	switch ev.Type {
+	case "message_start":
+		m := &ev.Message
+		d.id, d.model = m.ID, m.Model
+		a.SetServedModel(m.Model) // known now, should the stream break off
+		m.Usage.merge(&d.usage)
+		a.SetUsage(d.usage)
+		a.Start()
+	case "content_block_start":
+		if _, open := d.kinds[ev.Index]; open {
+			return true, driver.InvalidResponse(d.provider, nil, "event %d (content_block_start): block %d is already open", n, ev.Index)
+		}
+		if err := d.block(a, ev.Index, &ev.ContentBlock); err != nil {
+			return true, err
+		}
+	case "content_block_delta":
+		if err := d.delta(a, n, ev.Index, &ev.Delta); err != nil {
+			return true, err
+		}
+	case "content_block_stop":
+		d.endBlock(a, ev.Index)
+	case "message_delta":
+		st.stopReason = ev.Delta.StopReason
+		if ev.Delta.StopSequence != "" {
+			d.stopSequence = ev.Delta.StopSequence
+		}
+		ev.Usage.merge(&d.usage)
+		a.UsageUpdate(d.usage)
+	case "message_stop":
+		d.finish(a, string(st.stopReason))
+		return true, nil
+	case "error":
+		return true, classifyEvent(d.provider, data)
+	}
+	// ping and event types added later are ignored.
+	return false, nil
 }
 
 // delta applies a content_block_delta to provider block key.
@@ -150,9 +166,10 @@ func (d *decoder) delta(a *driver.Assembler, n, key int, dl *streamDelta) error 
 	return nil
 }
 
-func eventName(e driver.SSEEvent) string {
-	if e.Event == "" {
+// eventLabel names an event in errors.
+func eventLabel(name string) string {
+	if name == "" {
 		return "unnamed"
 	}
-	return e.Event
+	return name
 }

@@ -27,6 +27,7 @@ type Adapter struct {
 	info     Info
 	p        Provider
 	finisher Finisher
+	authz    RequestAuthorizer
 	log      *slog.Logger
 	caller   *Caller
 	cancels  Cancels
@@ -57,6 +58,7 @@ func New(cfg adapters.Config, info Info, newProvider func(cfg *adapters.Config) 
 		a.log = slog.Default()
 	}
 	a.finisher, _ = p.(Finisher)
+	a.authz, _ = p.(RequestAuthorizer)
 	a.caller = NewCaller(&a.cfg, p.Classify)
 	if info.ImagesProjected {
 		a.capOpts = append(a.capOpts, ImagesProjected())
@@ -214,6 +216,16 @@ func (a *Adapter) attempt(w *Request) func(context.Context) (*http.Request, erro
 		}
 		for k, v := range a.cfg.ExtraHeaders {
 			hr.Header.Set(k, v)
+		}
+		if a.authz != nil {
+			if err := a.authz.AuthorizeRequest(hr, w.Body); err != nil {
+				var ae *canonical.AdapterError
+				if !errors.As(err, &ae) {
+					ae = canonical.NewError(canonical.ErrAuth, "", "authorizing the request: %v", err)
+					ae.Err = err
+				}
+				return nil, ae
+			}
 		}
 		return hr, nil
 	}

@@ -31,7 +31,9 @@
 //  5. Per attempt, the headers in this order, later ones winning: the
 //     provider's default headers (from Encode), the key
 //     (Provider.Authorize, only when Config.APIKey is set), then
-//     Config.ExtraHeaders.
+//     Config.ExtraHeaders; last, a Provider that is a RequestAuthorizer
+//     authorizes the whole request (a refreshed OAuth token, a SigV4
+//     signature over the final headers and body).
 //  6. Retries: the Caller sends attempts with the policy of 000 §6.4
 //     (1+MaxRetries attempts, backoff with jitter or Retry-After, only
 //     transient classes), classifying each failure with

@@ -46,6 +46,20 @@ type Provider interface {
 	Classify(status int, h http.Header, body []byte) *canonical.AdapterError
 }
 
+// RequestAuthorizer is implemented by a Provider whose credentials are
+// more than a key in a header: an OAuth access token that expires and is
+// refreshed (Vertex AI's Application Default Credentials, Entra ID), or a
+// signature over the whole request (AWS SigV4). AuthorizeRequest is
+// called for every attempt, whether or not Config has a key, with the
+// attempt's request and body, after Authorize and Config.ExtraHeaders,
+// so that a signature covers the final headers. An error fails the call
+// without sending it: a *canonical.AdapterError is returned as it is
+// (class auth, code not_configured for credentials that cannot be found),
+// anything else becomes class auth.
+type RequestAuthorizer interface {
+	AuthorizeRequest(r *http.Request, body []byte) error
+}
+
 // Finisher is implemented by a Provider that completes or checks every
 // response before the caller sees it, streamed or not. Finish is called
 // with the assembled response just before message.complete is emitted;

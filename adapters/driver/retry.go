@@ -97,8 +97,18 @@ func (c *Caller) do(ctx context.Context, ev *adapters.Event, newReq func(context
 		}
 		req, err := newReq(ctx)
 		if err != nil {
-			ae := canonical.NewError(canonical.ErrInvalidRequest, "", "building request: %v", err)
-			ae.Err, ae.Provider, ae.RequestID, ae.Attempts = err, c.Provider, requestID, n-1
+			// A classified error (credentials that cannot be had) is
+			// returned as it is; anything else is a request that could
+			// not be built.
+			var ae *canonical.AdapterError
+			if !errors.As(err, &ae) {
+				ae = canonical.NewError(canonical.ErrInvalidRequest, "", "building request: %v", err)
+				ae.Err = err
+			}
+			if ae.Provider == "" {
+				ae.Provider = c.Provider
+			}
+			ae.RequestID, ae.Attempts = requestID, n-1
 			c.failed(ctx, ev, clock, n, 0, ae, false)
 			return nil, 0, ae
 		}

@@ -57,10 +57,16 @@ var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 // adapter (instructions, or the first message), so
 // SupportsSystemMessagesInList is true.
 func (pr *provider) Capabilities(m driver.Model) canonical.Capabilities {
-	p := profileFor(m.WireName)
+	return capabilitiesFor(m.WireName, pr.opts.For(m.ID).Dialect == dialectResponses)
+}
+
+// capabilitiesFor is the declaration for a model by wire name on the
+// Responses dialect (responses) or Chat Completions.
+func capabilitiesFor(wire string, responses bool) canonical.Capabilities {
+	p := profileFor(wire)
 	c := canonical.Capabilities{
 		SupportsImages:               p.images,
-		SupportsThinking:             p.reasoning && pr.opts.For(m.ID).Dialect == dialectResponses,
+		SupportsThinking:             p.reasoning && responses,
 		SupportsTools:                p.tools,
 		SupportsSystemPrompt:         true,
 		SupportsStructuredOutput:     p.structured,

@@ -32,6 +32,8 @@ var builtins = []struct {
 	{"openai-chat", "openai:gpt-4.1", "Authorization"},
 	{"gemini", "gemini:gemini-2.5-flash", "X-Goog-Api-Key"},
 	{"openaicompat", "vllm:qwen", "Authorization"},
+	{"vertex", "vertex:gemini-2.5-flash", "Authorization"},
+	{"vertex-anthropic", "vertex-anthropic:claude-sonnet-4-6", "Authorization"},
 }
 
 // openBuiltin opens the adapter of type typ ("openai-chat" is openai with
@@ -45,6 +47,8 @@ func openBuiltin(t *testing.T, typ, url, key string, mod func(*adapters.Config))
 		cfg.Models = map[string]adapters.ModelConfig{"openai:gpt-4.1": {WireName: "gpt-4.1", Options: map[string]any{"dialect": "chat"}}}
 	case "openaicompat":
 		cfg.Name = "vllm"
+	case "vertex", "vertex-anthropic":
+		cfg.Options = map[string]any{"project": "p"}
 	}
 	if mod != nil {
 		mod(&cfg)

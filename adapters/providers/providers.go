@@ -14,6 +14,7 @@ import (
 	"github.com/metis-llm/metis/adapters/gemini"
 	"github.com/metis-llm/metis/adapters/openai"
 	"github.com/metis-llm/metis/adapters/openaicompat"
+	"github.com/metis-llm/metis/adapters/vertex"
 )
 
 // Factories returns a fresh map from adapter type (the "type" field of a
@@ -24,6 +25,9 @@ func Factories() map[string]adapters.Factory {
 		"openai":       factory(openai.New),
 		"gemini":       factory(gemini.New),
 		"openaicompat": factory(openaicompat.New),
+		// Cloud platforms serving the same models (issue #20).
+		"vertex":           factory(vertex.New),
+		"vertex-anthropic": factory(vertex.NewAnthropic),
 	}
 }
 
