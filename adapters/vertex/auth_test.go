@@ -23,7 +23,7 @@ import (
 	"github.com/metis-llm/metis/canonical"
 )
 
-// authHeaders makes n calls and returns the Authorization header of each
+// authHeaders makes n calls and returns the bearer token of each
 // request the server saw.
 func authHeaders(t *testing.T, newAdapter func(base string) (interface {
 	Complete(context.Context, *canonical.Request) (*canonical.Response, error)
@@ -39,7 +39,7 @@ func authHeaders(t *testing.T, newAdapter func(base string) (interface {
 	}
 	var out []string
 	for _, r := range srv.requests() {
-		out = append(out, r.header.Get("Authorization"))
+		out = append(out, bearerToken(t, r.header))
 	}
 	return out
 }
@@ -64,9 +64,9 @@ func TestCredentialsOrder(t *testing.T) {
 		envTok string
 		want   string
 	}{
-		{name: "api key wins", key: "ya29.key", ts: true, envTok: "ya29.env", want: "Bearer ya29.key"},
-		{name: "token source before the environment", ts: true, envTok: "ya29.env", want: "Bearer ya29.test-token-1"},
-		{name: "environment token", envTok: "ya29.env", want: "Bearer ya29.env"},
+		{name: "api key wins", key: "ya29.key", ts: true, envTok: "ya29.env", want: "ya29.key"},
+		{name: "token source before the environment", ts: true, envTok: "ya29.env", want: "ya29.test-token-1"},
+		{name: "environment token", envTok: "ya29.env", want: "ya29.env"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := authHeaders(t, func(base string) (completer, error) {
@@ -91,14 +91,14 @@ func TestTokenRefresh(t *testing.T) {
 	got := authHeaders(t, func(base string) (completer, error) {
 		return NewWithTokenSource(config(base, map[string]any{"project": "p"}, nil), short)
 	}, 2)
-	if diff := cmp.Diff([]string{"Bearer ya29.test-token-1", "Bearer ya29.test-token-2"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"ya29.test-token-1", "ya29.test-token-2"}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	long := &countingSource{ttl: time.Hour}
 	got = authHeaders(t, func(base string) (completer, error) {
 		return NewWithTokenSource(config(base, map[string]any{"project": "p"}, nil), long)
 	}, 2)
-	if diff := cmp.Diff([]string{"Bearer ya29.test-token-1", "Bearer ya29.test-token-1"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"ya29.test-token-1", "ya29.test-token-1"}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -158,7 +158,7 @@ func TestADCServiceAccount(t *testing.T) {
 	got := authHeaders(t, func(base string) (completer, error) {
 		return New(config(base, map[string]any{"project": "p"}, nil))
 	}, 2)
-	assert.Equal(t, []string{"Bearer ya29.from-adc", "Bearer ya29.from-adc"}, got)
+	assert.Equal(t, []string{"ya29.from-adc", "ya29.from-adc"}, got)
 	assert.Equal(t, int32(1), exchanges.Load(), "the token is cached until it expires")
 }
 

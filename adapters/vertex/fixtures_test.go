@@ -107,7 +107,7 @@ func TestRecordingGeminiNonStreamFunctionCall(t *testing.T) {
 	require.Len(t, reqs, 1)
 	u, _ := url.Parse(rec.uri)
 	assert.Equal(t, u.Path, reqs[0].path)
-	assert.Equal(t, "Bearer ya29.test-static", reqs[0].header.Get("Authorization"))
+	assert.Equal(t, "ya29.test-static", bearerToken(t, reqs[0].header))
 	assert.Empty(t, reqs[0].header.Get("x-goog-api-key"), "Vertex takes OAuth tokens, not API keys")
 }
 
@@ -177,7 +177,7 @@ func TestRecordingClaudeNonStreamTextAndToolUse(t *testing.T) {
 	assert.JSONEq(t, `{"id":"msg_vrtx_01L7SUBiWzE3rGECmhLHSZtU"}`, string(resp.ProviderRaw))
 	reqs := srv.requests()
 	require.Len(t, reqs, 1)
-	assert.Equal(t, "Bearer ya29.test-static", reqs[0].header.Get("Authorization"))
+	assert.Equal(t, "ya29.test-static", bearerToken(t, reqs[0].header))
 	assert.Empty(t, reqs[0].header.Get("x-api-key"))
 	assert.Empty(t, reqs[0].header.Get("anthropic-version"), "the version is in the body")
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -143,4 +144,13 @@ func final(t *testing.T, evs []canonical.StreamEvent) *canonical.Response {
 	require.Equal(t, canonical.EventMessageComplete, last.Type)
 	require.NotNil(t, last.Response)
 	return last.Response
+}
+
+// bearerToken returns the token of h's "Authorization: Bearer" header,
+// failing t when there is none.
+func bearerToken(t *testing.T, h http.Header) string {
+	t.Helper()
+	tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
+	require.True(t, ok, "Authorization %q is not a bearer token", h.Get("Authorization"))
+	return tok
 }
