@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -30,29 +29,7 @@ func parseGoVCR(file string, data []byte) (*Traffic, error) {
 			return nil, v.errf("go-vcr cassette version %d is not one this importer knows (1 or 2)", n)
 		}
 	}
-	ints, err := root.need("interactions")
-	if err != nil {
-		return nil, err
-	}
-	items, err := ints.seq()
-	if err != nil {
-		return nil, err
-	}
-	t := &Traffic{File: file, Format: FormatGoVCR}
-	for _, it := range items {
-		e, err := goVCRExchange(it)
-		if err != nil {
-			return nil, err
-		}
-		i, err := e.interaction(func(place, format string, args ...any) error {
-			return it.errf("%s: %s", place, fmt.Sprintf(format, args...))
-		})
-		if err != nil {
-			return nil, err
-		}
-		t.Interactions = append(t.Interactions, i)
-	}
-	return t, nil
+	return cassetteTraffic(root, FormatGoVCR, goVCRExchange)
 }
 
 func goVCRExchange(it ynode) (*exchange, error) {

@@ -20,6 +20,12 @@ func parseVCRPy(file string, data []byte) (*Traffic, error) {
 	if err != nil {
 		return nil, err
 	}
+	return cassetteTraffic(root, FormatVCRPy, vcrpyExchange)
+}
+
+// cassetteTraffic reads the interactions of a vcrpy or go-vcr cassette,
+// each with its format's exchange reader.
+func cassetteTraffic(root ynode, format Format, exchangeOf func(ynode) (*exchange, error)) (*Traffic, error) {
 	ints, err := root.need("interactions")
 	if err != nil {
 		return nil, err
@@ -28,13 +34,13 @@ func parseVCRPy(file string, data []byte) (*Traffic, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Traffic{File: file, Format: FormatVCRPy}
+	t := &Traffic{File: root.file, Format: format}
 	for _, it := range items {
-		in, err := vcrpyExchange(it)
+		e, err := exchangeOf(it)
 		if err != nil {
 			return nil, err
 		}
-		i, err := in.interaction(func(place, format string, args ...any) error {
+		i, err := e.interaction(func(place, format string, args ...any) error {
 			return it.errf("%s: %s", place, fmt.Sprintf(format, args...))
 		})
 		if err != nil {
