@@ -127,6 +127,9 @@ type ModelConfig struct {
 	Capabilities json.RawMessage `yaml:"-" json:"capabilities,omitempty"`
 	// Options are per-model adapter knobs (for example "dialect: chat").
 	Options map[string]any `yaml:"options" json:"options,omitempty"`
+	// Compensations are the model's behaviour corrections (003 §7),
+	// applied by adapters/compensate; nil means none.
+	Compensations *Compensations `yaml:"-" json:"compensations,omitempty"`
 }
 
 // Model returns the registry entry for a canonical model id, or one

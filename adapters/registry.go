@@ -341,8 +341,10 @@ func (p *registryParser) model(id string, k, n *yaml.Node) (ModelConfig, map[str
 			m.Capabilities, err = p.capabilities(v, field)
 		case "options":
 			m.Options, err = p.anyMap(v, field)
+		case "compensations":
+			m.Compensations, err = p.compensations(v, field)
 		default:
-			err = p.errf(kn, field, "unknown field (want adapter, wire_name, tier, can_delegate, aliases, capabilities or options)")
+			err = p.errf(kn, field, "unknown field (want adapter, wire_name, tier, can_delegate, aliases, capabilities, options or compensations)")
 		}
 		return err
 	})
@@ -612,6 +614,7 @@ func (r *Registry) Open(adapterName string, factories map[string]Factory, getenv
 func copyModel(m ModelConfig) ModelConfig {
 	m.Aliases = slices.Clone(m.Aliases)
 	m.Capabilities = slices.Clone(m.Capabilities)
+	m.Compensations = m.Compensations.clone()
 	if m.Options != nil {
 		opts := make(map[string]any, len(m.Options))
 		for k, v := range m.Options {
