@@ -58,8 +58,10 @@ type fakeAdapter struct {
 	midErr error
 }
 
-func (f *fakeAdapter) Name() string                                   { return "openai" }
-func (f *fakeAdapter) Capabilities(string) canonical.Capabilities     { return canonical.Capabilities{SupportsTools: true} }
+func (f *fakeAdapter) Name() string { return "openai" }
+func (f *fakeAdapter) Capabilities(string) canonical.Capabilities {
+	return canonical.Capabilities{SupportsTools: true}
+}
 func (f *fakeAdapter) EstimateInputTokens(req *canonical.Request) int { return len(req.Tools) }
 func (f *fakeAdapter) Cancel(string) bool                             { return false }
 func (f *fakeAdapter) Close() error                                   { return nil }
@@ -131,8 +133,8 @@ func TestPromptAddendum(t *testing.T) {
 	f := &fakeAdapter{}
 	w, _ := wrapFake(t, f)
 	req := &canonical.Request{Model: "openai:gpt-5", SystemPrompt: "Be terse.", Messages: []canonical.Message{userMsg("hi")}}
-	w.Complete(context.Background(), req)                                                                   //nolint:errcheck // the request is checked
-	w.Complete(context.Background(), &canonical.Request{Model: "openai:gpt-5", Messages: req.Messages})     //nolint:errcheck
+	w.Complete(context.Background(), req)                                                                       //nolint:errcheck // the request is checked
+	w.Complete(context.Background(), &canonical.Request{Model: "openai:gpt-5", Messages: req.Messages})         //nolint:errcheck
 	w.Complete(context.Background(), &canonical.Request{Model: "openai:gpt-5-mini", SystemPrompt: "Be terse."}) //nolint:errcheck
 	got := []string{f.requests[0].SystemPrompt, f.requests[1].SystemPrompt, f.requests[2].SystemPrompt}
 	want := []string{"Be terse.\n\nCall tools; do not describe them.", "Call tools; do not describe them.", "Be terse."}
