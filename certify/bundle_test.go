@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/providers"
@@ -35,16 +34,10 @@ func testReport(t testing.TB) *Report {
 	if len(plan.Runs) != 2 {
 		t.Fatalf("planned %d runs, want 2", len(plan.Runs))
 	}
-	caps, err := plan.Capabilities()
+	r, err := plan.Certify(context.Background(), 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := time.Now()
-	var results []harness.ScenarioResult
-	for _, run := range plan.Runs {
-		results = append(results, plan.Exec(context.Background(), run))
-	}
-	r := plan.NewReport(results, caps, started, nil)
 	r.Reproduce = "go test ./certify"
 	return r
 }

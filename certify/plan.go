@@ -484,3 +484,28 @@ func basePath(base string) string {
 	}
 	return strings.TrimSuffix(u.EscapedPath(), "/")
 }
+
+// Certify runs the whole plan, parallel runs at a time, and returns its
+// report; required names the profiles that must be certified. Its error
+// is the adapter failing to start (Capabilities).
+func (p *Plan) Certify(ctx context.Context, parallel int, required []string) (*Report, error) {
+	started := time.Now()
+	caps, err := p.Capabilities()
+	if err != nil {
+		return nil, err
+	}
+	results := make([]harness.ScenarioResult, len(p.Runs))
+	sem := make(chan struct{}, max(parallel, 1))
+	var wg sync.WaitGroup
+	for i, run := range p.Runs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i] = p.Exec(ctx, run)
+		}()
+	}
+	wg.Wait()
+	return p.NewReport(results, caps, started, required), nil
+}

@@ -240,6 +240,11 @@ func (p *Plan) NewReport(results []harness.ScenarioResult, caps map[string]canon
 	return r
 }
 
+// Results are the harness results of the report's runs, in order; a run
+// that did not run has an empty Status. A report read back from JSON has
+// none.
+func (r *Report) Results() []harness.ScenarioResult { return r.results }
+
 // CertifiedProfiles returns the names of the profiles certified.
 func (r *Report) CertifiedProfiles() []string {
 	var out []string

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/shlex"
@@ -96,26 +95,12 @@ example:
 			*provider, strings.Join(plan.Profiles, ", "), strings.Join(ps, ", "))
 		return exitUsage
 	}
-	started := time.Now()
-	caps, err := plan.Capabilities()
+	report, err := plan.Certify(ctx, *parallel, required)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform certify: %v\nNOT CERTIFIED: the adapter did not start\n", err)
 		return exitFailed
 	}
-	results := make([]harness.ScenarioResult, len(plan.Runs))
-	sem := make(chan struct{}, max(*parallel, 1))
-	var wg sync.WaitGroup
-	for i, run := range plan.Runs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			results[i] = plan.Exec(ctx, run)
-		}()
-	}
-	wg.Wait()
-	report := plan.NewReport(results, caps, started, required)
+	results := report.Results()
 	report.Reproduce = reproduce(args)
 	printResult(stdout, &harness.Result{Runs: results}, *verbose)
 	fmt.Fprintln(stdout)

@@ -51,16 +51,11 @@ func certifyScript(t *testing.T, script string, profiles []string, ids ...string
 	if len(plan.Runs) == 0 {
 		t.Fatalf("no run selected by %v", ids)
 	}
-	caps, err := plan.Capabilities()
+	r, err := plan.Certify(context.Background(), 1, profiles)
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := time.Now()
-	var results []harness.ScenarioResult
-	for _, run := range plan.Runs {
-		results = append(results, plan.Exec(context.Background(), run))
-	}
-	return plan.NewReport(results, caps, started, profiles)
+	return r
 }
 
 // The reference adapter certifies for core, streaming, tools, thinking
