@@ -44,7 +44,10 @@ func TestCancellationCleanup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreCurrent()) })
+			// The snapshot is taken before the call and checked after it,
+			// once the server and the idle connections are closed: any
+			// goroutine the call started and left running fails the test.
+			before := goleak.IgnoreCurrent()
 			env := newEnv(t, stallInTool)
 			ctx, stop := context.WithCancel(t.Context())
 			defer stop()
@@ -71,6 +74,10 @@ func TestCancellationCleanup(t *testing.T) {
 			assert.Equal(t, "read_file", tu.Name)
 			assert.JSONEq(t, `{}`, string(tu.Input))
 			assert.False(t, env.a.Cancel(req.RequestID), "nothing left to cancel")
+
+			env.srv.Close()
+			require.NoError(t, env.a.Close())
+			goleak.VerifyNone(t, before)
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -132,7 +133,7 @@ func (c *Caller) do(ctx context.Context, ev *adapters.Event, newReq func(context
 			if ae.RetryAfter == 0 {
 				ae.RetryAfter = RetryAfter(resp.Header, clock.Now())
 			}
-			ae.RetryAfter = min(ae.RetryAfter, MaxRetryAfter)
+			ae.RetryAfter = min(max(ae.RetryAfter, 0), MaxRetryAfter)
 			if ae.ProviderRequestID == "" {
 				ae.ProviderRequestID = providerRequestID(resp.Header)
 			}
@@ -221,27 +222,38 @@ func (c *Caller) backoff(n int) time.Duration {
 
 // RetryAfter reads a provider's retry hint: retry-after-ms (milliseconds),
 // else Retry-After as seconds or as an HTTP date. It returns 0 when there
-// is none and caps the result at MaxRetryAfter.
+// is none and caps the result at MaxRetryAfter: a value too large for a
+// time.Duration, or one that is not finite (Inf, NaN), is the maximum
+// wait, never 0.
 func RetryAfter(h http.Header, now time.Time) time.Duration {
 	var d time.Duration
 	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			d = time.Duration(ms * float64(time.Millisecond))
+		if ms, err := strconv.ParseFloat(v, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+			d = RetryDelay(ms / 1000)
 		}
 	}
 	if v := strings.TrimSpace(h.Get("Retry-After")); d == 0 && v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil {
-			if s > 0 {
-				d = time.Duration(s * float64(time.Second))
-			}
+		if s, err := strconv.ParseFloat(v, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+			d = RetryDelay(s)
 		} else if t, err := http.ParseTime(v); err == nil {
-			d = t.Sub(now)
+			d = min(max(t.Sub(now), 0), MaxRetryAfter)
 		}
 	}
-	if d < 0 {
+	return d
+}
+
+// RetryDelay turns a provider's retry hint in seconds into a wait: 0 for
+// a hint of zero or less (no hint), else the hint capped at
+// MaxRetryAfter. NaN and +Inf, and any value too large for a
+// time.Duration, are the maximum wait: a broken hint still means "wait".
+func RetryDelay(seconds float64) time.Duration {
+	switch {
+	case math.IsNaN(seconds) || seconds >= MaxRetryAfter.Seconds():
+		return MaxRetryAfter
+	case seconds <= 0:
 		return 0
 	}
-	return min(d, MaxRetryAfter)
+	return time.Duration(seconds * float64(time.Second))
 }
 
 func providerRequestID(h http.Header) string {

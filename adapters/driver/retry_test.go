@@ -248,6 +248,8 @@ func TestCallerRetryAfter(t *testing.T) {
 		{"retry-after-ms", map[string]string{"retry-after-ms": "1500"}, 1500 * time.Millisecond},
 		{"retry-after-ms wins", map[string]string{"retry-after-ms": "250", "Retry-After": "9"}, 250 * time.Millisecond},
 		{"capped at 60 s", map[string]string{"Retry-After": "3600"}, 60 * time.Second},
+		{"overflowing seconds wait the maximum", map[string]string{"Retry-After": "99999999999999999999"}, 60 * time.Second},
+		{"infinite ms wait the maximum", map[string]string{"retry-after-ms": "inf"}, 60 * time.Second},
 		{"date capped at 60 s", map[string]string{"Retry-After": now.Add(time.Hour).Format(http.TimeFormat)}, 60 * time.Second},
 		{"past date falls back to backoff", map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, time.Second},
 		{"garbage falls back to backoff", map[string]string{"Retry-After": "soon"}, time.Second},
@@ -430,6 +432,18 @@ func TestRetryAfterHeader(t *testing.T) {
 		{"ms", http.Header{"Retry-After-Ms": {"20"}}, 20 * time.Millisecond},
 		{"bad ms falls back", http.Header{"Retry-After-Ms": {"x"}, "Retry-After": {"1"}}, time.Second},
 		{"cap", http.Header{"Retry-After-Ms": {"600000"}}, MaxRetryAfter},
+		// Values too large for a time.Duration, or not finite, are capped
+		// at the maximum wait: they used to overflow to a negative
+		// duration and be read as no hint at all.
+		{"seconds overflow", http.Header{"Retry-After": {"99999999999999999999"}}, MaxRetryAfter},
+		{"seconds beyond int64 ns", http.Header{"Retry-After": {"9300000000"}}, MaxRetryAfter},
+		{"ms overflow", http.Header{"Retry-After-Ms": {"1e300"}}, MaxRetryAfter},
+		{"ms infinite", http.Header{"Retry-After-Ms": {"+Inf"}}, MaxRetryAfter},
+		{"ms NaN", http.Header{"Retry-After-Ms": {"NaN"}}, MaxRetryAfter},
+		{"seconds infinite", http.Header{"Retry-After": {"Infinity"}}, MaxRetryAfter},
+		{"seconds NaN", http.Header{"Retry-After": {"nan"}}, MaxRetryAfter},
+		{"negative infinity is no hint", http.Header{"Retry-After": {"-Inf"}}, 0},
+		{"far date", http.Header{"Retry-After": {"Fri, 31 Dec 9999 23:59:59 GMT"}}, MaxRetryAfter},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, RetryAfter(tc.h, now))

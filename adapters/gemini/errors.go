@@ -3,7 +3,9 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -145,18 +147,23 @@ func tokenLimit(lowerMsg string) bool {
 }
 
 // retryDelay reads google.rpc.RetryInfo's retryDelay, a protobuf Duration
-// in JSON form ("34.4s"), capped at driver.MaxRetryAfter; 0 when absent
-// or malformed.
+// in JSON form ("34.4s"), as driver.RetryDelay reads seconds: capped at
+// driver.MaxRetryAfter, and a value that overflows or is not finite is
+// the maximum wait. It is 0 when absent, malformed or not positive.
 func retryDelay(s *rpcStatus) time.Duration {
 	for _, d := range s.Details {
 		if d.RetryDelay == "" || !strings.HasSuffix(d.Type, "google.rpc.RetryInfo") {
 			continue
 		}
-		v, err := time.ParseDuration(strings.TrimSpace(d.RetryDelay))
-		if err != nil || v <= 0 {
+		num, ok := strings.CutSuffix(strings.TrimSpace(d.RetryDelay), "s")
+		if !ok {
 			return 0
 		}
-		return min(v, driver.MaxRetryAfter)
+		v, err := strconv.ParseFloat(num, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return 0
+		}
+		return driver.RetryDelay(v)
 	}
 	return 0
 }

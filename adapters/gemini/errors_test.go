@@ -55,6 +55,15 @@ func TestClassify(t *testing.T) {
 		{"429 fractional delay", 429, `{"error":{"code":429,"message":"m","status":"RESOURCE_EXHAUSTED","details":[
 			{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"0.250s"}]}}`,
 			canonical.ErrRateLimit, "", true, 250 * time.Millisecond, "m"},
+		{"429 delay overflows a duration", 429, `{"error":{"code":429,"message":"m","status":"RESOURCE_EXHAUSTED","details":[
+			{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"99999999999999s"}]}}`,
+			canonical.ErrRateLimit, "", true, 60 * time.Second, "m"},
+		{"429 delay in hours overflows", 429, `{"error":{"code":429,"message":"m","status":"RESOURCE_EXHAUSTED","details":[
+			{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1e30s"}]}}`,
+			canonical.ErrRateLimit, "", true, 60 * time.Second, "m"},
+		{"429 infinite delay", 429, `{"error":{"code":429,"message":"m","status":"RESOURCE_EXHAUSTED","details":[
+			{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"Infs"}]}}`,
+			canonical.ErrRateLimit, "", true, 60 * time.Second, "m"},
 		{"429 malformed delay", 429, `{"error":{"code":429,"message":"m","status":"RESOURCE_EXHAUSTED","details":[
 			{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"soon"}]}}`,
 			canonical.ErrRateLimit, "", true, 0, "m"},

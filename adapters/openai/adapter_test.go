@@ -370,7 +370,6 @@ func TestRetryAfterHonoured(t *testing.T) {
 // {} (its partial input does not parse), completes the message with stop
 // reason cancelled, yields no error, ends the iterator and leaks nothing.
 func TestCancellation(t *testing.T) {
-	before := goleak.IgnoreCurrent()
 	responsesHead := rsse(rCreated,
 		`{"type":"response.output_item.added","output_index":0,"item":{"id":"fc_1","type":"function_call","call_id":"call_1","name":"read_file","arguments":""}}`,
 		`{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{\"pa"}`)
@@ -390,6 +389,11 @@ func TestCancellation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			// Snapshot before the call; checked after it, once the
+			// cleanups below (registered later, so run first) have
+			// closed the server and the idle connections.
+			before := goleak.IgnoreCurrent()
+			t.Cleanup(func() { goleak.VerifyNone(t, before) })
 			func() {
 				ts := &testServer{answer: func(_ int, w http.ResponseWriter, r *http.Request) {
 					w.Header().Set("Content-Type", "text/event-stream")
@@ -433,9 +437,6 @@ func TestCancellation(t *testing.T) {
 			}()
 		})
 	}
-	// The servers and transports are closed by the subtests' cleanups,
-	// which have run by now.
-	goleak.VerifyNone(t, before)
 }
 
 // TestCapabilities is 000 §10.1 check 5: declarations per model are

@@ -3,6 +3,7 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -206,14 +207,13 @@ func retryHint(msg string) time.Duration {
 		return 0
 	}
 	f, err := strconv.ParseFloat(m[1], 64)
-	if err != nil || f <= 0 {
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0
 	}
-	unit := time.Second
 	if strings.EqualFold(m[2], "ms") {
-		unit = time.Millisecond
+		f /= 1000
 	}
-	return min(time.Duration(f*float64(unit)), driver.MaxRetryAfter)
+	return driver.RetryDelay(f)
 }
 
 func truncate(s string, n int) string {

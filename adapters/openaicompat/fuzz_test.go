@@ -2,11 +2,15 @@ package openaicompat
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"io"
 	"iter"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,6 +120,109 @@ func FuzzBodyDecoder(f *testing.F) {
 		}
 		if err == nil && resp == nil {
 			t.Fatal("neither a response nor an error")
+		}
+	})
+}
+
+// FuzzClassify feeds arbitrary error bodies, at every status class, to
+// the error parser of compatible servers (openai.ClassifyChat's shapes
+// plus the model-not-loaded signals): it never panics, always gives a
+// known class with the status kept, and model_not_loaded only for a
+// failure status, retryable.
+func FuzzClassify(f *testing.F) {
+	for _, s := range []string{
+		`{"error":{"message":"model not loaded","type":"invalid_request_error","code":"model_not_loaded"}}`,
+		`{"object":"error","message":"The model ` + "`x`" + ` does not exist.","type":"NotFoundError","param":null,"code":404}`,
+		`{"error":"Loading model"}`, `[{"error":{"code":503,"message":"loading","status":"UNAVAILABLE"}}]`,
+		`{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}`, `<html>502 Bad Gateway</html>`, ``, `null`, `[]`, `{"error":`,
+	} {
+		for _, status := range []int{0, 200, 400, 404, 429, 500, 503} {
+			f.Add(status, []byte(s))
+		}
+	}
+	known := []canonical.ErrorClass{canonical.ErrRateLimit, canonical.ErrAuth, canonical.ErrServer, canonical.ErrNetwork,
+		canonical.ErrContextOverflow, canonical.ErrInvalidRequest, canonical.ErrCancelled, canonical.ErrOther}
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		status = 100 + abs(status)%500
+		ae := classify(status, http.Header{}, body)
+		if ae == nil {
+			t.Fatal("nil error")
+		}
+		if !slices.Contains(known, ae.Class) {
+			t.Fatalf("unknown class %q", ae.Class)
+		}
+		if ae.Status != status {
+			t.Fatalf("status %d, want %d", ae.Status, status)
+		}
+		if ae.Code == canonical.CodeModelNotLoaded && (status < 400 || !ae.Retryable || ae.Class != canonical.ErrServer) {
+			t.Fatalf("model_not_loaded at status %d: %+v", status, ae)
+		}
+		if ae.Message == "" {
+			t.Fatal("empty message")
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -(n + 1)
+	}
+	return n
+}
+
+// probeTransport answers every readiness probe of one kind with the same
+// status and body.
+type probeTransport struct {
+	status int
+	body   []byte
+}
+
+func (p probeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: p.status, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(bytes.NewReader(p.body)), Request: r}, nil
+}
+
+// FuzzReady feeds arbitrary bodies to the readiness probes of every
+// server kind (model lists, /api/ps, LM Studio's catalogues, vLLM's
+// /is_sleeping): Ready never panics and answers nil or an AdapterError
+// of one of the outcomes its documentation lists, naming the probe.
+func FuzzReady(f *testing.F) {
+	for _, s := range []string{
+		`{"object":"list","data":[{"id":"qwen3-8b"}]}`,
+		`{"models":[{"name":"qwen3-8b:latest","model":"qwen3-8b:latest"}]}`,
+		`{"models":[{"key":"qwen3-8b","loaded_instances":[]}]}`,
+		`{"object":"list","data":[{"id":"qwen3-8b","state":"not-loaded"}]}`,
+		`{"object":"list","data":[{"id":"qwen3-8b","status":{"value":"loading"}}]}`,
+		`{"object":"list","data":[{"id":"qwen3-8b","status":"unloaded"}]}`,
+		`{"is_sleeping":true}`, `{"data":null}`, `{"data":[null,1,"x"]}`, `[]`, `null`, `{`, ``, `<html>`,
+	} {
+		f.Add(200, []byte(s))
+	}
+	f.Add(404, []byte(`{"detail":"Not Found"}`))
+	f.Add(503, []byte(`{"error":{"code":503,"message":"Loading model"}}`))
+	kinds := []Kind{KindVLLM, KindOllama, KindLMStudio, KindLlamaCpp, KindOpenRouter, KindGeneric}
+	outcomes := map[canonical.ErrorClass]bool{canonical.ErrServer: true, canonical.ErrInvalidRequest: true,
+		canonical.ErrAuth: true, canonical.ErrRateLimit: true, canonical.ErrNetwork: true, canonical.ErrContextOverflow: true, canonical.ErrOther: true}
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		status = 100 + abs(status)%500
+		for _, kind := range kinds {
+			cfg := newConfig(kind, "http://127.0.0.1:1", newEnv())
+			cfg.Transport = probeTransport{status, body}
+			a, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = a.Ready(context.Background(), string(kind)+":qwen3-8b")
+			if err == nil {
+				continue
+			}
+			var ae *canonical.AdapterError
+			if !errors.As(err, &ae) {
+				t.Fatalf("%s: error %T is not an AdapterError: %v", kind, err, err)
+			}
+			if !outcomes[ae.Class] || !strings.HasPrefix(ae.Message, "ready:") {
+				t.Fatalf("%s: unexpected outcome %+v", kind, ae)
+			}
 		}
 	})
 }

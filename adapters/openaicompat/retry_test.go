@@ -129,11 +129,11 @@ func TestStatusEdgeCases(t *testing.T) {
 // tool's input ends that tool with {}, completes the message as
 // cancelled, and leaks nothing; by Adapter.Cancel and by the context.
 func TestCancellation(t *testing.T) {
-	defer goleak.VerifyNone(t)
 	partial := "data: " + chunkHead + `{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_c","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}]}` + "\n\n" +
 		"data: " + chunkHead + `{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":\"Pa"}}]},"finish_reason":null}]}` + "\n\n"
 	for _, how := range []string{"Cancel", "context"} {
 		t.Run(how, func(t *testing.T) {
+			before := goleak.IgnoreCurrent() // taken before the call, checked after it
 			srv := newStub(t).on(chatRoute, reply{body: partial, hold: true})
 			cfg := newConfig(KindVLLM, srv.URL, newEnv())
 			withTools(&cfg, "vllm:m")
@@ -165,6 +165,7 @@ func TestCancellation(t *testing.T) {
 			assert.False(t, a.Cancel(req.RequestID), "cancel is idempotent")
 			srv.Close()
 			require.NoError(t, a.Close())
+			goleak.VerifyNone(t, before)
 		})
 	}
 }
