@@ -1,9 +1,11 @@
 package emulator
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/metis-llm/metis/canonical"
@@ -98,9 +100,21 @@ func newGeminiTurn(t *turn, showThoughts bool) *geminiTurn {
 }
 
 type geminiFunctionCall struct {
-	Name string          `json:"name"`
-	Args json.RawMessage `json:"args"`
-	ID   string          `json:"id,omitempty"`
+	Name         string             `json:"name,omitempty"`
+	Args         json.RawMessage    `json:"args,omitempty"`
+	ID           string             `json:"id,omitempty"`
+	PartialArgs  []geminiPartialArg `json:"partialArgs,omitempty"`
+	WillContinue bool               `json:"willContinue,omitempty"`
+}
+
+// geminiPartialArg is one streamed argument (Vertex AI's PartialArg).
+type geminiPartialArg struct {
+	JSONPath     string          `json:"jsonPath"`
+	StringValue  *string         `json:"stringValue,omitempty"`
+	NumberValue  json.RawMessage `json:"numberValue,omitempty"`
+	BoolValue    *bool           `json:"boolValue,omitempty"`
+	NullValue    string          `json:"nullValue,omitempty"`
+	WillContinue bool            `json:"willContinue,omitempty"`
 }
 
 type geminiPart struct {
@@ -184,7 +198,7 @@ func share(total, done, all int) int {
 func (g *geminiTurn) functionCalls() []geminiPart {
 	var parts []geminiPart
 	for _, tc := range g.reply.ToolCalls {
-		parts = append(parts, geminiPart{FunctionCall: &geminiFunctionCall{tc.Name, json.RawMessage(tc.args()), tc.ID}})
+		parts = append(parts, geminiPart{FunctionCall: &geminiFunctionCall{Name: tc.Name, Args: json.RawMessage(tc.args()), ID: tc.ID}})
 	}
 	if len(parts) > 0 && g.reply.hasReasoning() {
 		parts[0].ThoughtSignature = signature(g.reply, g.sigNum)
@@ -263,7 +277,13 @@ func (g *geminiTurn) stream(failHere func() bool, emit func(geminiResponse)) {
 		}
 		send([]geminiPart{p}, "", g.usageAt(1, 1, answerDone, answerAll))
 	}
-	if calls := g.functionCalls(); len(calls) > 0 {
+	if calls := g.functionCalls(); len(calls) > 0 && g.reply.StreamFunctionCallArguments {
+		for _, c := range calls {
+			for _, p := range g.streamedCall(c) {
+				send([]geminiPart{p}, "", g.usageAt(1, 1, 1, 1))
+			}
+		}
+	} else if len(calls) > 0 {
 		send(calls, "", g.usageAt(1, 1, 1, 1))
 	}
 	if failHere() {
@@ -275,4 +295,92 @@ func (g *geminiTurn) stream(failHere func() bool, emit func(geminiResponse)) {
 		p.ThoughtSignature = signature(g.reply, g.sigNum)
 	}
 	send([]geminiPart{p}, finish, g.usageAt(1, 1, 1, 1))
+}
+
+// streamedCall renders one call as Vertex AI streams its arguments
+// (Reply.StreamFunctionCallArguments): the name (and id, and the call's
+// signature) with willContinue, one part of partialArgs per scalar of the
+// arguments — a string cut into pieces that continue until the last —
+// then an empty functionCall.
+func (g *geminiTurn) streamedCall(c geminiPart) []geminiPart {
+	fc := c.FunctionCall
+	start := c
+	start.FunctionCall = &geminiFunctionCall{Name: fc.Name, ID: fc.ID, WillContinue: true}
+	parts := []geminiPart{start}
+	for _, a := range partialArgs(fc.Args, g.chunk) {
+		parts = append(parts, geminiPart{FunctionCall: &geminiFunctionCall{PartialArgs: []geminiPartialArg{a}, WillContinue: true}})
+	}
+	return append(parts, geminiPart{FunctionCall: &geminiFunctionCall{}})
+}
+
+// partialArgs walks a JSON object in document order and returns a
+// partial argument per scalar, strings in pieces of chunk bytes.
+func partialArgs(args json.RawMessage, chunk int) []geminiPartialArg {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var out []geminiPartialArg
+	var walk func(path string) error
+	walk = func(path string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				for dec.More() {
+					k, err := dec.Token()
+					if err != nil {
+						return err
+					}
+					if err := walk(path + memberPath(k.(string))); err != nil {
+						return err
+					}
+				}
+			case '[':
+				for i := 0; dec.More(); i++ {
+					if err := walk(path + "[" + strconv.Itoa(i) + "]"); err != nil {
+						return err
+					}
+				}
+			}
+			_, err := dec.Token() // the closing delimiter
+			return err
+		case string:
+			pieces := chunks(v, chunk)
+			if len(pieces) == 0 {
+				pieces = []string{""}
+			}
+			for i, p := range pieces {
+				out = append(out, geminiPartialArg{JSONPath: path, StringValue: &p, WillContinue: i < len(pieces)-1})
+			}
+		case json.Number:
+			out = append(out, geminiPartialArg{JSONPath: path, NumberValue: json.RawMessage(v)})
+		case bool:
+			out = append(out, geminiPartialArg{JSONPath: path, BoolValue: &v})
+		case nil:
+			out = append(out, geminiPartialArg{JSONPath: path, NullValue: "NULL_VALUE"})
+		}
+		return nil
+	}
+	if err := walk("$"); err != nil {
+		return nil
+	}
+	return out
+}
+
+// memberPath is the JSON path segment of an object member: .name for
+// plain names, ['name'] otherwise.
+func memberPath(name string) string {
+	plain := name != ""
+	for i, r := range name {
+		if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || i > 0 && '0' <= r && r <= '9') {
+			plain = false
+		}
+	}
+	if plain {
+		return "." + name
+	}
+	return "['" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(name) + "']"
 }

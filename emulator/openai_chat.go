@@ -269,6 +269,10 @@ func (c *chatTurn) stream(sw *sseWriter, includeUsage bool) {
 	for _, p := range chunks(c.reply.Text, c.chunk) {
 		send(object{{"content", p}})
 	}
+	if c.reply.InterleaveToolArguments && len(calls) > 1 && !st.Arguments.Whole {
+		c.interleave(send, roleWithCall)
+		calls = nil
+	}
 	for i, tc := range calls {
 		args, pieces := arguments(tc, st.Arguments, c.chunk)
 		first := chatDeltaToolCall{Index: i, ID: c.callIDs[i], Type: "function", Function: chatFunction{Name: tc.Name}}
@@ -301,6 +305,34 @@ func (c *chatTurn) stream(sw *sseWriter, includeUsage bool) {
 		sw.event("", chunk(nil, chatUsageOf(c.usage)), 0)
 	}
 	sw.event("", []byte("[DONE]"), 0)
+}
+
+// interleave sends every tool call's first delta, then the calls'
+// argument pieces in turn (Reply.InterleaveToolArguments).
+func (c *chatTurn) interleave(send func(object), roleWithCall bool) {
+	calls := c.reply.ToolCalls
+	pieces := make([][]string, len(calls))
+	for i, tc := range calls {
+		_, pieces[i] = arguments(tc, c.style.Arguments, c.chunk)
+		first := chatDeltaToolCall{Index: i, ID: c.callIDs[i], Type: "function", Function: chatFunction{Name: tc.Name}}
+		delta := object{{"tool_calls", []chatDeltaToolCall{first}}}
+		if i == 0 && roleWithCall {
+			delta = object{{"role", "assistant"}, {"content", nil}, {"tool_calls", []chatDeltaToolCall{first}}, {"refusal", nil}}
+		}
+		send(delta)
+	}
+	for round := 0; ; round++ {
+		sent := false
+		for i := range calls {
+			if round < len(pieces[i]) {
+				send(object{{"tool_calls", []chatDeltaToolCall{{Index: i, Function: chatFunction{Arguments: pieces[i][round]}}}}})
+				sent = true
+			}
+		}
+		if !sent {
+			return
+		}
+	}
 }
 
 // timings is llama.cpp's per-request timing report, with made-up but

@@ -363,6 +363,14 @@ func (o *responsesTurn) stream(sw *sseWriter) {
 		send("response.output_item.done", member{"output_index", index}, member{"item", o.message(true)})
 		index++
 	}
+	if o.reply.InterleaveToolArguments && len(o.reply.ToolCalls) > 1 && !o.style.ArgumentsOnlyInDone {
+		o.interleave(send, index)
+		if sw.failHere() {
+			return
+		}
+		send(o.finalEvent, member{"response", o.response(true)})
+		return
+	}
 	for i, tc := range o.reply.ToolCalls {
 		send("response.output_item.added", member{"output_index", index}, member{"item", o.call(i, false)})
 		at := []member{{"item_id", o.itemIDs[i]}, {"output_index", index}}
@@ -379,4 +387,34 @@ func (o *responsesTurn) stream(sw *sseWriter) {
 		return
 	}
 	send(o.finalEvent, member{"response", o.response(true)})
+}
+
+// interleave adds every function_call item from output index first, then
+// sends their argument deltas in turn, then each item's done events in
+// reverse order (Reply.InterleaveToolArguments).
+func (o *responsesTurn) interleave(send func(string, ...member), first int) {
+	calls := o.reply.ToolCalls
+	pieces := make([][]string, len(calls))
+	for i, tc := range calls {
+		send("response.output_item.added", member{"output_index", first + i}, member{"item", o.call(i, false)})
+		pieces[i] = tokenPieces(tc.args())
+	}
+	for round := 0; ; round++ {
+		sent := false
+		for i := range calls {
+			if round < len(pieces[i]) {
+				at := []member{{"item_id", o.itemIDs[i]}, {"output_index", first + i}}
+				send("response.function_call_arguments.delta", append(at, member{"delta", pieces[i][round]})...)
+				sent = true
+			}
+		}
+		if !sent {
+			break
+		}
+	}
+	for i := len(calls) - 1; i >= 0; i-- {
+		at := []member{{"item_id", o.itemIDs[i]}, {"output_index", first + i}}
+		send("response.function_call_arguments.done", append(at, member{"arguments", calls[i].args()})...)
+		send("response.output_item.done", member{"output_index", first + i}, member{"item", o.call(i, true)})
+	}
 }

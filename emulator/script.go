@@ -57,6 +57,18 @@ type Reply struct {
 	// Model overrides the model name reported back; by default the
 	// request's model is echoed.
 	Model string `json:"model,omitempty"`
+	// InterleaveToolArguments streams the argument fragments of parallel
+	// tool calls interleaved, as some compatible servers and gateways do:
+	// Chat Completions sends every call's first delta, then the calls'
+	// fragments in turn; the Responses API adds every function_call item,
+	// then their argument deltas in turn, then each item's done events.
+	InterleaveToolArguments bool `json:"interleave_tool_arguments,omitempty"`
+	// StreamFunctionCallArguments makes Gemini stream each call's
+	// arguments as Vertex AI does with streamFunctionCallArguments: a
+	// part with the name and willContinue, partialArgs for each top-level
+	// member (a string in pieces, willContinue until its last), then an
+	// empty functionCall ending the call.
+	StreamFunctionCallArguments bool `json:"stream_function_call_arguments,omitempty"`
 	// Profile names the built-in Profile to render this reply with
 	// ("vllm", "ollama", ...; see Profiles); by default the server's
 	// (WithProfile), else the API's reference profile.

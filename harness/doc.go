@@ -154,6 +154,7 @@
 //	  refused: true                    # swap steps: the swap must be refused
 //	  reasons: [images]                # ... with a reason containing each text
 //	  provider_stop_reason: stop       # the provider's finish reason, verbatim
+//	  served_model: gpt-5-2025-08-07   # the model the response names, verbatim
 //	  status: cancelled                # the appended ASSISTANT message's status
 //	  usage: {input_tokens: 8, output_tokens: 42, cached_input_tokens: 0, estimated: false}
 //	  cost: {usd: "0.000654", pricing_version: "2026-05-08"}   # or cost: "0.000654"

@@ -16,6 +16,7 @@ import (
 type expectJSON struct {
 	StopReason         canonical.StopReason        `json:"stop_reason"`
 	ProviderStopReason string                      `json:"provider_stop_reason"`
+	ServedModel        string                      `json:"served_model"`
 	Blocks             []json.RawMessage           `json:"blocks"`
 	Error              *ExpectError                `json:"error"`
 	Attempts           *int                        `json:"attempts"`
@@ -47,7 +48,7 @@ func (t *tree) decodeExpect(ptr string, raw json.RawMessage) (*Expect, error) {
 		return nil, t.errorf(ptr, "%v", err)
 	}
 	e := &Expect{
-		StopReason: ej.StopReason, ProviderStopReason: ej.ProviderStopReason, Error: ej.Error,
+		StopReason: ej.StopReason, ProviderStopReason: ej.ProviderStopReason, ServedModel: ej.ServedModel, Error: ej.Error,
 		Attempts: ej.Attempts, Events: ej.Events, Refused: ej.Refused, Reasons: ej.Reasons,
 		Status: ej.Status, Usage: ej.Usage, SessionCost: ej.SessionCost, Logs: ej.Logs, Lifecycle: ej.Lifecycle,
 		Fragments: ej.Fragments, Raw: ej.Raw, ProviderRaw: ej.ProviderRaw, Text: ej.Text,

@@ -19,6 +19,7 @@ import (
 // Check names of the expectations on usage, logs, wire and stream.
 const (
 	CheckProviderStop = "provider_stop_reason"
+	CheckServedModel  = "served_model"
 	CheckStatus       = "status"
 	CheckCost         = "cost"
 	CheckSessionCost  = "session_cost"
@@ -78,6 +79,9 @@ func merge(base Expect, over *Expect) Expect {
 	}
 	if over.ProviderStopReason != "" {
 		base.ProviderStopReason = over.ProviderStopReason
+	}
+	if over.ServedModel != "" {
+		base.ServedModel = over.ServedModel
 	}
 	if over.Blocks != nil {
 		base.Blocks = over.Blocks
@@ -150,6 +154,17 @@ func merge(base Expect, over *Expect) Expect {
 // wire requests, waits and raw stream.
 func expectMore(e *Expect, o *outcome, d *stepData) []Check {
 	var checks []Check
+	if e.ServedModel != "" {
+		got := ""
+		if o.resp != nil {
+			got = o.resp.ServedModel
+		}
+		c := Check{Name: CheckServedModel, OK: got == e.ServedModel}
+		if !c.OK {
+			c.Message = fmt.Sprintf("served model %q, want %q", got, e.ServedModel)
+		}
+		checks = append(checks, c)
+	}
 	if e.ProviderStopReason != "" {
 		got := ""
 		if o.resp != nil {

@@ -63,7 +63,8 @@ func (rw rewriteHost) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func toEmulator(r *harness.Reply) emulator.Reply {
-	out := emulator.Reply{Text: r.Text, Thinking: r.Thinking, Signature: r.Signature, StopReason: r.StopReason, StopSequence: r.StopSequence}
+	out := emulator.Reply{Text: r.Text, Thinking: r.Thinking, Signature: r.Signature, StopReason: r.StopReason, StopSequence: r.StopSequence,
+		Model: r.Model, InterleaveToolArguments: r.InterleaveToolArguments, StreamFunctionCallArguments: r.StreamFunctionCallArguments}
 	if r.Usage != nil {
 		out.Usage = *r.Usage
 	}

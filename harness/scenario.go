@@ -207,6 +207,14 @@ type Reply struct {
 	StopReason   canonical.StopReason  `json:"stop_reason,omitempty"`
 	StopSequence string                `json:"stop_sequence,omitempty"`
 	Usage        *canonical.TokenUsage `json:"usage,omitempty"`
+	// Model is the model the response names as having served the call
+	// (a dated snapshot, a router's pick); default: the requested one.
+	Model string `json:"model,omitempty"`
+	// InterleaveToolArguments interleaves parallel calls' argument
+	// fragments (Chat Completions, Responses); StreamFunctionCallArguments
+	// streams Gemini call arguments as partialArgs, as Vertex AI does.
+	InterleaveToolArguments     bool `json:"interleave_tool_arguments,omitempty"`
+	StreamFunctionCallArguments bool `json:"stream_function_call_arguments,omitempty"`
 }
 
 // ReplyToolCall is one scripted tool call. ID is the provider's id, when
@@ -264,6 +272,9 @@ type Expect struct {
 	StopReason canonical.StopReason `json:"stop_reason,omitempty"`
 	// ProviderStopReason is the provider's own finish reason, verbatim.
 	ProviderStopReason string `json:"provider_stop_reason,omitempty"`
+	// ServedModel is the model the response names as having served the
+	// call (Response.ServedModel), verbatim.
+	ServedModel string `json:"served_model,omitempty"`
 	// Blocks are the response's content blocks, in order, exactly.
 	Blocks []ExpectBlock `json:"blocks,omitempty"`
 	Error  *ExpectError  `json:"error,omitempty"`

@@ -405,3 +405,22 @@ func TestRequestBytes(t *testing.T) {
 	require.Len(t, entries, 1, "only the anthropic thinking block is dropped")
 	assert.Equal(t, "thinking", entries[0]["block_type"])
 }
+
+// TestToolResultError: a failed tool result goes back under the
+// functionResponse response's "error" key, which the API reference
+// defines for error details (a successful one under "output").
+func TestToolResultError(t *testing.T) {
+	a, _ := testAdapter(t)
+	call := canonical.ToolUseBlock{ID: canonical.NewToolUseID(), Name: "get_weather", Input: json.RawMessage(`{"city":"Oslo"}`)}
+	msgs := []canonical.Message{
+		userMsg("weather?"),
+		{ID: canonical.NewMessageID(), Role: canonical.RoleAssistant, Content: canonical.Blocks{call},
+			Metadata: canonical.MessageMetadata{Provider: "openai"}},
+		toolResultMsg(call.ID, "upstream timed out", true),
+	}
+	body := buildBody(t, a, &canonical.Request{Model: testModel, Messages: msgs, Tools: []canonical.ToolDefinition{getWeather}})
+	want := map[string]any{"role": "user", "parts": []any{
+		map[string]any{"functionResponse": map[string]any{"name": "get_weather", "response": map[string]any{"error": "upstream timed out"}}},
+	}}
+	assert.Equal(t, want, body["contents"].([]any)[2])
+}

@@ -80,6 +80,20 @@ type chatDelta struct {
 	ExtraContent     json.RawMessage     `json:"extra_content"`
 }
 
+// hasContent reports whether the delta carries text, a refusal or
+// reasoning in one of fields.
+func (d *chatDelta) hasContent(fields []string) bool {
+	if d.Content != nil && *d.Content != "" || d.Refusal != nil && *d.Refusal != "" {
+		return true
+	}
+	for _, f := range fields {
+		if r := d.reasoningField(f); len(r) > 2 && r[0] == '"' {
+			return true
+		}
+	}
+	return false
+}
+
 // reasoningField returns the reasoning field named name (nil for a name
 // the dialect does not know).
 func (d *chatDelta) reasoningField(name string) json.RawMessage {
@@ -157,7 +171,8 @@ func (c *chatChunk) reset() {
 type chatState struct {
 	d        ChatDialect
 	a        *driver.Assembler
-	tools    []chatCall      // tool calls started, in order
+	q        toolQueue       // routes interleaved argument fragments
+	tools    []chatCall      // tool calls, in order
 	extra    json.RawMessage // the message's extra_content (ExtraContent)
 	finished bool            // a finish_reason arrived
 	finish   string
@@ -165,19 +180,27 @@ type chatState struct {
 	refusal  bool
 }
 
-// chatCall is a tool call the decoder has started.
+// chatCall is a tool call the decoder has seen.
 type chatCall struct {
 	index int             // the wire index, the Assembler key
-	id    string          // the canonical tool_use id
+	call  *queuedCall     // its place in the queue (the canonical id, once started)
 	extra json.RawMessage // its extra_content (ExtraContent)
 }
 
 func newChatState(d ChatDialect, a *driver.Assembler) *chatState {
-	return &chatState{d: d, a: a}
+	s := &chatState{d: d, a: a}
+	s.q = toolQueue{a: a, provider: d.Provider, complete: wholeObject}
+	return s
 }
 
 // delta applies one delta (or a whole message) to the Assembler.
 func (s *chatState) delta(d *chatDelta) error {
+	if s.q.open() && d.hasContent(s.d.ReasoningFields) {
+		// Text or reasoning after tool calls ends them all.
+		if err := s.q.flush(); err != nil {
+			return err
+		}
+	}
 	for _, f := range s.d.ReasoningFields {
 		text, err := s.reasoningText(d.reasoningField(f))
 		if err != nil {
@@ -215,23 +238,22 @@ func (s *chatState) delta(d *chatDelta) error {
 		}
 		call := s.call(idx)
 		if call == nil {
-			id, ok := s.a.ToolStart(idx, tc.ID, tc.Function.Name)
-			if !ok {
-				return errStopped
+			if tc.Function.Name == "" {
+				return driver.InvalidResponse(s.d.Provider, nil, "tool call index %d begins without a function name", idx)
 			}
-			s.tools = append(s.tools, chatCall{index: idx, id: id})
+			qc, err := s.q.add(idx, tc.ID, tc.Function.Name)
+			if err != nil {
+				return err
+			}
+			s.tools = append(s.tools, chatCall{index: idx, call: qc})
 			call = &s.tools[len(s.tools)-1]
 		}
 		if s.d.ExtraContent && present(tc.ExtraContent) {
 			call.extra = tc.ExtraContent
 		}
 		if args := string(tc.Function.Arguments); args != "" {
-			ok, err := s.a.ToolInputDelta(idx, args)
-			if err != nil {
-				return driver.InvalidResponse(s.d.Provider, err, "tool call index %d sent arguments after another block began (interleaved tool calls are not supported)", idx)
-			}
-			if !ok {
-				return errStopped
+			if err := s.q.args(call.call, args); err != nil {
+				return err
 			}
 		}
 	}
@@ -284,10 +306,8 @@ func (s *chatState) setFinish(reason string) error {
 		}
 	}
 	s.finished, s.finish, s.stop = true, reason, stop
-	for _, t := range s.tools {
-		if !s.a.EndBlock(t.index) {
-			return errStopped
-		}
+	if err := s.q.flush(); err != nil {
+		return err
 	}
 	if !s.a.EndBlock(chatReasoningKey) || !s.a.EndBlock(chatTextKey) {
 		return errStopped
@@ -337,7 +357,7 @@ func (s *chatState) providerRaw() *ChatProviderRaw {
 	p := &ChatProviderRaw{ExtraContent: s.extra}
 	for _, t := range s.tools {
 		if t.extra != nil {
-			p.Tool(t.id).ExtraContent = t.extra
+			p.Tool(t.call.id).ExtraContent = t.extra
 		}
 	}
 	return p

@@ -333,3 +333,23 @@ func TestSplitSummary(t *testing.T) {
 		assert.Equal(t, tc.want, texts, "%q %v", tc.text, tc.lens)
 	}
 }
+
+// TestResponsesToolResultError: the Responses API has no error flag on
+// function_call_output; a failed result's output carries the "Error: "
+// prefix, as on Chat Completions (003 §5.3).
+func TestResponsesToolResultError(t *testing.T) {
+	ids := adapters.NewToolIDMap()
+	id := ids.Canonical("openai", "call_1")
+	req := &canonical.Request{Model: "openai:gpt-5", ToolIDs: ids, Messages: []canonical.Message{
+		msg("u1", canonical.RoleUser, text("Read notes.md.")),
+		{ID: "a1", Role: canonical.RoleAssistant, Metadata: canonical.MessageMetadata{Provider: "openai"},
+			Content: canonical.Blocks{canonical.ToolUseBlock{ID: id, Name: "read_file", Input: json.RawMessage(`{"path":"notes.md"}`)}}},
+		msg("t1", canonical.RoleTool, canonical.ToolResultBlock{ToolUseID: id, IsError: true, Content: canonical.Blocks{text("ENOENT")}}),
+	}}
+	d := responsesDialect{provider: "openai", reasoning: true}
+	body, err := d.BuildRequest(buildCall(req, testConfig(), nil))
+	require.NoError(t, err)
+	input := decodeJSON(t, body)["input"].([]any)
+	require.Len(t, input, 3)
+	assert.Equal(t, map[string]any{"type": "function_call_output", "call_id": "call_1", "output": "Error: ENOENT"}, input[2])
+}

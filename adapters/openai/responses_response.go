@@ -211,11 +211,12 @@ type itemState struct {
 	started  bool // function_call: tool block opened
 	argsSeen bool // function_call: argument deltas arrived
 	done     bool
-	streamed []int // message: content indexes that had deltas
-	parts    []int // reasoning: summary part lengths
-	curPart  int   // reasoning: summary index of the current part, if any
-	content  bool  // reasoning: reasoning_text content streamed (no summary)
-	curText  int   // reasoning: content index of the current reasoning_text part
+	call     *queuedCall // function_call: its place in the tool queue
+	streamed []int       // message: content indexes that had deltas
+	parts    []int       // reasoning: summary part lengths
+	curPart  int         // reasoning: summary index of the current part, if any
+	content  bool        // reasoning: reasoning_text content streamed (no summary)
+	curText  int         // reasoning: content index of the current reasoning_text part
 	sig      string
 	block    int // reasoning: canonical block index, -1 before it opens
 }
@@ -233,6 +234,7 @@ func (st *itemState) partStreamed(ci int) bool {
 type respState struct {
 	provider string
 	a        *driver.Assembler
+	q        toolQueue // routes interleaved argument fragments
 	t        tracker
 	raw      providerRaw
 	items    map[int]*itemState
@@ -241,7 +243,11 @@ type respState struct {
 }
 
 func newRespState(provider string, a *driver.Assembler) *respState {
-	return &respState{provider: provider, a: a, items: map[int]*itemState{}}
+	s := &respState{provider: provider, a: a, items: map[int]*itemState{}}
+	s.q = toolQueue{a: a, provider: provider, onStart: func(key int) {
+		s.opened(key, canonical.BlockToolUse, s.item(key/respKeyStride))
+	}}
+	return s
 }
 
 func (s *respState) item(idx int) *itemState {
@@ -279,6 +285,9 @@ func (s *respState) text(idx, ci int, text string) error {
 	if text == "" {
 		return nil
 	}
+	if err := s.endTools(); err != nil {
+		return err
+	}
 	st := s.item(idx)
 	if !st.partStreamed(ci) {
 		st.streamed = append(st.streamed, ci)
@@ -308,6 +317,9 @@ func (s *respState) summaryPart(idx, si int) error {
 func (s *respState) thinking(idx int, text string) error {
 	if text == "" {
 		return nil
+	}
+	if err := s.endTools(); err != nil {
+		return err
 	}
 	st := s.item(idx)
 	key := respKey(idx, 0)
@@ -340,17 +352,28 @@ func (s *respState) reasoningText(idx, ci int, text string) error {
 	return s.thinking(idx, text)
 }
 
+// endTools ends every function call still open before content of
+// another kind.
+func (s *respState) endTools() error {
+	if !s.q.open() {
+		return nil
+	}
+	return s.q.flush()
+}
+
 func (s *respState) toolStart(idx int, it *respItem) error {
 	st := s.item(idx)
 	if st.started {
 		return nil
 	}
+	if it.Name == "" {
+		return driver.InvalidResponse(s.provider, nil, "function_call item at output %d has no name", idx)
+	}
 	st.started = true
 	s.sawTool = true
-	key := respKey(idx, 0)
-	s.opened(key, canonical.BlockToolUse, st)
-	_, cont := s.a.ToolStart(key, it.CallID, it.Name)
-	return keepGoing(cont)
+	c, err := s.q.add(respKey(idx, 0), it.CallID, it.Name)
+	st.call = c
+	return err
 }
 
 func (s *respState) toolArgs(idx int, delta string) error {
@@ -359,11 +382,7 @@ func (s *respState) toolArgs(idx int, delta string) error {
 		return driver.InvalidResponse(s.provider, nil, "function call arguments for output %d before its function_call item", idx)
 	}
 	st.argsSeen = true
-	cont, err := s.a.ToolInputDelta(respKey(idx, 0), delta)
-	if err != nil {
-		return driver.InvalidResponse(s.provider, err, "function call arguments for output %d after another block began", idx)
-	}
-	return keepGoing(cont)
+	return s.q.args(st.call, delta)
 }
 
 func (s *respState) end(key int) error {
@@ -404,6 +423,9 @@ func (s *respState) itemDone(idx int, it *respItem) error {
 	}
 	switch it.Type {
 	case "reasoning":
+		if err := s.endTools(); err != nil {
+			return err
+		}
 		if len(st.parts) == 0 && !st.content {
 			for si, p := range it.Summary {
 				if err := s.summaryText(idx, si, p.Text); err != nil {
@@ -465,16 +487,15 @@ func (s *respState) itemDone(idx int, it *respItem) error {
 		if err := s.toolStart(idx, it); err != nil {
 			return err
 		}
-		key := respKey(idx, 0)
 		if !st.argsSeen && it.Arguments != "" {
 			if err := s.toolArgs(idx, it.Arguments); err != nil {
 				return err
 			}
 		}
 		if it.Arguments != "" {
-			s.a.ToolInputFinal(key, json.RawMessage(it.Arguments))
+			s.q.setFinal(st.call, json.RawMessage(it.Arguments))
 		}
-		if err := s.end(key); err != nil {
+		if err := s.q.finish(st.call); err != nil {
 			return err
 		}
 	}
@@ -508,6 +529,9 @@ func (s *respState) finish(r *respResponse) error {
 		if err := s.itemDone(i, it); err != nil {
 			return err
 		}
+	}
+	if err := s.endTools(); err != nil {
+		return err
 	}
 	var stop canonical.StopReason
 	providerStop := r.Status
@@ -742,8 +766,8 @@ func (s *respState) event(typ []byte, ev *respEvent, data []byte) (done bool, er
 			return false, s.toolArgs(ev.OutputIndex, ev.Delta)
 		}
 	case "response.function_call_arguments.done":
-		if ev.Arguments != "" {
-			s.a.ToolInputFinal(respKey(ev.OutputIndex, 0), json.RawMessage(ev.Arguments))
+		if st := s.item(ev.OutputIndex); ev.Arguments != "" && st.call != nil {
+			s.q.setFinal(st.call, json.RawMessage(ev.Arguments))
 		}
 	case "response.reasoning_summary_part.added":
 		return false, s.summaryPart(ev.OutputIndex, ev.SummaryIndex)

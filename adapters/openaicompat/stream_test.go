@@ -2,6 +2,7 @@ package openaicompat
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -302,4 +303,41 @@ func TestStreamConsumerStopsEarly(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 2, n)
+}
+
+// TestInterleavedParallelToolArguments: a compatible server whose
+// parallel calls' argument fragments interleave gets each fragment routed
+// to its own call, on every server kind, through the whole adapter.
+func TestInterleavedParallelToolArguments(t *testing.T) {
+	body := sse(
+		chunkHead+`{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\": "}}]},"finish_reason":null}]}`,
+		chunkHead+`{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_2","type":"function","function":{"name":"get_weather","arguments":"{\"city\": "}}]},"finish_reason":null}]}`,
+		chunkHead+`{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"\"Rome\"}"}}]},"finish_reason":null}]}`,
+		chunkHead+`{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"Oslo\"}"}}]},"finish_reason":null}]}`,
+		chunkHead+`{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
+		`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[],"usage":`+usage24x8+`}`,
+	) + "data: [DONE]\n\n"
+	for _, kind := range []Kind{KindVLLM, KindOllama, KindLMStudio, KindLlamaCpp, KindOpenRouter} {
+		t.Run(string(kind), func(t *testing.T) {
+			srv := newStub(t).on(chatRoute, reply{body: body})
+			cfg := newConfig(kind, srv.URL, newEnv())
+			cfg.Models[string(kind)+":m"] = adapters.ModelConfig{Capabilities: json.RawMessage(`{"supports_tools":true,"supports_parallel_tools":true}`)}
+			a := mustNew(t, cfg)
+			req := request(string(kind)+":m", userMsg("Weather in Oslo and Rome?"))
+			req.Tools = []canonical.ToolDefinition{weatherTool}
+			resp, evs, err := run(t, a, req, true)
+			require.NoError(t, err)
+			uses := resp.Content.ToolUses()
+			require.Len(t, uses, 2)
+			assert.JSONEq(t, `{"city":"Oslo"}`, string(uses[0].Input))
+			assert.JSONEq(t, `{"city":"Rome"}`, string(uses[1].Input))
+			var first []string
+			for _, ev := range adaptertest.EventsOf(evs, canonical.EventToolUseInput) {
+				if ev.ToolUseID == uses[0].ID {
+					first = append(first, ev.PartialJSON)
+				}
+			}
+			assert.Equal(t, []string{`{"city": `, `"Oslo"}`}, first)
+		})
+	}
 }

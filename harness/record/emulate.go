@@ -71,7 +71,8 @@ func (s *script) respond(c emulator.Call) (emulator.Reply, error) {
 
 // toEmulator converts a scenario's reply script.
 func toEmulator(r *harness.Reply) emulator.Reply {
-	out := emulator.Reply{Text: r.Text, Thinking: r.Thinking, Signature: r.Signature, StopReason: r.StopReason, StopSequence: r.StopSequence}
+	out := emulator.Reply{Text: r.Text, Thinking: r.Thinking, Signature: r.Signature, StopReason: r.StopReason, StopSequence: r.StopSequence,
+		Model: r.Model, InterleaveToolArguments: r.InterleaveToolArguments, StreamFunctionCallArguments: r.StreamFunctionCallArguments}
 	if r.Usage != nil {
 		out.Usage = *r.Usage
 	}
