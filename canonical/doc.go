@@ -77,7 +77,10 @@
 //	                                             tool_input_invalid or
 //	                                             unsupported_content from
 //	                                             pre-send validation;
-//	                                             (none) for a provider 400
+//	                                             (none) for a provider 400;
+//	                                             content_filter for a
+//	                                             prompt the provider's
+//	                                             content filter refused
 //	finish_reason "error"      -                 not an error: the call
 //	                                             ends with StopError (000
 //	                                             §6.5)

@@ -54,6 +54,10 @@ const (
 	CodeMalformedToolCall    = "malformed_tool_call"
 	CodeQuotaExceeded        = "insufficient_quota"
 	CodeUnknownFinishReason  = "unknown_finish_reason"
+	// CodeContentFilter: the provider's content filter refused the
+	// prompt (Azure OpenAI's 400 content_filter). A completion the filter
+	// stops is a normal response with stop reason content_filter.
+	CodeContentFilter = "content_filter"
 )
 
 // AdapterError is the one error type adapters return (000 §6.3). Inspect

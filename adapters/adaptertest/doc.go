@@ -2,6 +2,9 @@
 // third-party ones: a fake clock that records retry sleeps, the location
 // of the shared recorded fixtures, and a stream collector.
 //
+// It also reads the vendored real recordings (ReadRecording) and serves
+// canned answers from a loopback server (NewServer).
+//
 // It is an ordinary package (no test-only build tags are needed) that
 // imports only canonical and the standard library, so any adapter's tests,
 // and those of package adapters itself, may use it. Check streams with

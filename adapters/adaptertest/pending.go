@@ -4,21 +4,15 @@ package adaptertest
 // adapter test decodes yet, with the issue that will. The coverage tests
 // of each adapter package accept exactly these; the list only shrinks.
 var PendingRecordings = map[string]string{
-	"openai-chat/azure-error-400-content-filter-prompt":                "#20 cloud platforms (Azure)",
-	"openai-chat/azure-nonstream-tool-call":                            "#20 cloud platforms (Azure)",
-	"openai-chat/azure-stream-text-deployments-path-2024":              "#20 cloud platforms (Azure)",
-	"openai-chat/bedrock-mantle-nonstream-reasoning-field":             "#16 fidelity (compatible servers)",
-	"openai-chat/deepseek-stream-reasoning-then-tool-call":             "#16 fidelity (compatible servers)",
-	"openai-chat/groq-error-404-model-not-found":                       "#16 fidelity (compatible servers)",
-	"openai-chat/llamacpp-nonstream-text":                              "#16 fidelity (compatible servers)",
-	"openai-chat/openrouter-nonstream-leading-whitespace":              "#16 fidelity (compatible servers)",
-	"openai-chat/openrouter-stream-reasoning-details-tool-call":        "#16 fidelity (compatible servers)",
-	"openai-chat/together-nonstream-finish-reason-eos":                 "#16 fidelity (compatible servers)",
-	"openai-chat/vllm-crusoe-stream-text-token-ids":                    "#16 fidelity (compatible servers)",
-	"openai-chat/vllm-nonstream-text":                                  "#16 fidelity (compatible servers)",
-	"openai-responses/azure-nonstream-function-call":                   "#20 cloud platforms (Azure)",
-	"openai-responses/azure-nonstream-reasoning-summary-function-call": "#20 cloud platforms (Azure)",
-	"openai-responses/azure-stream-function-call":                      "#20 cloud platforms (Azure)",
+	"openai-chat/bedrock-mantle-nonstream-reasoning-field":      "#16 fidelity (compatible servers)",
+	"openai-chat/deepseek-stream-reasoning-then-tool-call":      "#16 fidelity (compatible servers)",
+	"openai-chat/groq-error-404-model-not-found":                "#16 fidelity (compatible servers)",
+	"openai-chat/llamacpp-nonstream-text":                       "#16 fidelity (compatible servers)",
+	"openai-chat/openrouter-nonstream-leading-whitespace":       "#16 fidelity (compatible servers)",
+	"openai-chat/openrouter-stream-reasoning-details-tool-call": "#16 fidelity (compatible servers)",
+	"openai-chat/together-nonstream-finish-reason-eos":          "#16 fidelity (compatible servers)",
+	"openai-chat/vllm-crusoe-stream-text-token-ids":             "#16 fidelity (compatible servers)",
+	"openai-chat/vllm-nonstream-text":                           "#16 fidelity (compatible servers)",
 }
 
 // PlatformRecordings names the vendored recordings of the cloud
@@ -32,4 +26,11 @@ var PlatformRecordings = map[string]string{
 	"anthropic/vertex-stream-text":                 "adapters/vertex",
 	"gemini/vertex-nonstream-functioncall":         "adapters/vertex",
 	"gemini/vertex-stream-functioncall":            "adapters/vertex",
+
+	"openai-chat/azure-error-400-content-filter-prompt":                "adapters/azure",
+	"openai-chat/azure-nonstream-tool-call":                            "adapters/azure",
+	"openai-chat/azure-stream-text-deployments-path-2024":              "adapters/azure",
+	"openai-responses/azure-nonstream-function-call":                   "adapters/azure",
+	"openai-responses/azure-nonstream-reasoning-summary-function-call": "adapters/azure",
+	"openai-responses/azure-stream-function-call":                      "adapters/azure",
 }

@@ -34,6 +34,8 @@ var builtins = []struct {
 	{"openaicompat", "vllm:qwen", "Authorization"},
 	{"vertex", "vertex:gemini-2.5-flash", "Authorization"},
 	{"vertex-anthropic", "vertex-anthropic:claude-sonnet-4-6", "Authorization"},
+	{"azure", "azure:gpt-5", "Api-Key"},
+	{"azure-chat", "azure:gpt-4.1", "Api-Key"},
 }
 
 // openBuiltin opens the adapter of type typ ("openai-chat" is openai with
@@ -49,6 +51,9 @@ func openBuiltin(t *testing.T, typ, url, key string, mod func(*adapters.Config))
 		cfg.Name = "vllm"
 	case "vertex", "vertex-anthropic":
 		cfg.Options = map[string]any{"project": "p"}
+	case "azure-chat":
+		cfg.Name, typ = "azure", "azure"
+		cfg.Models = map[string]adapters.ModelConfig{"azure:gpt-4.1": {WireName: "gpt-4.1", Options: map[string]any{"dialect": "chat"}}}
 	}
 	if mod != nil {
 		mod(&cfg)

@@ -11,6 +11,7 @@ package providers
 import (
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/anthropic"
+	"github.com/metis-llm/metis/adapters/azure"
 	"github.com/metis-llm/metis/adapters/gemini"
 	"github.com/metis-llm/metis/adapters/openai"
 	"github.com/metis-llm/metis/adapters/openaicompat"
@@ -28,6 +29,7 @@ func Factories() map[string]adapters.Factory {
 		// Cloud platforms serving the same models (issue #20).
 		"vertex":           factory(vertex.New),
 		"vertex-anthropic": factory(vertex.NewAnthropic),
+		"azure":            factory(azure.New),
 	}
 }
 

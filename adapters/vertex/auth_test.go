@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -29,8 +30,8 @@ func authHeaders(t *testing.T, newAdapter func(base string) (interface {
 	Complete(context.Context, *canonical.Request) (*canonical.Response, error)
 }, error), n int) []string {
 	t.Helper()
-	rec := readRecording(t, "gemini", "vertex-nonstream-functioncall")
-	srv := newServer(t, rec.reply())
+	rec := adaptertest.ReadRecording(t, "gemini", "vertex-nonstream-functioncall")
+	srv := adaptertest.NewServer(t, rec.Reply())
 	a, err := newAdapter(srv.URL)
 	require.NoError(t, err)
 	for range n {
@@ -38,8 +39,8 @@ func authHeaders(t *testing.T, newAdapter func(base string) (interface {
 		require.NoError(t, err)
 	}
 	var out []string
-	for _, r := range srv.requests() {
-		out = append(out, bearerToken(t, r.header))
+	for _, r := range srv.Requests() {
+		out = append(out, adaptertest.BearerToken(t, r.Header))
 	}
 	return out
 }

@@ -49,7 +49,7 @@ func TestErrors(t *testing.T) {
 			name = "claude/" + name
 		}
 		t.Run(name, func(t *testing.T) {
-			srv := newServer(t, reply{status: tc.status, ctype: "application/json", body: readTestdata(t, tc.file)})
+			srv := adaptertest.NewServer(t, adaptertest.Reply{Status: tc.status, ContentType: "application/json", Body: readTestdata(t, tc.file)})
 			var (
 				a interface {
 					Complete(context.Context, *canonical.Request) (*canonical.Response, error)
@@ -94,7 +94,7 @@ func TestErrors(t *testing.T) {
 // message (stop reason error, the text so far) and yields the classified
 // error, as on Anthropic's API.
 func TestClaudeStreamErrorEvent(t *testing.T) {
-	srv := newServer(t, reply{status: 200, ctype: "text/event-stream; charset=utf-8", body: readTestdata(t, "claude-stream-error-overloaded.sse")})
+	srv := adaptertest.NewServer(t, adaptertest.Reply{Status: 200, ContentType: "text/event-stream; charset=utf-8", Body: readTestdata(t, "claude-stream-error-overloaded.sse")})
 	a, err := NewAnthropic(withKey(config(srv.URL, map[string]any{"project": "my-project"}, nil)))
 	require.NoError(t, err)
 	evs, err := adaptertest.Collect(a.Stream(context.Background(), weatherRequest("vertex-anthropic:claude-sonnet-4-5@20250929", false, "hi")))
@@ -103,7 +103,7 @@ func TestClaudeStreamErrorEvent(t *testing.T) {
 	assert.Equal(t, canonical.ErrRateLimit, ae.Class)
 	assert.Equal(t, canonical.CodeOverloaded, ae.Code)
 	require.Empty(t, streamcheck.Check(evs))
-	last := final(t, evs)
+	last := adaptertest.Final(t, evs)
 	assert.Equal(t, canonical.StopError, last.StopReason)
 	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "Hel"}}, last.Content)
 	assert.Equal(t, "claude-sonnet-4-5-20250929", last.ServedModel)
@@ -111,10 +111,10 @@ func TestClaudeStreamErrorEvent(t *testing.T) {
 
 // TestRetryOn429 retries a Vertex quota error and succeeds.
 func TestRetryOn429(t *testing.T) {
-	rec := readRecording(t, "gemini", "vertex-nonstream-functioncall")
-	srv := newServer(t,
-		reply{status: 429, ctype: "application/json", body: readTestdata(t, "error-429-claude-quota.json")},
-		rec.reply())
+	rec := adaptertest.ReadRecording(t, "gemini", "vertex-nonstream-functioncall")
+	srv := adaptertest.NewServer(t,
+		adaptertest.Reply{Status: 429, ContentType: "application/json", Body: readTestdata(t, "error-429-claude-quota.json")},
+		rec.Reply())
 	cfg := withKey(config(srv.URL, map[string]any{"project": "my-project"}, nil))
 	cfg.MaxRetries = 2
 	clock := adaptertest.NewClock(time.Now())

@@ -68,21 +68,21 @@ func withKey(c adapters.Config) adapters.Config {
 }
 
 func TestRecordingGeminiNonStreamFunctionCall(t *testing.T) {
-	rec := readRecording(t, "gemini", "vertex-nonstream-functioncall")
+	rec := adaptertest.ReadRecording(t, "gemini", "vertex-nonstream-functioncall")
 	a, id := recordedAdapter(t, false, "", "gemini-2.5-pro", map[string]any{"api_version": "v1beta1"})
 	req := weatherRequest(id, true, "What's the weather in Florence,Italy?")
 
 	w, err := a.Encode(req, false)
 	require.NoError(t, err)
-	assert.Equal(t, rec.uri, w.URL, "the URL the real client called")
-	want, got := jsonMap(t, rec.req), jsonMap(t, w.Body)
+	assert.Equal(t, rec.URI, w.URL, "the URL the real client called")
+	want, got := jsonMap(t, rec.Request), jsonMap(t, w.Body)
 	for _, k := range []string{"contents", "tools", "toolConfig", "generationConfig"} {
 		if diff := cmp.Diff(want[k], got[k]); diff != "" {
 			t.Errorf("body.%s (-recorded +ours):\n%s", k, diff)
 		}
 	}
 
-	srv := newServer(t, rec.reply())
+	srv := adaptertest.NewServer(t, rec.Reply())
 	a, id = recordedAdapter(t, false, srv.URL, "gemini-2.5-pro", map[string]any{"api_version": "v1beta1"})
 	req.Model = id
 	ids := adapters.NewToolIDMap()
@@ -103,29 +103,29 @@ func TestRecordingGeminiNonStreamFunctionCall(t *testing.T) {
 	assert.Contains(t, string(resp.ProviderRaw), `"0":"CogEAY89a18AxcmSDT2p07Co1JRtGBB7`, "the call part's thoughtSignature is kept for block 0")
 	assert.Contains(t, string(resp.RawBody), `"trafficType": "ON_DEMAND"`, "Vertex's extras stay in the raw body")
 
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	require.Len(t, reqs, 1)
-	u, _ := url.Parse(rec.uri)
-	assert.Equal(t, u.Path, reqs[0].path)
-	assert.Equal(t, "ya29.test-static", bearerToken(t, reqs[0].header))
-	assert.Empty(t, reqs[0].header.Get("x-goog-api-key"), "Vertex takes OAuth tokens, not API keys")
+	u, _ := url.Parse(rec.URI)
+	assert.Equal(t, u.Path, reqs[0].Path)
+	assert.Equal(t, "ya29.test-static", adaptertest.BearerToken(t, reqs[0].Header))
+	assert.Empty(t, reqs[0].Header.Get("x-goog-api-key"), "Vertex takes OAuth tokens, not API keys")
 }
 
 func TestRecordingGeminiStreamFunctionCall(t *testing.T) {
-	rec := readRecording(t, "gemini", "vertex-stream-functioncall")
+	rec := adaptertest.ReadRecording(t, "gemini", "vertex-stream-functioncall")
 	a, id := recordedAdapter(t, false, "", "gemini-2.5-flash", map[string]any{"api_version": "v1beta1"})
 	req := weatherRequest(id, true, "What's the weather in Florence,Italy?")
 	w, err := a.Encode(req, true)
 	require.NoError(t, err)
-	assert.Equal(t, rec.uri, w.URL)
+	assert.Equal(t, rec.URI, w.URL)
 
-	srv := newServer(t, rec.reply())
+	srv := adaptertest.NewServer(t, rec.Reply())
 	a, id = recordedAdapter(t, false, srv.URL, "gemini-2.5-flash", map[string]any{"api_version": "v1beta1"})
 	req.Model = id
 	evs, err := adaptertest.Collect(a.Stream(context.Background(), req))
 	require.NoError(t, err)
 	require.Empty(t, streamcheck.Check(evs))
-	last := final(t, evs)
+	last := adaptertest.Final(t, evs)
 	require.Len(t, last.Content, 1)
 	tu := last.Content[0].(canonical.ToolUseBlock)
 	assert.Equal(t, "weather", tu.Name)
@@ -135,19 +135,19 @@ func TestRecordingGeminiStreamFunctionCall(t *testing.T) {
 		t.Errorf("usage (-want +got):\n%s", diff)
 	}
 	assert.Equal(t, "gemini-2.5-flash", last.ServedModel)
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	require.Len(t, reqs, 1)
-	assert.Equal(t, "alt=sse", reqs[0].query)
+	assert.Equal(t, "alt=sse", reqs[0].RawQuery)
 }
 
 func TestRecordingClaudeNonStreamTextAndToolUse(t *testing.T) {
-	rec := readRecording(t, "anthropic", "vertex-nonstream-text-and-tool-use")
+	rec := adaptertest.ReadRecording(t, "anthropic", "vertex-nonstream-text-and-tool-use")
 	a, id := recordedAdapter(t, true, "", "claude-3-7-sonnet@20250219", nil)
 	req := weatherRequest(id, true, "What's the weather in Florence,Italy?")
 	w, err := a.Encode(req, false)
 	require.NoError(t, err)
-	assert.Equal(t, rec.uri, w.URL, "the URL the real client called")
-	want, got := jsonMap(t, rec.req), jsonMap(t, w.Body)
+	assert.Equal(t, rec.URI, w.URL, "the URL the real client called")
+	want, got := jsonMap(t, rec.Request), jsonMap(t, w.Body)
 	assert.NotContains(t, got, "model", "the URL names the model")
 	assert.NotContains(t, got, "stream", "rawPredict is not streamed")
 	for _, k := range []string{"anthropic_version", "max_tokens", "messages", "tools"} {
@@ -156,7 +156,7 @@ func TestRecordingClaudeNonStreamTextAndToolUse(t *testing.T) {
 		}
 	}
 
-	srv := newServer(t, rec.reply())
+	srv := adaptertest.NewServer(t, rec.Reply())
 	a, id = recordedAdapter(t, true, srv.URL, "claude-3-7-sonnet@20250219", nil)
 	req.Model = id
 	ids := adapters.NewToolIDMap()
@@ -175,21 +175,21 @@ func TestRecordingClaudeNonStreamTextAndToolUse(t *testing.T) {
 	}
 	assert.Equal(t, "claude-3-7-sonnet-20250219", resp.ServedModel)
 	assert.JSONEq(t, `{"id":"msg_vrtx_01L7SUBiWzE3rGECmhLHSZtU"}`, string(resp.ProviderRaw))
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	require.Len(t, reqs, 1)
-	assert.Equal(t, "ya29.test-static", bearerToken(t, reqs[0].header))
-	assert.Empty(t, reqs[0].header.Get("x-api-key"))
-	assert.Empty(t, reqs[0].header.Get("anthropic-version"), "the version is in the body")
+	assert.Equal(t, "ya29.test-static", adaptertest.BearerToken(t, reqs[0].Header))
+	assert.Empty(t, reqs[0].Header.Get("x-api-key"))
+	assert.Empty(t, reqs[0].Header.Get("anthropic-version"), "the version is in the body")
 }
 
 func TestRecordingClaudeStreamText(t *testing.T) {
-	rec := readRecording(t, "anthropic", "vertex-stream-text")
+	rec := adaptertest.ReadRecording(t, "anthropic", "vertex-stream-text")
 	a, id := recordedAdapter(t, true, "", "claude-3-7-sonnet@20250219", nil)
 	req := weatherRequest(id, false, "Say hi in Portuguese")
 	w, err := a.Encode(req, true)
 	require.NoError(t, err)
-	assert.Equal(t, rec.uri, w.URL)
-	want, got := jsonMap(t, rec.req), jsonMap(t, w.Body)
+	assert.Equal(t, rec.URI, w.URL)
+	want, got := jsonMap(t, rec.Request), jsonMap(t, w.Body)
 	for _, k := range []string{"anthropic_version", "max_tokens", "messages", "stream"} {
 		if diff := cmp.Diff(want[k], got[k]); diff != "" {
 			t.Errorf("body.%s (-recorded +ours):\n%s", k, diff)
@@ -197,7 +197,7 @@ func TestRecordingClaudeStreamText(t *testing.T) {
 	}
 	assert.NotContains(t, got, "model")
 
-	srv := newServer(t, rec.reply())
+	srv := adaptertest.NewServer(t, rec.Reply())
 	a, id = recordedAdapter(t, true, srv.URL, "claude-3-7-sonnet@20250219", nil)
 	req.Model = id
 	evs, err := adaptertest.Collect(a.Stream(context.Background(), req))
@@ -205,7 +205,7 @@ func TestRecordingClaudeStreamText(t *testing.T) {
 	require.Empty(t, streamcheck.Check(evs))
 	deltas := adaptertest.EventsOf(evs, canonical.EventTextDelta)
 	require.Len(t, deltas, 5, "five text_delta events, the padded data lines included")
-	last := final(t, evs)
+	last := adaptertest.Final(t, evs)
 	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "Olá! Como posso ajudar você hoje?"}}, last.Content)
 	assert.Equal(t, canonical.StopEndTurn, last.StopReason)
 	if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 16, OutputTokens: 16}, last.Usage); diff != "" {
