@@ -33,4 +33,10 @@ var PlatformRecordings = map[string]string{
 	"openai-responses/azure-nonstream-function-call":                   "adapters/azure",
 	"openai-responses/azure-nonstream-reasoning-summary-function-call": "adapters/azure",
 	"openai-responses/azure-stream-function-call":                      "adapters/azure",
+
+	"bedrock-anthropic/bedrock-invoke-nonstream-text-token-headers":    "adapters/bedrock",
+	"bedrock-anthropic/bedrock-invoke-nonstream-tool-use":              "adapters/bedrock",
+	"bedrock-anthropic/bedrock-invoke-stream-claude3-2024-no-padding":  "adapters/bedrock",
+	"bedrock-anthropic/bedrock-invoke-stream-text":                     "adapters/bedrock",
+	"bedrock-converse/bedrock-converse-stream-error-400-invalid-model": "adapters/bedrock",
 }

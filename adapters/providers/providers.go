@@ -12,6 +12,7 @@ import (
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/anthropic"
 	"github.com/metis-llm/metis/adapters/azure"
+	"github.com/metis-llm/metis/adapters/bedrock"
 	"github.com/metis-llm/metis/adapters/gemini"
 	"github.com/metis-llm/metis/adapters/openai"
 	"github.com/metis-llm/metis/adapters/openaicompat"
@@ -30,6 +31,7 @@ func Factories() map[string]adapters.Factory {
 		"vertex":           factory(vertex.New),
 		"vertex-anthropic": factory(vertex.NewAnthropic),
 		"azure":            factory(azure.New),
+		"bedrock":          factory(bedrock.New),
 	}
 }
 
