@@ -18,7 +18,7 @@ import (
 // Fake AWS credentials of the tests (AWS's documentation example shape).
 const (
 	testAccessKeyID = "AKIDEXAMPLE"
-	testSecret      = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+	testSecret      = "fake-aws-secret-for-tests"
 	testSession     = "session-token-example"
 )
 

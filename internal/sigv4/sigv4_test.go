@@ -19,7 +19,7 @@ import (
 
 const (
 	keyID  = "AKIDEXAMPLE"
-	secret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+	secret = "fake-aws-secret-for-tests"
 )
 
 func secrets(id string) (string, bool) { return secret, id == keyID }
