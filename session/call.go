@@ -99,7 +99,16 @@ func (s *Session) Stream(ctx context.Context, opts CallOptions) iter.Seq2[canoni
 			appended string // id of the appended message
 			perr     error
 			seen     partial // the turn so far, until message.complete
+			inBody   bool    // the caller's loop body is running
 		)
+		defer func() {
+			// The caller's loop body panicked: the panic goes on to the
+			// caller as it is, and the turn so far is kept as a break
+			// keeps it.
+			if inBody && appended == "" {
+				s.finish(c, seen.response(), canonical.StatusCancelled) //nolint:errcheck // kept in Err
+			}
+		}()
 		for ev, err := range c.adapter.Stream(ctx, c.req) {
 			if err != nil {
 				if appended != "" {
@@ -122,7 +131,10 @@ func (s *Session) Stream(ctx context.Context, opts CallOptions) iter.Seq2[canoni
 			if appended == "" {
 				seen.add(ev)
 			}
-			if !yield(ev, nil) {
+			inBody = true
+			more := yield(ev, nil)
+			inBody = false
+			if !more {
 				if appended == "" {
 					s.finish(c, seen.response(), canonical.StatusCancelled) //nolint:errcheck // kept in Err
 				}

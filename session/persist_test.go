@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/session/sessiontest"
 )
@@ -243,6 +244,64 @@ func TestStreamBreakKeepsPartialTurn(t *testing.T) {
 	}
 	last := s.Messages()[3]
 	assert.Equal(t, canonical.StatusComplete, last.Metadata.EffectiveStatus())
+}
+
+// TestStreamPanicInLoopBody: a panic in the caller's loop body reaches
+// the caller as that panic (not as Go's "range function continued
+// iteration after loop body panic"), the turn seen so far is kept as a
+// cancelled turn, as a break keeps it, and the session takes the next
+// call.
+func TestStreamPanicInLoopBody(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openFileStore(t)
+	a := &sessiontest.Adapter{Provider: "anthropic", Caps: allCaps}
+	a.StreamFunc = func(context.Context, *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
+		evs := []canonical.StreamEvent{
+			{Type: canonical.EventMessageStart, Model: "anthropic:claude-sonnet-4-6"},
+			{Type: canonical.EventTextDelta, Index: 0, Text: "Let me "},
+			{Type: canonical.EventTextDelta, Index: 0, Text: "look."},
+			{Type: canonical.EventMessageComplete, Response: &canonical.Response{StopReason: canonical.StopEndTurn,
+				Content: canonical.Blocks{canonical.TextBlock{Text: "Let me look."}}}},
+		}
+		return func(yield func(canonical.StreamEvent, error) bool) {
+			for _, ev := range evs {
+				if !yield(ev, nil) {
+					return
+				}
+			}
+		}
+	}
+	s := New(Options{ID: "s1", Model: "anthropic:claude-sonnet-4-6", Store: st, Adapters: sessiontest.Resolver(a), Logger: discardLogger})
+	_, err := s.AddUser(canonical.TextBlock{Text: "read it"})
+	require.NoError(t, err)
+
+	type boom struct{}
+	got := func() (r any) {
+		defer func() { r = recover() }()
+		n := 0
+		for _, err := range s.Stream(ctx, CallOptions{}) {
+			require.NoError(t, err)
+			if n++; n == 3 {
+				panic(boom{})
+			}
+		}
+		return nil
+	}()
+	assert.Equal(t, boom{}, got, "the loop body's own panic")
+	msgs := s.Messages()
+	require.Len(t, msgs, 2)
+	assert.Equal(t, canonical.StatusCancelled, msgs[1].Metadata.Status)
+	assert.Equal(t, "Let me look.", msgs[1].Content.Text())
+	loaded, err := st.LoadSession(ctx, "s1", Options{})
+	require.NoError(t, err)
+	assert.Equal(t, canonJSON(t, msgs), canonJSON(t, loaded.Messages()))
+
+	// The session is not left in a call.
+	_, err = s.AddUser(canonical.TextBlock{Text: "again"})
+	require.NoError(t, err)
+	_, err = adaptertest.Collect(s.Stream(ctx, CallOptions{}))
+	require.NoError(t, err)
+	assert.Len(t, s.Messages(), 4)
 }
 
 func texts(msgs []canonical.Message) []string {

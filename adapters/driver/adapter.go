@@ -359,7 +359,7 @@ func (a *Adapter) StreamBody(req *canonical.Request, body io.Reader) iter.Seq2[c
 func (a *Adapter) decodeStream(ctx context.Context, c *Call, r io.Reader, yield func(canonical.StreamEvent, error) bool, began time.Time) *Assembler {
 	asm := a.newAssembler(ctx, c, yield, began)
 	body := &ctxReader{ctx: ctx, r: r}
-	err := safeDecode(func() error { return a.p.DecodeStream(c, body, asm) })
+	err := safeDecode(asm, func() error { return a.p.DecodeStream(c, body, asm) })
 	if asm.Finished() || asm.Stopped() {
 		return asm
 	}
@@ -408,7 +408,7 @@ func (a *Adapter) CompleteBody(req *canonical.Request, body []byte) (*canonical.
 func (a *Adapter) decodeBody(ctx context.Context, c *Call, body []byte, began time.Time) (*canonical.Response, error) {
 	asm := a.newAssembler(ctx, c, nil, began)
 	asm.SetRawBody(body)
-	err := safeDecode(func() error { return a.p.DecodeBody(c, body, asm) })
+	err := safeDecode(asm, func() error { return a.p.DecodeBody(c, body, asm) })
 	if err == nil && asm.finishErr != nil {
 		err = asm.finishErr
 	}
@@ -442,9 +442,16 @@ func FailedStream(err error) iter.Seq2[canonical.StreamEvent, error] {
 }
 
 // safeDecode turns a decoder panic into an invalid_response error, so that
-// no byte sequence from a server can crash the caller.
-func safeDecode(f func() error) (err error) {
+// no byte sequence from a server can crash the caller. A panic in the
+// consumer's loop body, which asm's yield runs, is not the decoder's: it
+// is left to unwind to the caller as it is, never recovered (recovering
+// it and yielding again would turn it into Go's "range function continued
+// iteration after loop body panic").
+func safeDecode(asm *Assembler, f func() error) (err error) {
 	defer func() {
+		if asm.inYield {
+			return
+		}
 		if r := recover(); r != nil {
 			err = InvalidResponse("", nil, "decoder panic: %v", r)
 		}

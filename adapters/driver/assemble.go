@@ -40,6 +40,9 @@ type Assembler struct {
 	started  bool
 	finished bool
 	stopped  bool // the consumer stopped iterating
+	// inYield is set while the consumer's loop body runs, so that a
+	// panic there is told from a decoder's (see safeDecode).
+	inYield bool
 
 	blocks []*pending
 	byKey  map[int]int // provider key → index into blocks
@@ -158,6 +161,16 @@ func (a *Assembler) Finished() bool { return a.finished }
 // Started reports whether message.start has been emitted.
 func (a *Assembler) Started() bool { return a.started }
 
+// send hands ev or err to the consumer's loop body. inYield stays set if
+// the body panics, so the panic is passed on as the consumer's own
+// rather than taken for a decoder's.
+func (a *Assembler) send(ev canonical.StreamEvent, err error) bool {
+	a.inYield = true
+	ok := a.yield(ev, err)
+	a.inYield = false
+	return ok
+}
+
 func (a *Assembler) emit(ev canonical.StreamEvent) bool {
 	if a.stopped {
 		return false
@@ -166,7 +179,7 @@ func (a *Assembler) emit(ev canonical.StreamEvent) bool {
 		return true
 	}
 	ev.MessageID = a.messageID
-	if !a.yield(ev, nil) {
+	if !a.send(ev, nil) {
 		a.stopped = true
 		return false
 	}
@@ -491,7 +504,7 @@ func (a *Assembler) Finish(stop canonical.StopReason, providerStop string) *cano
 	r := a.resp
 	a.emit(canonical.StreamEvent{Type: canonical.EventMessageComplete, Response: &r})
 	if a.finishErr != nil && !a.stopped && a.yield != nil {
-		a.yield(canonical.StreamEvent{}, a.finishErr)
+		a.send(canonical.StreamEvent{}, a.finishErr)
 	}
 	return &a.resp
 }
@@ -561,7 +574,7 @@ func (a *Assembler) Fail(ctx context.Context, err error) {
 	a.failErr = ae
 	a.Finish(canonical.StopError, "")
 	if !a.stopped && a.yield != nil {
-		a.yield(canonical.StreamEvent{}, ae)
+		a.send(canonical.StreamEvent{}, ae)
 	}
 }
 

@@ -40,10 +40,12 @@
 //     Provider.Classify. Nothing is retried once a 2xx body arrived.
 //  7. Decode: the 2xx body goes to Provider.DecodeBody (kept verbatim in
 //     Response.RawBody) or Provider.DecodeStream, which drive an
-//     Assembler; a decoder panic is an invalid_response error. Each tool
-//     call's input is checked against its tool's schema as its block
-//     closes (Assembler.CheckToolInputs, 001 §5.2.4): a bad one is kept,
-//     marked with ToolUseBlock.InputError, and reported by a WARN and a
+//     Assembler; a decoder panic is an invalid_response error, while a
+//     panic in the caller's range-loop body is never recovered: it
+//     reaches the caller as it is. Each tool call's input is checked
+//     against its tool's schema as its block closes
+//     (Assembler.CheckToolInputs, 001 §5.2.4): a bad one is kept, marked
+//     with ToolUseBlock.InputError, and reported by a WARN and a
 //     tool_input_invalid event. A Provider that is a Finisher sees each
 //     response before message.complete.
 //
