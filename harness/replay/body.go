@@ -12,35 +12,37 @@ import (
 var errClosed = errors.New("http: read on closed response body")
 
 // eventBody hands out a response body one chunk (an SSE event, or the
-// whole body) at a time. Before each chunk it waits for the pacing delay
-// or the request's context, whichever comes first; after the context is
+// whole body) at a time, finding each event's end as it goes, without
+// copying the body. Before each chunk it waits for the pacing delay or
+// the request's context, whichever comes first; after the context is
 // done every Read fails with its error, even in the middle of a chunk.
-type eventBody struct {
+type eventBody[T ~string | ~[]byte] struct {
 	ctx    context.Context
-	chunks [][]byte
+	data   T
+	events bool // one SSE event per chunk (else the whole body is one)
 	pace   time.Duration
 
 	mu     sync.Mutex
-	cur    []byte
-	next   int
+	cur    T
+	next   int // where the next chunk starts in data
 	closed bool
 	done   chan struct{} // closed by Close, to wake a paced wait
 }
 
-func newEventBody(ctx context.Context, chunks [][]byte, pace time.Duration) *eventBody {
-	return &eventBody{ctx: ctx, chunks: chunks, pace: pace, done: make(chan struct{})}
+func newEventBody[T ~string | ~[]byte](ctx context.Context, data T, events bool, pace time.Duration) *eventBody[T] {
+	return &eventBody[T]{ctx: ctx, data: data, events: events, pace: pace, done: make(chan struct{})}
 }
 
 // Read copies from the current chunk only, so a reader never receives two
 // events in one call.
-func (b *eventBody) Read(p []byte) (int, error) {
+func (b *eventBody[T]) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
 		return 0, errClosed
 	}
 	if len(b.cur) == 0 {
-		if b.next == len(b.chunks) {
+		if b.next == len(b.data) {
 			b.mu.Unlock()
 			return 0, io.EOF
 		}
@@ -53,8 +55,11 @@ func (b *eventBody) Read(p []byte) (int, error) {
 			b.mu.Unlock()
 			return 0, errClosed
 		}
-		b.cur = b.chunks[b.next]
-		b.next++
+		end := len(b.data)
+		if b.events {
+			end = nextEvent(b.data, b.next)
+		}
+		b.cur, b.next = b.data[b.next:end], end
 	}
 	defer b.mu.Unlock()
 	if err := b.ctx.Err(); err != nil {
@@ -67,7 +72,7 @@ func (b *eventBody) Read(p []byte) (int, error) {
 
 // wait blocks for the pacing delay, returning early with the context's
 // error or errClosed.
-func (b *eventBody) wait() error {
+func (b *eventBody[T]) wait() error {
 	if b.pace <= 0 || b.next == 0 {
 		select {
 		case <-b.ctx.Done():
@@ -91,7 +96,7 @@ func (b *eventBody) wait() error {
 }
 
 // Close releases the body; later Reads fail. It is safe to call twice.
-func (b *eventBody) Close() error {
+func (b *eventBody[T]) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.closed {

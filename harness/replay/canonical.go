@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,9 +61,6 @@ func ScrubValues(q url.Values) bool {
 	return changed
 }
 
-// idPattern matches the canonical ids whose ULIDs differ between runs.
-var idPattern = regexp.MustCompile(`\b(tu|req)_[0-9A-HJKMNP-TV-Z]{26}\b`)
-
 // CanonicalJSON re-encodes a JSON document in canonical.CanonicalJSON's
 // form (sorted keys, numbers exactly as written, '<' '>' '&' unescaped),
 // indented by two spaces so that line diffs are readable. Two documents
@@ -85,20 +81,76 @@ func CanonicalJSON(data []byte) ([]byte, error) {
 // NormalizeIDs replaces every canonical tool id (tu_<ULID>) and request id
 // (req_<ULID>) in s with a stable placeholder numbered in order of first
 // appearance: tu_1, tu_2, req_1, ... Ids that are not ULID-shaped, such as
-// the providers' own ids, are left alone.
+// the providers' own ids, are left alone. An id is a whole word: "tu_" or
+// "req_", then 26 characters of Crockford's base 32 (upper case), with no
+// letter, digit or underscore either side. It scans s once and returns s
+// itself when it holds no id.
 func NormalizeIDs(s string) string {
-	seen := map[string]string{}
-	count := map[string]int{}
-	return idPattern.ReplaceAllStringFunc(s, func(id string) string {
-		if r, ok := seen[id]; ok {
-			return r
+	var (
+		sb    strings.Builder
+		seen  map[string]string
+		count [2]int
+		last  int
+	)
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '_')
+		if j < 0 {
+			break
 		}
-		prefix, _, _ := strings.Cut(id, "_")
-		count[prefix]++
-		r := prefix + "_" + strconv.Itoa(count[prefix])
-		seen[id] = r
-		return r
-	})
+		j += i // s[j] == '_'
+		kind, start := -1, 0
+		switch {
+		case j >= 2 && s[j-2:j] == "tu":
+			kind, start = 0, j-2
+		case j >= 3 && s[j-3:j] == "req":
+			kind, start = 1, j-3
+		}
+		end := j + 1 + ulidLen
+		if kind < 0 || start > 0 && isWordByte(s[start-1]) || end > len(s) || end < len(s) && isWordByte(s[end]) || !isULID(s[j+1:end]) {
+			i = j + 1
+			continue
+		}
+		id := s[start:end]
+		r, ok := seen[id]
+		if !ok {
+			if seen == nil {
+				seen = map[string]string{}
+			}
+			count[kind]++
+			r = id[:j-start+1] + strconv.Itoa(count[kind])
+			seen[id] = r
+		}
+		if sb.Len() == 0 {
+			sb.Grow(len(s))
+		}
+		sb.WriteString(s[last:start])
+		sb.WriteString(r)
+		last, i = end, end
+	}
+	if last == 0 {
+		return s
+	}
+	sb.WriteString(s[last:])
+	return sb.String()
+}
+
+// ulidLen is the length of a ULID in Crockford's base 32.
+const ulidLen = 26
+
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
+// isULID reports whether s is all Crockford base 32 (0-9, A-Z less I, L,
+// O and U).
+func isULID(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' && c != 'I' && c != 'L' && c != 'O' && c != 'U') {
+			return false
+		}
+	}
+	return true
 }
 
 // Canonical is the matching form of a request, rendered as text: the

@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"path"
 	"strings"
-
-	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 )
 
 // LoadFS is Load over a file system, such as cassettes.FS: name is the
@@ -24,32 +22,24 @@ func LoadFS(fsys fs.FS, name string, opts ...Option) (*Player, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading cassette %s: %w", file, err)
 	}
-	c, err := cassette.LoadWithFS(name, readOnlyFS{fsys})
-	if err != nil {
-		return nil, fmt.Errorf("loading cassette %s: %w", file, err)
-	}
-	if len(c.Interactions) == 0 {
-		return nil, fmt.Errorf("%w %s: it holds no interaction; delete it and record it again", ErrEmptyCassette, file)
-	}
-	var prov Provenance
-	if HasProvenance(data) {
-		if prov, err = ParseProvenance(file, data); err != nil {
-			return nil, err
-		}
-	}
-	return New(c, append([]Option{withProvenance(prov)}, opts...)...)
+	return load(name, data, opts)
 }
 
-// readOnlyFS is go-vcr's cassette.FS over an fs.FS; replay never writes.
-type readOnlyFS struct{ fsys fs.FS }
+// fileData is go-vcr's cassette.FS over one file already read.
+type fileData struct {
+	name string
+	data []byte
+}
 
-func (r readOnlyFS) ReadFile(name string) ([]byte, error) { return fs.ReadFile(r.fsys, name) }
+func (f fileData) ReadFile(name string) ([]byte, error) {
+	if name != f.name {
+		return nil, fmt.Errorf("replay: %s: %w", name, fs.ErrNotExist)
+	}
+	return f.data, nil
+}
 
-func (r readOnlyFS) WriteFile(name string, _ []byte) error {
+func (f fileData) WriteFile(name string, _ []byte) error {
 	return fmt.Errorf("replay: %s: cassettes are read-only here", name)
 }
 
-func (r readOnlyFS) IsFileExists(name string) bool {
-	_, err := fs.Stat(r.fsys, name)
-	return err == nil
-}
+func (f fileData) IsFileExists(name string) bool { return name == f.name }

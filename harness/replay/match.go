@@ -3,10 +3,8 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,8 +29,18 @@ func withProvenance(prov Provenance) Option {
 	})
 }
 
-// key is the matching form of a request in the player's mode.
+// key is the matching form of a request in the player's mode: under
+// MatchExact the compact key (equal exactly when the Canonical texts
+// are), else EndpointKey.
 func (p *Player) key(method string, u *url.URL, h http.Header, body []byte) string {
+	if p.match == MatchEndpoint {
+		return EndpointKey(method, u, streams(u, body))
+	}
+	return matchKey(method, u, h, body, p.names)
+}
+
+// text is the readable matching form of a request, for mismatch diffs.
+func (p *Player) text(method string, u *url.URL, h http.Header, body []byte) string {
 	if p.match == MatchEndpoint {
 		return EndpointKey(method, u, streams(u, body))
 	}
@@ -46,6 +54,18 @@ func (p *Player) recordedKey(in *cassette.Interaction, u *url.URL) string {
 	if p.match != MatchEndpoint {
 		return p.key(in.Request.Method, u, in.Request.Headers, []byte(in.Request.Body))
 	}
+	return p.recordedEndpoint(in, u)
+}
+
+// recordedText is recordedKey's readable form.
+func (p *Player) recordedText(in *cassette.Interaction, u *url.URL) string {
+	if p.match != MatchEndpoint {
+		return p.text(in.Request.Method, u, in.Request.Headers, []byte(in.Request.Body))
+	}
+	return p.recordedEndpoint(in, u)
+}
+
+func (p *Player) recordedEndpoint(in *cassette.Interaction, u *url.URL) string {
 	stream := streams(u, []byte(in.Request.Body))
 	if len(bytes.TrimSpace([]byte(in.Request.Body))) == 0 && isEventStream(in.Response.Headers.Get("Content-Type")) {
 		stream = true
@@ -94,20 +114,4 @@ func asksForStream(body []byte) bool {
 		Stream bool `json:"stream"`
 	}
 	return json.Unmarshal(body, &v) == nil && v.Stream
-}
-
-// loadProvenance reads the provenance header of a cassette file, if it
-// has one.
-func loadProvenance(path string) (Provenance, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Provenance{}, fmt.Errorf("loading cassette %s: %w", path, err)
-	}
-	head := make([]byte, len(provenanceTitle)+2)
-	n, _ := f.Read(head)
-	f.Close()
-	if !HasProvenance(head[:n]) {
-		return Provenance{}, nil
-	}
-	return ReadProvenance(path)
 }

@@ -18,6 +18,7 @@ func Matcher(headers ...string) cassette.MatcherFunc {
 	if len(headers) == 0 {
 		headers = DefaultHeaders
 	}
+	names := headerNames(headers)
 	return func(r *http.Request, rec cassette.Request) bool {
 		var body []byte
 		if r.Body != nil && r.Body != http.NoBody {
@@ -31,7 +32,7 @@ func Matcher(headers ...string) cassette.MatcherFunc {
 		if err != nil {
 			return false
 		}
-		return Canonical(r.Method, r.URL, r.Header, body, headers) ==
-			Canonical(rec.Method, u, rec.Headers, []byte(rec.Body), headers)
+		return matchKey(r.Method, r.URL, r.Header, body, names) ==
+			matchKey(rec.Method, u, rec.Headers, []byte(rec.Body), names)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,13 +33,15 @@ type Player struct {
 	file    string
 	pace    time.Duration
 	headers []string
+	names   []string // headers normalized for matchKey
 	prov    Provenance
 	match   Match
 
 	mu           sync.Mutex
 	interactions []*cassette.Interaction
-	texts        []string         // canonical request text per interaction
-	queues       map[string][]int // canonical text → unserved interaction indexes, in order
+	urls         []*url.URL
+	keys         []string         // matching key per interaction
+	queues       map[string][]int // matching key → unserved interaction indexes, in order
 	served       []bool
 }
 
@@ -50,19 +53,33 @@ type Player struct {
 // its line. A cassette without a header has a zero Provenance.
 func Load(path string, opts ...Option) (*Player, error) {
 	name := strings.TrimSuffix(path, ".yaml")
-	c, err := cassette.Load(name)
+	file := name + ".yaml"
+	data, err := os.ReadFile(file)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w %s", ErrNoCassette, name+".yaml")
+			return nil, fmt.Errorf("%w %s", ErrNoCassette, file)
 		}
-		return nil, fmt.Errorf("loading cassette %s: %w", name+".yaml", err)
+		return nil, fmt.Errorf("loading cassette %s: %w", file, err)
+	}
+	return load(name, data, opts)
+}
+
+// load makes the Player of the cassette file name+".yaml" read into data
+// (read once: its provenance header and its interactions).
+func load(name string, data []byte, opts []Option) (*Player, error) {
+	file := name + ".yaml"
+	c, err := cassette.LoadWithFS(name, fileData{file, data})
+	if err != nil {
+		return nil, fmt.Errorf("loading cassette %s: %w", file, err)
 	}
 	if len(c.Interactions) == 0 {
-		return nil, fmt.Errorf("%w %s: it holds no interaction; delete it and record it again", ErrEmptyCassette, name+".yaml")
+		return nil, fmt.Errorf("%w %s: it holds no interaction; delete it and record it again", ErrEmptyCassette, file)
 	}
-	prov, err := loadProvenance(name + ".yaml")
-	if err != nil {
-		return nil, err
+	var prov Provenance
+	if HasProvenance(data) {
+		if prov, err = ParseProvenance(file, data); err != nil {
+			return nil, err
+		}
 	}
 	return New(c, append([]Option{withProvenance(prov)}, opts...)...)
 }
@@ -74,17 +91,19 @@ func New(c *cassette.Cassette, opts ...Option) (*Player, error) {
 	for _, o := range opts {
 		o.apply(p)
 	}
+	p.names = headerNames(p.headers)
 	p.interactions = c.Interactions
-	p.texts = make([]string, len(c.Interactions))
+	p.urls = make([]*url.URL, len(c.Interactions))
+	p.keys = make([]string, len(c.Interactions))
 	p.served = make([]bool, len(c.Interactions))
 	for i, in := range c.Interactions {
 		u, err := url.Parse(in.Request.URL)
 		if err != nil {
 			return nil, fmt.Errorf("cassette %s: interaction %d: bad URL %q: %w", c.File, in.ID, in.Request.URL, err)
 		}
-		text := p.recordedKey(in, u)
-		p.texts[i] = text
-		p.queues[text] = append(p.queues[text], i)
+		key := p.recordedKey(in, u)
+		p.urls[i], p.keys[i] = u, key
+		p.queues[key] = append(p.queues[key], i)
 	}
 	return p, nil
 }
@@ -115,16 +134,16 @@ func (p *Player) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := req.Context().Err(); err != nil {
 		return nil, err
 	}
-	text := p.key(req.Method, req.URL, req.Header, body)
+	key := p.key(req.Method, req.URL, req.Header, body)
 	p.mu.Lock()
-	q := p.queues[text]
+	q := p.queues[key]
 	if len(q) == 0 {
-		err := p.mismatch(req, text)
+		err := p.mismatch(req, key, body)
 		p.mu.Unlock()
 		return nil, err
 	}
 	i := q[0]
-	p.queues[text] = q[1:]
+	p.queues[key] = q[1:]
 	p.served[i] = true
 	in := p.interactions[i]
 	p.mu.Unlock()
@@ -137,15 +156,13 @@ func (p *Player) response(req *http.Request, in *cassette.Interaction) *http.Res
 	if h == nil {
 		h = http.Header{}
 	}
-	data := []byte(r.Body)
-	chunks := [][]byte{data}
-	length := int64(len(data))
-	if isEventStream(h.Get("Content-Type")) {
-		chunks = SplitEvents(data)
+	length := int64(len(r.Body))
+	events := isEventStream(h.Get("Content-Type"))
+	if events {
 		length = -1
 		h.Del("Content-Length")
 	} else {
-		h.Set("Content-Length", strconv.Itoa(len(data)))
+		h.Set("Content-Length", strconv.Itoa(len(r.Body)))
 	}
 	status := r.Status
 	if status == "" {
@@ -162,7 +179,7 @@ func (p *Player) response(req *http.Request, in *cassette.Interaction) *http.Res
 		ProtoMajor:    major,
 		ProtoMinor:    minor,
 		Header:        h,
-		Body:          newEventBody(req.Context(), chunks, p.pace),
+		Body:          newEventBody(req.Context(), r.Body, events, p.pace),
 		ContentLength: length,
 		Request:       req,
 	}
@@ -225,17 +242,23 @@ func (e *MismatchError) Error() string {
 	return sb.String()
 }
 
-// mismatch builds the error for text; p.mu is held.
-func (p *Player) mismatch(req *http.Request, text string) error {
+// mismatch builds the error for a request with key and body, comparing
+// the readable texts; p.mu is held.
+func (p *Player) mismatch(req *http.Request, key string, body []byte) error {
 	e := &MismatchError{Cassette: p.file, Method: req.Method, URL: redactURL(req.URL), Nearest: -1, Match: p.match}
-	for i, t := range p.texts {
-		if t == text && p.served[i] {
+	for i, k := range p.keys {
+		if k == key && p.served[i] {
 			e.Exhausted++
 		}
 	}
+	text := p.text(req.Method, req.URL, req.Header, body)
+	texts := make([]string, len(p.interactions))
+	for i, in := range p.interactions {
+		texts[i] = p.recordedText(in, p.urls[i])
+	}
 	head := firstLine(text)
 	best, bestScore := -1, 0
-	for i, t := range p.texts {
+	for i, t := range texts {
 		if p.served[i] {
 			continue
 		}
@@ -249,8 +272,8 @@ func (p *Player) mismatch(req *http.Request, text string) error {
 	}
 	if best >= 0 {
 		e.Nearest = p.interactions[best].ID
-		e.Diff = diffOf(p.texts[best], text)
-		e.Field, e.Want, e.Got = FirstDifference(p.texts[best], text)
+		e.Diff = diffOf(texts[best], text)
+		e.Field, e.Want, e.Got = FirstDifference(texts[best], text)
 	}
 	return e
 }

@@ -14,11 +14,7 @@ import (
 // With eventStream, the chunks are data's server-sent events (SplitEvents);
 // otherwise data is one chunk.
 func NewBody(ctx context.Context, data []byte, eventStream bool, pace time.Duration) io.ReadCloser {
-	chunks := [][]byte{data}
-	if eventStream {
-		chunks = SplitEvents(data)
-	}
-	return newEventBody(ctx, chunks, pace)
+	return newEventBody(ctx, data, eventStream, pace)
 }
 
 // Resplit wraps next so that every text/event-stream response is read

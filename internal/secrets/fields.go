@@ -27,8 +27,27 @@ var fieldNames = map[string]bool{
 // holds a credential (api_key, x-api-key, access_token, client_secret,
 // password, authorization, …).
 func IsSecretField(name string) bool {
-	n := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(name))
-	return fieldNames[n]
+	// The longest name in fieldNames has 18 letters: a longer name
+	// without separators cannot be one, and an ASCII name is normalized
+	// here without allocating.
+	var buf [32]byte
+	n := 0
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '-' || c == '_':
+			continue
+		case c >= 0x80:
+			return fieldNames[strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(name))]
+		case n == len(buf):
+			return false
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	return fieldNames[string(buf[:n])]
 }
 
 // stringField matches a JSON member whose value is a string, and the same
