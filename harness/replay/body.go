@@ -37,23 +37,24 @@ func newEventBody[T ~string | ~[]byte](ctx context.Context, data T, events bool,
 // events in one call.
 func (b *eventBody[T]) Read(p []byte) (int, error) {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.closed {
-		b.mu.Unlock()
 		return 0, errClosed
 	}
 	if len(b.cur) == 0 {
 		if b.next == len(b.data) {
-			b.mu.Unlock()
 			return 0, io.EOF
 		}
-		b.mu.Unlock()
-		if err := b.wait(); err != nil {
-			return 0, err
-		}
-		b.mu.Lock()
-		if b.closed {
+		if b.pace > 0 && b.next > 0 {
 			b.mu.Unlock()
-			return 0, errClosed
+			err := b.wait()
+			b.mu.Lock()
+			if err != nil {
+				return 0, err
+			}
+			if b.closed {
+				return 0, errClosed
+			}
 		}
 		end := len(b.data)
 		if b.events {
@@ -61,7 +62,6 @@ func (b *eventBody[T]) Read(p []byte) (int, error) {
 		}
 		b.cur, b.next = b.data[b.next:end], end
 	}
-	defer b.mu.Unlock()
 	if err := b.ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -73,16 +73,6 @@ func (b *eventBody[T]) Read(p []byte) (int, error) {
 // wait blocks for the pacing delay, returning early with the context's
 // error or errClosed.
 func (b *eventBody[T]) wait() error {
-	if b.pace <= 0 || b.next == 0 {
-		select {
-		case <-b.ctx.Done():
-			return b.ctx.Err()
-		case <-b.done:
-			return errClosed
-		default:
-			return nil
-		}
-	}
 	t := time.NewTimer(b.pace)
 	defer t.Stop()
 	select {

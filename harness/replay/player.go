@@ -68,15 +68,19 @@ func Load(path string, opts ...Option) (*Player, error) {
 // (read once: its provenance header and its interactions).
 func load(name string, data []byte, opts []Option) (*Player, error) {
 	file := name + ".yaml"
-	c, err := cassette.LoadWithFS(name, fileData{file, data})
-	if err != nil {
-		return nil, fmt.Errorf("loading cassette %s: %w", file, err)
+	c, ok := parseCassette(name, data)
+	if !ok {
+		var err error
+		if c, err = cassette.LoadWithFS(name, fileData{file, data}); err != nil {
+			return nil, fmt.Errorf("loading cassette %s: %w", file, err)
+		}
 	}
 	if len(c.Interactions) == 0 {
 		return nil, fmt.Errorf("%w %s: it holds no interaction; delete it and record it again", ErrEmptyCassette, file)
 	}
 	var prov Provenance
 	if HasProvenance(data) {
+		var err error
 		if prov, err = ParseProvenance(file, data); err != nil {
 			return nil, err
 		}
