@@ -34,9 +34,10 @@
 //	POST /v1/messages                                  Anthropic Messages
 //	POST /v1/responses                                 OpenAI Responses
 //	POST /v1/chat/completions                          OpenAI Chat Completions
+//	POST /api/v1/chat/completions                      the same, at OpenRouter's path
 //	POST /v1beta/models/{model}:generateContent        Gemini
 //	POST /v1beta/models/{model}:streamGenerateContent  Gemini, with ?alt=sse
-//	GET  /v1/models                                    model list (OpenAI shape, or Anthropic's with x-api-key)
+//	GET  /v1/models, /api/v1/models                    model list (OpenAI shape, or Anthropic's with x-api-key)
 //	GET  /v1beta/models                                model list (Gemini shape)
 //	GET  /api/tags, /api/ps                            Ollama's installed and loaded models
 //	GET  /health                                       {"status":"ok"}

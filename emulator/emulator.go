@@ -176,7 +176,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case path == "/health":
 		s.serveGet(w, r, func() { w.Header().Set("Content-Type", "application/json"); io.WriteString(w, `{"status":"ok"}`) }) //nolint:errcheck
-	case path == "/v1/models":
+	case path == "/v1/models", path == "/api/v1/models": // OpenRouter's API lives under /api/v1
 		s.serveGet(w, r, func() { s.serveModelList(w, r) })
 	case path == "/v1beta/models":
 		s.serveGet(w, r, func() { s.serveGeminiModelList(w, r) })
@@ -188,7 +188,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.servePost(w, r, func() { s.serveAnthropic(w, r, body) })
 	case path == "/v1/responses":
 		s.servePost(w, r, func() { s.serveResponses(w, r, body) })
-	case path == "/v1/chat/completions":
+	case path == "/v1/chat/completions", path == "/api/v1/chat/completions":
 		s.servePost(w, r, func() { s.serveChat(w, r, body) })
 	case strings.HasPrefix(path, "/v1beta/models/") && strings.Contains(path, ":"):
 		s.servePost(w, r, func() { s.serveGemini(w, r, body) })

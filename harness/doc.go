@@ -87,6 +87,7 @@
 //	- tool_result: "file contents"         # answers the next unanswered tool call of the
 //	                                       # last assistant message, in order
 //	- tool_result: {tool: get_weather, content: "18°C", is_error: false}
+//	- tool_result: {index: 1, content: "24°C"}   # the second call of the last message
 //	- swap: openai:gpt-5                   # or {model: ..., expect_refusal: true}
 //	- cancel: {after_events: 3}            # arms the next call: cancel it after its 3rd
 //	- cancel: {after: tool.use_input_delta}  # event, after its first event of a type,
@@ -166,6 +167,8 @@
 //	    method: POST
 //	    path: /v1/chat/completions
 //	    json: {/messages/0/role: system, /stream_options/include_usage: true}
+//	    parsed: {/messages/1/tool_calls/0/function/arguments: {path: a.md}}  # JSON in a string
+//	    unordered: {/tools/0/parameters/required: [b, a]}                   # any order
 //	    contains: {tools: [{function: {name: read_file}}]}   # a partial object
 //	    absent: [/tools]
 //	    headers: {x-title: metis}

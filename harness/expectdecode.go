@@ -202,9 +202,11 @@ func (t *tree) decodeRequests(ptr string, raw json.RawMessage) ([]ExpectRequest,
 		if err := strictUnmarshal(item, &r); err != nil {
 			return nil, t.errorf(p, "%v", err)
 		}
-		for k := range r.JSON {
-			if _, err := splitPointer(k); err != nil {
-				return nil, t.errorf(p+"/json/"+escapePointer(k), "%v", err)
+		for key, m := range map[string]map[string]json.RawMessage{"json": r.JSON, "parsed": r.Parsed, "unordered": r.Unordered} {
+			for k := range m {
+				if _, err := splitPointer(k); err != nil {
+					return nil, t.errorf(p+"/"+key+"/"+escapePointer(k), "%v", err)
+				}
 			}
 		}
 		for j, a := range r.Absent {

@@ -324,7 +324,7 @@ func expectRequest(want ExpectRequest, exs []*exchange) Check {
 			problems = append(problems, fmt.Sprintf("body contains %q", s))
 		}
 	}
-	if len(want.JSON) > 0 || want.Contains != nil || len(want.Absent) > 0 {
+	if len(want.JSON) > 0 || len(want.Parsed) > 0 || len(want.Unordered) > 0 || want.Contains != nil || len(want.Absent) > 0 {
 		doc, err := decodeJSON(ex.body)
 		if err != nil {
 			problems = append(problems, "body is not JSON: "+err.Error())
@@ -357,6 +357,12 @@ func jsonChecks(want ExpectRequest, doc any) []string {
 			problems = append(problems, fmt.Sprintf("%s: %s, want %s", p, describeJSON(got), describeJSON(w)))
 		}
 	}
+	for _, p := range slices.Sorted(maps.Keys(want.Parsed)) {
+		problems = append(problems, parsedCheck(p, want.Parsed[p], doc)...)
+	}
+	for _, p := range slices.Sorted(maps.Keys(want.Unordered)) {
+		problems = append(problems, unorderedCheck(p, want.Unordered[p], doc)...)
+	}
 	if want.Contains != nil {
 		w, err := decodeJSON(want.Contains)
 		if err != nil {
@@ -371,6 +377,62 @@ func jsonChecks(want ExpectRequest, doc any) []string {
 		}
 	}
 	return problems
+}
+
+// parsedCheck checks that the string at p decodes to the JSON value want.
+func parsedCheck(p string, want json.RawMessage, doc any) []string {
+	w, err := decodeJSON(want)
+	if err != nil {
+		return []string{fmt.Sprintf("%s: bad expected value: %v", p, err)}
+	}
+	got, ok := resolvePointer(doc, p)
+	if !ok {
+		return []string{fmt.Sprintf("%s: missing, want a string holding %s", p, describeJSON(w))}
+	}
+	s, ok := got.(string)
+	if !ok {
+		return []string{fmt.Sprintf("%s: %s, want a string holding JSON", p, describeJSON(got))}
+	}
+	v, err := decodeJSON([]byte(s))
+	if err != nil {
+		return []string{fmt.Sprintf("%s: %q is not JSON: %v", p, clip(s), err)}
+	}
+	if !jsonValueEqual(w, v) {
+		return []string{fmt.Sprintf("%s: holds %s, want %s", p, describeJSON(v), describeJSON(w))}
+	}
+	return nil
+}
+
+// unorderedCheck checks that the array at p holds want's elements, each
+// as often, in any order.
+func unorderedCheck(p string, want json.RawMessage, doc any) []string {
+	w, err := decodeJSON(want)
+	wa, isArray := w.([]any)
+	if err != nil || !isArray {
+		return []string{fmt.Sprintf("%s: the expected value must be an array", p)}
+	}
+	got, ok := resolvePointer(doc, p)
+	if !ok {
+		return []string{fmt.Sprintf("%s: missing, want %s in any order", p, describeJSON(w))}
+	}
+	ga, ok := got.([]any)
+	if !ok || len(ga) != len(wa) {
+		return []string{fmt.Sprintf("%s: %s, want %s in any order", p, describeJSON(got), describeJSON(w))}
+	}
+	used := make([]bool, len(ga))
+	for _, x := range wa {
+		found := false
+		for i, y := range ga {
+			if !used[i] && jsonValueEqual(x, y) {
+				used[i], found = true, true
+				break
+			}
+		}
+		if !found {
+			return []string{fmt.Sprintf("%s: %s, want %s in any order", p, describeJSON(got), describeJSON(w))}
+		}
+	}
+	return nil
 }
 
 func expectWaits(want []ExpectWait, got []time.Duration) Check {

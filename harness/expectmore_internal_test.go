@@ -120,6 +120,7 @@ func TestExpectRequest(t *testing.T) {
 		{name: "header", want: ExpectRequest{Headers: map[string]string{"anthropic-version": "2023-06-01"}}, msg: `header Anthropic-Version "", want "2023-06-01"`},
 		{name: "includes", want: ExpectRequest{Includes: []string{`"again"`}, Excludes: []string{"hi"}}},
 		{name: "excludes", want: ExpectRequest{Excludes: []string{"again"}}, msg: `body contains "again"`},
+		{name: "unordered", want: ExpectRequest{Unordered: map[string]json.RawMessage{"/messages/0": raw(`["again","user"]`)}}, msg: `/messages/0: {"content":"again","role":"user"}, want ["again","user"] in any order`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,6 +138,34 @@ func TestExpectRequest(t *testing.T) {
 	}
 	if c := expectRequest(ExpectRequest{JSON: map[string]json.RawMessage{"/a": raw("1")}}, []*exchange{{body: []byte("not json")}}); c.OK {
 		t.Fatal("a body that is not JSON passed a json check")
+	}
+}
+
+func TestParsedAndUnordered(t *testing.T) {
+	doc, _ := decodeJSON([]byte(`{"args":"{\"path\": \"a.md\", \"n\": 1}","bad":"{x","num":3,"req":["b","a","a"]}`))
+	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
+	tests := []struct {
+		name string
+		got  []string
+		want string // "" for no problem
+	}{
+		{"parsed", parsedCheck("/args", raw(`{"n":1.0,"path":"a.md"}`), doc), ""},
+		{"parsed differs", parsedCheck("/args", raw(`{"path":"b.md","n":1}`), doc), `/args: holds {"n":1,"path":"a.md"}, want {"n":1,"path":"b.md"}`},
+		{"not JSON", parsedCheck("/bad", raw(`{}`), doc), `/bad: "{x" is not JSON`},
+		{"not a string", parsedCheck("/num", raw(`3`), doc), "/num: 3, want a string holding JSON"},
+		{"parsed missing", parsedCheck("/nope", raw(`{}`), doc), "/nope: missing"},
+		{"unordered", unorderedCheck("/req", raw(`["a","b","a"]`), doc), ""},
+		{"unordered counts", unorderedCheck("/req", raw(`["a","b","b"]`), doc), `/req: ["b","a","a"], want ["a","b","b"] in any order`},
+		{"unordered length", unorderedCheck("/req", raw(`["a","b"]`), doc), "want [\"a\",\"b\"] in any order"},
+		{"unordered not an array", unorderedCheck("/req", raw(`"a"`), doc), "the expected value must be an array"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := strings.Join(tt.got, "; ")
+			if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
 

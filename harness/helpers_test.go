@@ -36,12 +36,33 @@ func emulated(t *testing.T) harness.Config {
 		},
 		BeforeCall: func(_ context.Context, c harness.CallInfo) error {
 			if r := c.Step.Call.Reply; r != nil {
-				srv.Enqueue(toEmulator(r))
+				reply := toEmulator(r)
+				reply.Profile = serverProfile(c.Provider)
+				srv.Enqueue(reply)
 			}
 			return nil
 		},
 		Faults: faults.FromSpec,
 	}
+}
+
+// serverProfile names the emulator profile of an OpenAI-compatible
+// adapter's server kind, as `record --emulator` picks it; "" for the
+// others (their API's reference profile).
+func serverProfile(adapter string) string {
+	reg, err := adapters.DefaultRegistry()
+	if err != nil {
+		return ""
+	}
+	cfg, err := reg.Config(adapter, func(string) string { return "k" })
+	if err != nil || cfg.Type != "openaicompat" {
+		return ""
+	}
+	kind, _ := cfg.Options["kind"].(string)
+	if p, ok := emulator.ProfileForServer(kind); ok {
+		return p.Name
+	}
+	return ""
 }
 
 // localServers are the registry's adapters that send no API key; the

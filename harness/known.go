@@ -29,6 +29,7 @@ func applyKnownFailure(cfg *Config, sc *Scenario, res *ScenarioResult) {
 	case StatusFail:
 		res.Status = StatusKnownFailure
 		res.Reason = fmt.Sprintf("known failure (%s); got: %s", kf.Symptom, res.Reason)
+		normalizeMessages(res)
 	case StatusPass:
 		res.Status = StatusFail
 		res.Reason = fmt.Sprintf("marked as a known failure (%s) but passed: remove the mark from %s", kf.Symptom, sc.File)
@@ -44,4 +45,25 @@ func (r *Result) KnownFailures() []ScenarioResult {
 		}
 	}
 	return out
+}
+
+// normalizeMessages renumbers the run-specific ids (canonical tool ids,
+// request ids, ULIDs) in a result's reason, step errors, checks and
+// findings, as the goldens are, so that a known failure reads the same on
+// every run.
+func normalizeMessages(res *ScenarioResult) {
+	n := newNormalizer()
+	norm := func(s string) string { return string(n.apply([]byte(s))) }
+	res.Reason = norm(res.Reason)
+	for i := range res.Steps {
+		st := &res.Steps[i]
+		st.Error = norm(st.Error)
+		for j := range st.Checks {
+			st.Checks[j].Message = norm(st.Checks[j].Message)
+		}
+	}
+	for i := range res.Findings {
+		res.Findings[i].Message = norm(res.Findings[i].Message)
+		res.Findings[i].Diff = norm(res.Findings[i].Diff)
+	}
 }

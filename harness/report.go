@@ -373,7 +373,11 @@ func Markdown(r *Result) string {
 	if line := r.SourceSummary(); line != "" {
 		sb.WriteString(line + "\n\n")
 	}
-	fmt.Fprintf(&sb, "%d passed, %d failed, %d skipped\n", p, f, s)
+	fmt.Fprintf(&sb, "%d passed, %d failed, %d skipped", p, f, s)
+	if k := len(r.KnownFailures()); k > 0 {
+		fmt.Fprintf(&sb, ", %d known failures", k)
+	}
+	sb.WriteByte('\n')
 	return sb.String()
 }
 

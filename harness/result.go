@@ -168,6 +168,8 @@ type SourceCount struct {
 	Passed  int    `json:"passed"`
 	Failed  int    `json:"failed"`
 	Skipped int    `json:"skipped"`
+	// KnownFailures count runs failing as a known adapter bug.
+	KnownFailures int `json:"known_failures,omitempty"`
 }
 
 // CountsBySource counts runs by cassette source, in the order imported,
@@ -191,6 +193,8 @@ func (r *Result) CountsBySource() []SourceCount {
 			c.Failed++
 		case StatusSkip:
 			c.Skipped++
+		case StatusKnownFailure:
+			c.KnownFailures++
 		}
 	}
 	var out []SourceCount
@@ -217,12 +221,12 @@ func (r *Result) SourceSummary() string {
 		for _, x := range []struct {
 			n    int
 			word string
-		}{{c.Passed, "passed"}, {c.Failed, "failed"}, {c.Skipped, "skipped"}} {
+		}{{c.Passed, "passed"}, {c.Failed, "failed"}, {c.Skipped, "skipped"}, {c.KnownFailures, "known failures"}} {
 			if x.n > 0 {
 				st = append(st, fmt.Sprintf("%d %s", x.n, x.word))
 			}
 		}
-		parts[i] = fmt.Sprintf("%s %d (%s)", or(c.Source, "no cassette"), c.Passed+c.Failed+c.Skipped, strings.Join(st, ", "))
+		parts[i] = fmt.Sprintf("%s %d (%s)", or(c.Source, "no cassette"), c.Passed+c.Failed+c.Skipped+c.KnownFailures, strings.Join(st, ", "))
 	}
 	return "by cassette source: " + strings.Join(parts, "; ")
 }

@@ -226,9 +226,11 @@ type ReplyToolCall struct {
 }
 
 // ToolResultStep answers a tool call of the last assistant message: the
-// first unanswered one, or the first unanswered one named Tool.
+// first unanswered one, the first unanswered one named Tool, or the one
+// at Index (from 0) among the message's tool calls.
 type ToolResultStep struct {
 	Tool    string `json:"tool,omitempty"`
+	Index   *int   `json:"index,omitempty"`
 	Content string `json:"content"`
 	IsError bool   `json:"is_error,omitempty"`
 }
@@ -369,17 +371,22 @@ type ExpectLifecycle struct {
 // is a partial object the body must contain (objects by subset, arrays
 // element by element); Absent lists pointers that must not resolve;
 // Headers are header values, by case-insensitive name; Includes and
-// Excludes are texts the raw body must, or must not, contain.
+// Excludes are texts the raw body must, or must not, contain. Parsed maps
+// pointers to strings holding JSON (such as Chat Completions' tool-call
+// arguments) to the value the string must decode to; Unordered maps
+// pointers to arrays that must hold the given elements in any order.
 type ExpectRequest struct {
-	Index    *int                       `json:"index,omitempty"`
-	Method   string                     `json:"method,omitempty"`
-	Path     string                     `json:"path,omitempty"`
-	JSON     map[string]json.RawMessage `json:"json,omitempty"`
-	Contains json.RawMessage            `json:"contains,omitempty"`
-	Absent   []string                   `json:"absent,omitempty"`
-	Headers  map[string]string          `json:"headers,omitempty"`
-	Includes []string                   `json:"includes,omitempty"`
-	Excludes []string                   `json:"excludes,omitempty"`
+	Index     *int                       `json:"index,omitempty"`
+	Method    string                     `json:"method,omitempty"`
+	Path      string                     `json:"path,omitempty"`
+	JSON      map[string]json.RawMessage `json:"json,omitempty"`
+	Parsed    map[string]json.RawMessage `json:"parsed,omitempty"`
+	Unordered map[string]json.RawMessage `json:"unordered,omitempty"`
+	Contains  json.RawMessage            `json:"contains,omitempty"`
+	Absent    []string                   `json:"absent,omitempty"`
+	Headers   map[string]string          `json:"headers,omitempty"`
+	Includes  []string                   `json:"includes,omitempty"`
+	Excludes  []string                   `json:"excludes,omitempty"`
 }
 
 // ExpectWait is an expected sleep: exactly Exact, or within [Min, Max].

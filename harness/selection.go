@@ -85,6 +85,9 @@ func skipped(sc *Scenario, skip []string) bool {
 // returns nil when the selection (before sharding) is not empty.
 func NoMatch(scs []*Scenario, cfg Config) error {
 	cfg.Shard, cfg.Shards = 0, 0
+	if exp, err := Expand(scs, cfg); err == nil {
+		scs = exp // matrices from the columns, for --model
+	}
 	if len(Select(scs, cfg)) > 0 {
 		return nil
 	}

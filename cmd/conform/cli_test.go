@@ -131,8 +131,8 @@ func TestEmptySelectionExitsTwo(t *testing.T) {
 		{[]string{"typo/*"}, `no scenario × model run selected by 'typo/*': no scenario id matches 'typo/*'`},
 		{[]string{"--model", "nosuch"}, `no scenario × model run selected by --model nosuch: --model nosuch: no scenario's matrix has that model or provider`},
 		{[]string{"--tag", "nosuch"}, `no scenario × model run selected by --tag nosuch: --tag nosuch: no scenario has that tag`},
-		{[]string{"basic/*", "--model", "ollama"}, `no scenario × model run selected by 'basic/*' --model ollama: each filter matches something, but together they select nothing`},
-		{[]string{"basic/*", "--skip", "basic/plain-text"}, `no scenario × model run selected by 'basic/*' --skip basic/plain-text: --skip basic/plain-text removes every run the other filters select`},
+		{[]string{"retry/exhausted", "--model", "ollama"}, `no scenario × model run selected by retry/exhausted --model ollama: each filter matches something, but together they select nothing`},
+		{[]string{"retry/*", "--skip", "retry"}, `no scenario × model run selected by 'retry/*' --skip retry: --skip retry removes every run the other filters select`},
 	}
 	for _, cmd := range []string{"run", "list"} {
 		for _, tt := range tests {

@@ -311,7 +311,7 @@ func (s *session) record(ctx context.Context, p harness.Pair, pl *plan, res *Run
 		}
 	}
 	switch hres.Status {
-	case harness.StatusPass:
+	case harness.StatusPass, harness.StatusKnownFailure:
 		res.Action = ActionRecorded
 		if len(res.Cassettes) == 0 {
 			res.Action = ActionNoTraffic

@@ -21,12 +21,18 @@ import (
 	"github.com/metis-llm/metis/harness/record"
 )
 
-const scenarioDir = "../../scenarios"
+// scenarioDir is the built-in suite; fixtureDir holds two scenarios with
+// fixed three-model matrices, for tests that count runs and cassettes.
+const (
+	scenarioDir = "../../scenarios"
+	fixtureDir  = "testdata/scenarios"
+)
 
-// emulatorConfig records into dir against the emulator with the fake key.
+// emulatorConfig records the fixture scenarios into dir against the
+// emulator with the fake key.
 func emulatorConfig(dir string, out *bytes.Buffer) record.Config {
 	return record.Config{
-		ScenarioDir: scenarioDir,
+		ScenarioDir: fixtureDir,
 		CassetteDir: filepath.Join(dir, "cassettes"),
 		GoldenDir:   filepath.Join(dir, "goldens"),
 		Emulator:    true,
@@ -42,7 +48,7 @@ func emulatorConfig(dir string, out *bytes.Buffer) record.Config {
 func replayConfig(dir string, update bool) harness.Config {
 	return harness.Config{
 		Skip:          []string{record.ImportedTag},
-		ScenarioDir:   scenarioDir,
+		ScenarioDir:   fixtureDir,
 		CassetteDir:   filepath.Join(dir, "cassettes"),
 		GoldenDir:     filepath.Join(dir, "goldens"),
 		UpdateGoldens: update,
@@ -73,7 +79,12 @@ func snapshot(t *testing.T, dir string) map[string]string {
 func TestRecordSuiteAgainstEmulator(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	sum, err := record.Run(context.Background(), emulatorConfig(dir, &out))
+	suite := func(out *bytes.Buffer) record.Config {
+		c := emulatorConfig(dir, out)
+		c.ScenarioDir = scenarioDir
+		return c
+	}
+	sum, err := record.Run(context.Background(), suite(&out))
 	require.NoError(t, err, out.String())
 	t.Log(out.String())
 	require.False(t, sum.Failed(), out.String())
@@ -98,7 +109,9 @@ func TestRecordSuiteAgainstEmulator(t *testing.T) {
 	assert.Contains(t, out.String(), "passed without reaching a provider", "retry/exhausted needs no cassette")
 
 	for _, update := range []bool{true, false} {
-		res, err := harness.Run(context.Background(), replayConfig(dir, update))
+		rc := replayConfig(dir, update)
+		rc.ScenarioDir = scenarioDir
+		res, err := harness.Run(context.Background(), rc)
 		require.NoError(t, err)
 		for _, r := range res.Runs {
 			assert.NotEqual(t, harness.StatusFail, r.Status, "%s (update %v): %s", r.Name(), update, r.Reason)
@@ -119,7 +132,7 @@ func TestRecordSuiteAgainstEmulator(t *testing.T) {
 
 	// A second session keeps every cassette as it is.
 	out.Reset()
-	sum, err = record.Run(context.Background(), emulatorConfig(dir, &out))
+	sum, err = record.Run(context.Background(), suite(&out))
 	require.NoError(t, err)
 	assert.Zero(t, sum.Count(record.ActionRecorded), out.String())
 	assert.Contains(t, out.String(), "skipped: cassettes exist (--force to overwrite)")
@@ -252,7 +265,7 @@ func TestRecordLiveNeedsKeys(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
 	sum, err := record.Run(context.Background(), record.Config{
-		ScenarioDir: scenarioDir, CassetteDir: filepath.Join(dir, "c"), GoldenDir: filepath.Join(dir, "g"),
+		ScenarioDir: fixtureDir, CassetteDir: filepath.Join(dir, "c"), GoldenDir: filepath.Join(dir, "g"),
 		IDs: []string{"basic/plain-text"}, Models: []string{"anthropic"},
 		Getenv: func(string) string { return "" }, Out: &out,
 	})
@@ -275,7 +288,7 @@ func TestRecordThroughBaseURL(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
 	sum, err := record.Run(context.Background(), record.Config{
-		ScenarioDir: scenarioDir, CassetteDir: filepath.Join(dir, "c"), GoldenDir: filepath.Join(dir, "g"),
+		ScenarioDir: fixtureDir, CassetteDir: filepath.Join(dir, "c"), GoldenDir: filepath.Join(dir, "g"),
 		IDs: []string{"basic/plain-text"}, Models: []string{"anthropic"},
 		BaseURL: srv.URL, Getenv: func(string) string { return fakeKey }, Out: &out,
 	})
@@ -300,7 +313,7 @@ func TestRecordConfigErrors(t *testing.T) {
 	assert.EqualError(t, err, "record: choose the emulator or a base URL, not both")
 	_, err = record.Run(context.Background(), record.Config{BaseURL: "localhost:8080"})
 	assert.EqualError(t, err, `record: base URL "localhost:8080": want an http(s) URL such as http://127.0.0.1:8787`)
-	_, err = record.Run(context.Background(), record.Config{ScenarioDir: scenarioDir, IDs: []string{"nope/*"}, Emulator: true})
+	_, err = record.Run(context.Background(), record.Config{ScenarioDir: fixtureDir, IDs: []string{"nope/*"}, Emulator: true})
 	assert.EqualError(t, err, `record: no scenario run matches (scenarios "nope/*", models "")`)
 }
 
