@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -76,7 +77,9 @@ func MergeReports(reps []*Report, names []string) (*Result, error) {
 		added := false
 		for _, rep := range byShard {
 			if k < len(rep.Runs) {
-				res.Runs = append(res.Runs, rep.Runs[k])
+				run := rep.Runs[k]
+				reformatEvidence(&run)
+				res.Runs = append(res.Runs, run)
 				added = true
 			}
 		}
@@ -85,6 +88,28 @@ func MergeReports(reps []*Report, names []string) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// reformatEvidence gives a run's wire requests and event trace, read back
+// from a report.json where they were indented as part of it, the layout
+// the run wrote them in (requestsJSON, eventsJSON).
+func reformatEvidence(run *ScenarioResult) {
+	if len(run.WireRequests) > 0 {
+		var reqs []wireRequest
+		if json.Unmarshal(run.WireRequests, &reqs) == nil {
+			if data, err := requestsJSON(reqs); err == nil {
+				run.WireRequests = data
+			}
+		}
+	}
+	if len(run.Events) > 0 {
+		var lines []traceLine
+		if json.Unmarshal(run.Events, &lines) == nil {
+			if data, err := eventsJSON(lines); err == nil {
+				run.Events = data
+			}
+		}
+	}
 }
 
 // unsharded is a selection's filters without the shard, as a string.

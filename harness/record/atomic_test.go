@@ -34,6 +34,7 @@ func TestRecordIsAllOrNothingPerScenario(t *testing.T) {
 
 	var out bytes.Buffer
 	cfg := emulatorConfig(dir, &out)
+	cfg.ScenarioDir = scenarioDir
 	cfg.IDs = []string{"swap/six-turn-alternating"}
 	cfg.Force = true
 	sum, err := record.Run(context.Background(), cfg)

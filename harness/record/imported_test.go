@@ -46,6 +46,7 @@ func TestRecordLeavesImportedTrafficAlone(t *testing.T) {
 	// The committed real-traffic scenarios are skipped by their tag.
 	out.Reset()
 	cfg = emulatorConfig(dir, &out)
+	cfg.ScenarioDir = scenarioDir
 	cfg.Force, cfg.IDs = true, []string{"real/vllm/*"}
 	sum, err = record.Run(context.Background(), cfg)
 	require.NoError(t, err, out.String())
