@@ -145,7 +145,7 @@ func NewPlan(target Target, opts Options) (*Plan, error) {
 		Target: target, Suite: info, Profiles: profiles,
 		opts: opts, suite: suite, reg: reg, targetType: cfg.Type, builtins: providers.Factories(),
 	}
-	for _, pair := range harness.Select(scs, harness.Config{IDs: opts.IDs}) {
+	for _, pair := range harness.Select(scs, harness.Config{IDs: opts.IDs, Registry: reg, Factories: p.builtins}) {
 		if !slices.Contains(p.adaptersOf(pair.Scenario, pair.Model), target.Provider) {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/harness"
 )
 
@@ -46,7 +47,7 @@ func TestSuiteCoversEveryProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	for _, p := range harness.Select(scs, harness.Config{}) {
+	for _, p := range harness.Select(scs, harness.Config{Factories: providers.Factories()}) {
 		prof := ProfileOf(p.Scenario, p.Model)
 		if !slices.Contains(Profiles, prof) {
 			t.Errorf("%s [%s]: profile %q is not one of %v", p.Scenario.ID, p.Model, prof, Profiles)

@@ -26,6 +26,9 @@ func (s Suite) NewServer(reg *adapters.Registry, pacing time.Duration) (*replay.
 	if err != nil {
 		return nil, err
 	}
+	if scs, err = harness.Expand(scs, harness.Config{Registry: reg}); err != nil {
+		return nil, err
+	}
 	byID := map[string]*harness.Scenario{}
 	for _, sc := range scs {
 		byID[sc.ID] = sc

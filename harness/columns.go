@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/scenarios"
 )
@@ -99,7 +100,8 @@ func (c *Config) columns() []Column {
 // Matrix returns the models sc runs on: its models, or else every column
 // Columns selects whose model declares each capability of Requires and
 // none of Lacks, in column order. Declarations come from the adapters
-// cfg's registry and factories build (without a network).
+// cfg's registry and factories build (without a network; the built-in
+// adapters when Factories is empty).
 func (c *Config) Matrix(sc *Scenario) ([]string, error) {
 	if len(sc.Models) > 0 {
 		return sc.Models, nil
@@ -145,10 +147,13 @@ func (cc *capsCache) of(model string) (canonical.Capabilities, error) {
 	if err != nil {
 		return canonical.Capabilities{}, err
 	}
-	if len(cc.cfg.Factories) == 0 {
-		return canonical.Capabilities{}, errors.New("harness: Config.Factories is empty: no adapter can be built")
+	factories := cc.cfg.Factories
+	if len(factories) == 0 {
+		// The matrix is the built-in adapters' declarations unless the
+		// caller brings its own.
+		factories = providers.Factories()
 	}
-	a, err := cc.reg.Open(mc.Adapter, cc.cfg.Factories, cc.cfg.getenv, nil)
+	a, err := cc.reg.Open(mc.Adapter, factories, cc.cfg.getenv, nil)
 	if err != nil {
 		return canonical.Capabilities{}, err
 	}
