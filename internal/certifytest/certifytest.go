@@ -7,6 +7,8 @@ import (
 	"context"
 	"iter"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/metis-llm/metis/adapters"
@@ -36,6 +38,30 @@ func ConformOutcomes(t testing.TB, root string) map[string]harness.Status {
 		out[r.Name()] = r.Status
 	}
 	return out
+}
+
+// CertifiableIDs lists the ids of the scenarios in outcomes (as
+// ConformOutcomes gives them) that have no failing run on provider's
+// models — conform run's known failures show as failures there — and
+// whose id has none of the prefixes in skip. A built-in adapter is
+// certified on those.
+func CertifiableIDs(outcomes map[string]harness.Status, provider string, skip ...string) []string {
+	failing := map[string]bool{}
+	var ids []string
+	for name, st := range outcomes {
+		id, model, _ := strings.Cut(strings.TrimSuffix(name, "]"), " [")
+		if st == harness.StatusFail && canonical.ProviderOf(model) == provider {
+			failing[id] = true
+		}
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	ids = slices.DeleteFunc(ids, func(id string) bool {
+		return failing[id] || slices.ContainsFunc(skip, func(p string) bool { return strings.HasPrefix(id, p) })
+	})
+	slices.Sort(ids)
+	return ids
 }
 
 // DropToolEnd is an adapter with one mapping broken: its streams lose
