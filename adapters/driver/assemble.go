@@ -45,7 +45,9 @@ type Assembler struct {
 	inYield bool
 
 	blocks []*pending
-	byKey  map[int]int // provider key → index into blocks
+	// last is the block most recently looked up or opened, so that the
+	// deltas that follow one another on a block find it without a search.
+	last int
 
 	began time.Time
 	now   func() time.Time
@@ -89,7 +91,7 @@ func NewAssembler(yield func(canonical.StreamEvent, error) bool, provider, model
 	if ids == nil {
 		ids = adapters.NewToolIDMap()
 	}
-	a := &Assembler{yield: yield, ids: ids, provider: provider, messageID: messageID, byKey: map[int]int{}}
+	a := &Assembler{yield: yield, ids: ids, provider: provider, messageID: messageID}
 	a.resp.RequestID = messageID
 	a.resp.Provider = provider
 	a.resp.Model = model
@@ -208,7 +210,7 @@ func (a *Assembler) Start() bool {
 // block returns the pending block for key, opening one of kind if none
 // is open under that key.
 func (a *Assembler) block(key int, kind canonical.BlockType) (*pending, int, bool) {
-	if i, ok := a.byKey[key]; ok && a.blocks[i].open && a.blocks[i].kind == kind {
+	if i, ok := a.index(key); ok && a.blocks[i].open && a.blocks[i].kind == kind {
 		return a.blocks[i], i, false
 	}
 	if !a.closeAll() {
@@ -217,7 +219,7 @@ func (a *Assembler) block(key int, kind canonical.BlockType) (*pending, int, boo
 	p := &pending{key: key, kind: kind, open: true}
 	a.blocks = append(a.blocks, p)
 	i := len(a.blocks) - 1
-	a.byKey[key] = i
+	a.last = i
 	return p, i, true
 }
 
@@ -289,7 +291,7 @@ func (a *Assembler) ToolStart(key int, providerID, name string) (string, bool) {
 	if !a.Start() {
 		return "", false
 	}
-	if i, ok := a.byKey[key]; ok && a.blocks[i].open && a.blocks[i].kind == canonical.BlockToolUse {
+	if i, ok := a.index(key); ok && a.blocks[i].open && a.blocks[i].kind == canonical.BlockToolUse {
 		return a.blocks[i].toolID, true // repeated start for the same block
 	}
 	if !a.closeAll() {
@@ -304,7 +306,7 @@ func (a *Assembler) ToolStart(key int, providerID, name string) (string, bool) {
 	}
 	a.blocks = append(a.blocks, p)
 	i := len(a.blocks) - 1
-	a.byKey[key] = i
+	a.last = i
 	return p.toolID, a.emit(canonical.StreamEvent{Type: canonical.EventToolUseStart, Index: i, ToolUseID: p.toolID, ToolName: name})
 }
 
@@ -313,7 +315,7 @@ func (a *Assembler) ToolStart(key int, providerID, name string) (string, bool) {
 // accumulated but not emitted. A fragment for a key with no open tool is
 // an invalid_response error.
 func (a *Assembler) ToolInputDelta(key int, fragment string) (bool, error) {
-	i, ok := a.byKey[key]
+	i, ok := a.index(key)
 	if !ok || !a.blocks[i].open || a.blocks[i].kind != canonical.BlockToolUse {
 		return false, canonical.NewError(canonical.ErrServer, canonical.CodeInvalidResponse, "tool input delta for block %d, which is not an open tool_use", key)
 	}
@@ -328,7 +330,7 @@ func (a *Assembler) ToolInputDelta(key int, fragment string) (bool, error) {
 // ToolInputFinal records the provider's authoritative final input for the
 // tool under key; it wins over the accumulated fragments.
 func (a *Assembler) ToolInputFinal(key int, input json.RawMessage) {
-	if i, ok := a.byKey[key]; ok && a.blocks[i].kind == canonical.BlockToolUse {
+	if i, ok := a.index(key); ok && a.blocks[i].kind == canonical.BlockToolUse {
 		a.blocks[i].final = append(json.RawMessage(nil), input...)
 	}
 }
@@ -338,7 +340,7 @@ func (a *Assembler) ToolInputFinal(key int, input json.RawMessage) {
 // a final response restates differently from what was streamed). No
 // event is emitted: message.complete carries it (000 §5.2.4).
 func (a *Assembler) ReviseText(key int, text string) {
-	if i, ok := a.byKey[key]; ok && (a.blocks[i].kind == canonical.BlockText || a.blocks[i].kind == canonical.BlockThinking) {
+	if i, ok := a.index(key); ok && (a.blocks[i].kind == canonical.BlockText || a.blocks[i].kind == canonical.BlockThinking) {
 		a.blocks[i].text.Reset()
 		a.blocks[i].text.WriteString(text)
 	}
@@ -348,7 +350,7 @@ func (a *Assembler) ReviseText(key int, text string) {
 // open or closed, with the provider's authoritative final one; like
 // ReviseText it emits nothing.
 func (a *Assembler) ReviseSignature(key int, sig string) {
-	if i, ok := a.byKey[key]; ok && a.blocks[i].kind == canonical.BlockThinking {
+	if i, ok := a.index(key); ok && a.blocks[i].kind == canonical.BlockThinking {
 		a.blocks[i].signature = sig
 	}
 }
@@ -357,7 +359,7 @@ func (a *Assembler) ReviseSignature(key int, sig string) {
 // and the signature-carrying final thinking.delta for a signed thinking
 // block. Closing a closed or unknown block does nothing.
 func (a *Assembler) EndBlock(key int) bool {
-	i, ok := a.byKey[key]
+	i, ok := a.index(key)
 	if !ok || !a.blocks[i].open {
 		return !a.stopped
 	}
@@ -427,7 +429,7 @@ func isObject(b []byte) bool {
 // RawToolArgs returns the accumulated argument text of the tool under key,
 // for decoders that must surface unparseable arguments.
 func (a *Assembler) RawToolArgs(key int) string {
-	if i, ok := a.byKey[key]; ok {
+	if i, ok := a.index(key); ok {
 		return string(a.blocks[i].args)
 	}
 	return ""
@@ -611,9 +613,26 @@ func StreamError(ctx context.Context, provider string, err error) *canonical.Ada
 	return ae
 }
 
+// index returns the index in a.blocks of the block last opened under
+// key: the block of the previous lookup when it has that key (the common
+// case: consecutive deltas of one block), else a search from the newest
+// block.
+func (a *Assembler) index(key int) (int, bool) {
+	if a.last < len(a.blocks) && a.blocks[a.last].key == key {
+		return a.last, true
+	}
+	for i := len(a.blocks) - 1; i >= 0; i-- {
+		if a.blocks[i].key == key {
+			a.last = i
+			return i, true
+		}
+	}
+	return 0, false
+}
+
 // BlockIndex returns the canonical content index of the block opened under
 // key, and whether there is one.
 func (a *Assembler) BlockIndex(key int) (int, bool) {
-	i, ok := a.byKey[key]
+	i, ok := a.index(key)
 	return i, ok
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // DefaultMaxSSEEvent is the largest SSE event an SSEReader accepts unless
@@ -46,7 +47,8 @@ type SSEReader struct {
 	hasData  bool
 	event    []byte
 	lastID   string
-	names    map[string]string
+	names    []string // event names seen, so each is a string once per stream
+	lastName int      // index in names of the last event's name
 	maxEvent int
 	// Comments counts comment lines seen (": ping" keep-alives and the like).
 	Comments int
@@ -56,6 +58,18 @@ type SSEReader struct {
 	// pastFirstLine is set once the first line (which may carry a BOM)
 	// has been read.
 	pastFirstLine bool
+	// pooled is buf's array, taken from sseBufs.
+	pooled *[sseBufSize]byte
+}
+
+// release gives the read buffer back to the pool once the stream has
+// ended; nothing in buf is referenced after that.
+func (s *SSEReader) release() {
+	if s.pooled != nil {
+		sseBufs.Put(s.pooled)
+		s.pooled, s.buf = nil, nil
+		s.start, s.end = 0, 0
+	}
 }
 
 // utf8BOM is the byte-order mark a stream may start with.
@@ -65,9 +79,21 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // error before Next gives up with io.ErrNoProgress, as bufio does.
 const maxEmptyReads = 100
 
-// NewSSEReader returns a reader over r with a 32 KiB buffer.
+// sseBufSize is the size of an SSEReader's read buffer.
+const sseBufSize = 32 << 10
+
+// sseBufs pools read buffers: a reader takes one on its first read and
+// gives it back at the end of its stream (io.EOF or an error).
+var sseBufs = sync.Pool{New: func() any { return new([sseBufSize]byte) }}
+
+// maxNames bounds the event names a reader keeps as strings; a stream
+// with more distinct names gets a new string for each event beyond them.
+const maxNames = 32
+
+// NewSSEReader returns a reader over r. Its 32 KiB read buffer comes from
+// a pool shared by all readers and goes back to it when the stream ends.
 func NewSSEReader(r io.Reader) *SSEReader {
-	return &SSEReader{r: r, buf: make([]byte, 32<<10), names: map[string]string{}, maxEvent: DefaultMaxSSEEvent}
+	return &SSEReader{r: r, maxEvent: DefaultMaxSSEEvent}
 }
 
 // SetMaxEventSize bounds the size of one event's data; a larger event
@@ -142,14 +168,31 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 }
 
 func (s *SSEReader) dispatch() SSEEvent {
-	name, ok := s.names[string(s.event)]
-	if !ok {
-		name = string(s.event)
-		if len(s.names) < 64 {
-			s.names[name] = name
+	return SSEEvent{Event: s.name(), Data: s.data, ID: s.lastID}
+}
+
+// name returns the current event's name as a string, allocating it only
+// the first time the stream uses it: consecutive events of one name (the
+// deltas) compare once, others search the few names seen.
+func (s *SSEReader) name() string {
+	if len(s.event) == 0 {
+		return ""
+	}
+	if s.lastName < len(s.names) && s.names[s.lastName] == string(s.event) {
+		return s.names[s.lastName]
+	}
+	for i, n := range s.names {
+		if n == string(s.event) {
+			s.lastName = i
+			return n
 		}
 	}
-	return SSEEvent{Event: name, Data: s.data, ID: s.lastID}
+	n := string(s.event)
+	if len(s.names) < maxNames {
+		s.names = append(s.names, n)
+		s.lastName = len(s.names) - 1
+	}
+	return n
 }
 
 // readLine returns the next line without its terminator. The slice is
@@ -203,7 +246,12 @@ func (s *SSEReader) readLine() ([]byte, error) {
 				// so the pending event is not dispatched.
 				s.lastLineTerminated = false
 			}
+			s.release()
 			return nil, s.err
+		}
+		if s.buf == nil {
+			s.pooled = sseBufs.Get().(*[sseBufSize]byte)
+			s.buf = s.pooled[:]
 		}
 		n, err := s.r.Read(s.buf)
 		s.start, s.end = 0, n
