@@ -387,8 +387,11 @@ func present(raw json.RawMessage) bool {
 func (d ChatDialect) DecodeStream(body io.Reader, a *driver.Assembler) error {
 	s := newChatState(d, a)
 	r := driver.NewSSEReader(body)
-	var chunk chatChunk
-	var js driver.EventDecoder
+	var (
+		chunk chatChunk
+		js    driver.EventDecoder
+		fast  chatFast
+	)
 	for n := 1; ; n++ {
 		ev, err := r.Next()
 		if err == io.EOF {
@@ -410,9 +413,11 @@ func (d ChatDialect) DecodeStream(body io.Reader, a *driver.Assembler) error {
 			}
 			return nil
 		}
-		chunk.reset()
-		if err := js.Decode(data, &chunk); err != nil {
-			return malformed(d.Provider, err, "chat stream event %d", n)
+		if !fast.decode(data, &chunk) {
+			chunk.reset()
+			if err := js.Decode(data, &chunk); err != nil {
+				return malformed(d.Provider, err, "chat stream event %d", n)
+			}
 		}
 		if present(chunk.Error) {
 			return s.chunkError(data, 0)

@@ -1,0 +1,388 @@
+package driver
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The helpers below let a stream decoder read the common events of its
+// wire format — text and argument deltas — without reflection, and fall
+// back to its full decoder (encoding/json into its event struct) for
+// everything else. Each reports false for any input it does not read
+// exactly as encoding/json reads it: a decoder's fast path fills the same
+// event struct the full decoder would, or declines, so its output is the
+// same byte for byte (each provider proves it with a differential test
+// and a fuzz target).
+
+// maxFastDepth bounds the nesting the helpers skip over; deeper values go
+// to the full decoder.
+const maxFastDepth = 64
+
+// JSONMembers calls f with the key (as written, without quotes; keys with
+// escapes are declined) and the raw value of each member of the JSON
+// object that data holds, whitespace around it allowed. It returns false
+// when data is not exactly one well-formed object, when a key repeats, or
+// when f returns false.
+func JSONMembers(data []byte, f func(key, value []byte) bool) bool {
+	i := skipWS(data, 0)
+	end, ok := members(data, i, 0, f)
+	return ok && skipWS(data, end) == len(data)
+}
+
+// members reads the object at data[i], calling f for each member (f may
+// be nil), and returns the index after it.
+func members(data []byte, i, depth int, f func(key, value []byte) bool) (int, bool) {
+	if i >= len(data) || data[i] != '{' || depth >= maxFastDepth {
+		return i, false
+	}
+	var seen [16][]byte // keys of this object, to decline duplicates
+	n := 0
+	i = skipWS(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return i, false
+		}
+		kEnd, plain, ok := scanString(data, i)
+		if !ok || !plain {
+			return i, false
+		}
+		key := data[i+1 : kEnd-1]
+		if f != nil {
+			if n == len(seen) {
+				return i, false
+			}
+			for _, k := range seen[:n] {
+				if string(k) == string(key) {
+					return i, false
+				}
+			}
+			seen[n] = key
+			n++
+		}
+		i = skipWS(data, kEnd)
+		if i >= len(data) || data[i] != ':' {
+			return i, false
+		}
+		vStart := skipWS(data, i+1)
+		vEnd, ok := skipValue(data, vStart, depth+1)
+		if !ok {
+			return i, false
+		}
+		if f != nil && !f(key, data[vStart:vEnd]) {
+			return i, false
+		}
+		i = skipWS(data, vEnd)
+		if i >= len(data) {
+			return i, false
+		}
+		switch data[i] {
+		case ',':
+			i = skipWS(data, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+// JSONElements calls f with each element of the JSON array value holds.
+func JSONElements(value []byte, f func(elem []byte) bool) bool {
+	i := skipWS(value, 0)
+	if i >= len(value) || value[i] != '[' {
+		return false
+	}
+	i = skipWS(value, i+1)
+	if i < len(value) && value[i] == ']' {
+		return skipWS(value, i+1) == len(value)
+	}
+	for {
+		end, ok := skipValue(value, i, 1)
+		if !ok || !f(value[i:end]) {
+			return false
+		}
+		i = skipWS(value, end)
+		if i >= len(value) {
+			return false
+		}
+		switch value[i] {
+		case ',':
+			i = skipWS(value, i+1)
+		case ']':
+			return skipWS(value, i+1) == len(value)
+		default:
+			return false
+		}
+	}
+}
+
+// JSONString returns the string a raw JSON string value holds, decoded
+// as encoding/json decodes it (invalid UTF-8 and lone surrogates become
+// U+FFFD).
+func JSONString(value []byte) (string, bool) {
+	end, plain, ok := scanString(value, 0)
+	if !ok || end != len(value) {
+		return "", false
+	}
+	raw := value[1 : end-1]
+	if plain {
+		return string(raw), true
+	}
+	return unquote(raw)
+}
+
+// JSONStringEquals reports whether a raw JSON string value holds exactly
+// s, with no escape in it.
+func JSONStringEquals(value []byte, s string) bool {
+	return len(value) == len(s)+2 && value[0] == '"' && value[len(value)-1] == '"' && string(value[1:len(value)-1]) == s
+}
+
+// JSONInt returns the integer a raw JSON number holds, for numbers written
+// as plain decimal integers that fit in an int32 (others decline).
+func JSONInt(value []byte) (int, bool) {
+	v, neg := value, false
+	if len(v) > 0 && v[0] == '-' {
+		v, neg = v[1:], true
+	}
+	if len(v) == 0 || len(v) > 9 || v[0] == '0' && len(v) > 1 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// IsJSONNull reports whether a raw value is null.
+func IsJSONNull(value []byte) bool { return string(value) == "null" }
+
+func skipWS(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// scanString returns the index after the string at data[i], whether it
+// holds no escape and only valid UTF-8 (so its bytes are its value), and
+// whether it is well-formed.
+func scanString(data []byte, i int) (end int, plain, ok bool) {
+	if i >= len(data) || data[i] != '"' {
+		return i, false, false
+	}
+	plain, ascii := true, true
+	for j := i + 1; j < len(data); j++ {
+		c := data[j]
+		switch {
+		case c == '"':
+			if !ascii && plain && !utf8.Valid(data[i+1:j]) {
+				plain = false
+			}
+			return j + 1, plain, true
+		case c == '\\':
+			plain = false
+			j++
+			if j >= len(data) {
+				return j, false, false
+			}
+			switch data[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(data) {
+					return j, false, false
+				}
+				for _, h := range data[j+1 : j+5] {
+					if !isHex(h) {
+						return j, false, false
+					}
+				}
+				j += 4
+			default:
+				return j, false, false
+			}
+		case c < 0x20:
+			return j, false, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return len(data), false, false
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// unquote decodes a well-formed string's contents (scanString accepted
+// them) as encoding/json does.
+func unquote(raw []byte) (string, bool) {
+	out := make([]byte, 0, len(raw))
+	for k := 0; k < len(raw); {
+		c := raw[k]
+		switch {
+		case c == '\\':
+			switch e := raw[k+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r := hexRune(raw[k+2 : k+6])
+				k += 6
+				if utf16.IsSurrogate(r) {
+					if k+6 <= len(raw) && raw[k] == '\\' && raw[k+1] == 'u' {
+						if d := utf16.DecodeRune(r, hexRune(raw[k+2:k+6])); d != utf8.RuneError {
+							out = utf8.AppendRune(out, d)
+							k += 6
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				out = utf8.AppendRune(out, r)
+				continue
+			}
+			k += 2
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			k++
+		default:
+			r, size := utf8.DecodeRune(raw[k:])
+			out = utf8.AppendRune(out, r) // U+FFFD for invalid bytes, as encoding/json
+			k += size
+		}
+	}
+	return string(out), true
+}
+
+func hexRune(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// skipValue returns the index after the well-formed JSON value at
+// data[i].
+func skipValue(data []byte, i, depth int) (int, bool) {
+	if i >= len(data) {
+		return i, false
+	}
+	switch c := data[i]; {
+	case c == '"':
+		end, _, ok := scanString(data, i)
+		return end, ok
+	case c == '{':
+		return members(data, i, depth, nil)
+	case c == '[':
+		if depth >= maxFastDepth {
+			return i, false
+		}
+		j := skipWS(data, i+1)
+		if j < len(data) && data[j] == ']' {
+			return j + 1, true
+		}
+		for {
+			end, ok := skipValue(data, j, depth+1)
+			if !ok {
+				return i, false
+			}
+			j = skipWS(data, end)
+			if j >= len(data) {
+				return i, false
+			}
+			if data[j] == ']' {
+				return j + 1, true
+			}
+			if data[j] != ',' {
+				return i, false
+			}
+			j = skipWS(data, j+1)
+		}
+	case c == 't':
+		return jsonLiteral(data, i, "true")
+	case c == 'f':
+		return jsonLiteral(data, i, "false")
+	case c == 'n':
+		return jsonLiteral(data, i, "null")
+	case c == '-' || c >= '0' && c <= '9':
+		return jsonNumber(data, i)
+	}
+	return i, false
+}
+
+func jsonLiteral(data []byte, i int, lit string) (int, bool) {
+	if len(data)-i >= len(lit) && string(data[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return i, false
+}
+
+// jsonNumber returns the index after the JSON number at data[i].
+func jsonNumber(data []byte, i int) (int, bool) {
+	j := i
+	if data[j] == '-' {
+		j++
+	}
+	digits := func() int {
+		k := j
+		for j < len(data) && data[j] >= '0' && data[j] <= '9' {
+			j++
+		}
+		return j - k
+	}
+	switch {
+	case j < len(data) && data[j] == '0':
+		j++
+	case digits() == 0:
+		return i, false
+	}
+	if j < len(data) && data[j] == '.' {
+		j++
+		if digits() == 0 {
+			return i, false
+		}
+	}
+	if j < len(data) && (data[j] == 'e' || data[j] == 'E') {
+		j++
+		if j < len(data) && (data[j] == '+' || data[j] == '-') {
+			j++
+		}
+		if digits() == 0 {
+			return i, false
+		}
+	}
+	return j, true
+}

@@ -1,0 +1,58 @@
+package driver
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+var fastJSONSeeds = []string{
+	`"plain"`, `"esc\n\t\"\\\/\b\f\r"`, `"\u00e9\ud83d\ude00"`, `"\ud83d"`, `"\udc00x"`, "\"\xff\xfe\"", `"ü"`, `"`, `"\x"`, `"\u12"`,
+	`{"a":1,"b":[true,false,null,{"c":"d"}],"e":-1.5e+3}`, `{"a":1,"a":2}`, `{"a" : "b" }`, `{}`, `[]`, `{"a":01}`, `{"a":1,}`,
+	` {"k":"v"} `, `{"k":"v"} x`, `{"\u006b":1}`, `[1,2`, `-`, `1.`, `.5`, `1e`, `tru`, `nul`,
+}
+
+// FuzzJSONString holds JSONString to encoding/json's decoding of a string.
+func FuzzJSONString(f *testing.F) {
+	for _, s := range fastJSONSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := JSONString(data)
+		var want string
+		err := json.Unmarshal(data, &want)
+		if ok && (err != nil || got != want) {
+			t.Fatalf("JSONString(%q) = %q, encoding/json gives %q, %v", data, got, want, err)
+		}
+	})
+}
+
+// FuzzJSONMembers holds JSONMembers to encoding/json's notion of one
+// well-formed object: whatever it accepts is valid JSON, an object, with
+// the members encoding/json sees.
+func FuzzJSONMembers(f *testing.F) {
+	for _, s := range fastJSONSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := map[string]json.RawMessage{}
+		ok := JSONMembers(data, func(k, v []byte) bool {
+			got[string(k)] = append(json.RawMessage(nil), v...)
+			return true
+		})
+		if !ok {
+			return
+		}
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal(data, &want); err != nil || want == nil {
+			t.Fatalf("JSONMembers accepts %q, encoding/json: %v", data, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d members, encoding/json sees %d", data, len(got), len(want))
+		}
+		for k, v := range want {
+			if string(got[k]) != string(v) {
+				t.Fatalf("%q: member %q is %s, encoding/json sees %s", data, k, got[k], v)
+			}
+		}
+	})
+}

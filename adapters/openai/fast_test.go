@@ -1,0 +1,157 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/metis-llm/metis/adapters/adaptertest"
+	"github.com/metis-llm/metis/adapters/driver"
+	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/replay"
+)
+
+// The fast paths must change nothing but speed: every recorded stream,
+// and every fuzzed one, decodes to the same events, response and error
+// with them as without them.
+
+// decodeBoth decodes body with the fast paths on and off.
+func decodeBoth(dec func(io.Reader, *driver.Assembler) error, body []byte) (fast, full streamOutcome) {
+	defer func() { fastPaths = true }()
+	fastPaths = true
+	fast = outcomeOf(dec, body)
+	fastPaths = false
+	full = outcomeOf(dec, body)
+	return fast, full
+}
+
+// streamOutcome is everything a decoder produces, comparable.
+type streamOutcome struct {
+	Events []canonical.StreamEvent
+	Resp   *canonical.Response
+	Err    string
+}
+
+func outcomeOf(dec func(io.Reader, *driver.Assembler) error, body []byte) streamOutcome {
+	var o streamOutcome
+	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := driver.NewAssembler(func(ev canonical.StreamEvent, err error) bool {
+		o.Events = append(o.Events, ev)
+		return true
+	}, "openai", "openai:test-model", "req_test", nil)
+	a.SetClock(epoch, func() time.Time { return epoch })
+	if err := dec(bytes.NewReader(body), a); err != nil {
+		o.Err = err.Error()
+	}
+	if a.Finished() {
+		o.Resp = a.Response()
+	}
+	return o
+}
+
+// toolIDs makes tool ids comparable between two decodes: each call makes
+// new ULIDs, so both are numbered in order of appearance.
+var toolIDs = cmp.Transformer("toolIDs", func(o streamOutcome) string {
+	b, _ := json.Marshal(o)
+	return replay.NormalizeIDs(string(b))
+})
+
+func recordedStreams(t *testing.T, api string) map[string][]byte {
+	t.Helper()
+	dir := adaptertest.FixturesDir(t, api)
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "response.txt"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no recorded streams under %s", dir)
+	}
+	out := map[string][]byte{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(filepath.Dir(p))] = b
+	}
+	return out
+}
+
+func TestChatFastPathChangesNothing(t *testing.T) {
+	d := ChatDialect{Provider: "openai", ReasoningFields: []string{"reasoning_content", "reasoning"}, ExtraContent: true}
+	for name, body := range recordedStreams(t, "openai-chat") {
+		fast, full := decodeBoth(d.DecodeStream, body)
+		if diff := cmp.Diff(full, fast, toolIDs); diff != "" {
+			t.Errorf("%s: the fast path changes the outcome (-full +fast):\n%s", name, diff)
+		}
+	}
+}
+
+func FuzzChatFastPath(f *testing.F) {
+	addFixtureSeeds(f, "openai-chat")
+	f.Add(sse(chatRole, chatHello, chatStop, chatUsage1, "[DONE]"))
+	d := ChatDialect{Provider: "openai", ReasoningFields: []string{"reasoning_content", "reasoning"}}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fast, full := decodeBoth(d.DecodeStream, body)
+		if diff := cmp.Diff(full, fast, toolIDs); diff != "" {
+			t.Fatalf("the fast path changes the outcome (-full +fast):\n%s", diff)
+		}
+	})
+}
+
+// FuzzChatFastChunk holds the chunk fast path to encoding/json: whatever
+// it reads, the full decoder reads the same.
+func FuzzChatFastChunk(f *testing.F) {
+	f.Add([]byte(chatHello))
+	f.Add([]byte(chatRole))
+	f.Add([]byte(chatStop))
+	f.Add([]byte(`{"id":"x","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"a\":"}}]},"finish_reason":null}],"usage":null}`))
+	f.Add([]byte(`{"model":"m","choices":[{"index":0,"delta":{"content":"\u00e9\n"},"logprobs":{"content":[]}}],"Usage":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fast chatFast
+		var got chatChunk
+		if !fast.decode(data, &got) {
+			return
+		}
+		var want chatChunk
+		var js driver.EventDecoder
+		if err := js.Decode(data, &want); err != nil {
+			t.Fatalf("the fast path reads %q, encoding/json fails: %v", data, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%q: the fast path reads otherwise (-encoding/json +fast):\n%s", data, diff)
+		}
+	})
+}
+
+// TestChatFastPathTaken checks that the fast path reads the common chunks
+// of the recorded streams (text and argument deltas), so that the tests
+// above compare something.
+func TestChatFastPathTaken(t *testing.T) {
+	taken, deltas := 0, 0
+	for _, body := range recordedStreams(t, "openai-chat") {
+		r := driver.NewSSEReader(bytes.NewReader(body))
+		var fast chatFast
+		for {
+			ev, err := r.Next()
+			if err != nil {
+				break
+			}
+			data := bytes.TrimSpace(ev.Data)
+			if !bytes.Contains(data, []byte(`"content":"`)) && !bytes.Contains(data, []byte(`"arguments":"`)) {
+				continue
+			}
+			deltas++
+			var c chatChunk
+			if fast.decode(data, &c) {
+				taken++
+			}
+		}
+	}
+	if deltas == 0 || taken*10 < deltas*9 {
+		t.Fatalf("the fast path reads %d of %d recorded text and argument chunks, want 90%%", taken, deltas)
+	}
+}
