@@ -3,9 +3,12 @@ package bench
 import (
 	"bytes"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -15,15 +18,65 @@ import (
 	"github.com/metis-llm/metis/harness/replay"
 )
 
-// replayCassettes are suite cassettes of several shapes: four
-// interactions streamed and not (emulator), a tool round trip, and a
-// large imported real stream (676 events). Cassettes whose URL has a
+// replayCassettes picks suite cassettes of three shapes, whatever the
+// suite holds today: the one with the most interactions (streamed and
+// not), a tool round trip (two interactions), and the one with the
+// largest response (a long real stream). Cassettes whose URLs carry a
 // query are left out: go-vcr's default matcher compares the parsed form
 // with the recorded one, which imported cassettes do not carry.
-var replayCassettes = []string{
-	"anthropic/streaming/equivalence",
-	"openai/tools/single-round-trip",
-	"openai/real/openai-responses/stream-reasoning-summary-text",
+func replayCassettes(tb testing.TB) []string {
+	tb.Helper()
+	type entry struct {
+		name               string
+		interactions, size int
+	}
+	var all []entry
+	root := filepath.Join("..", "cassettes")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".yaml" {
+			return err
+		}
+		rel, _ := filepath.Rel(root, strings.TrimSuffix(path, ".yaml"))
+		c, err := cassette.Load(strings.TrimSuffix(path, ".yaml"))
+		if err != nil {
+			return err
+		}
+		e := entry{name: filepath.ToSlash(rel), interactions: len(c.Interactions)}
+		for _, in := range c.Interactions {
+			if strings.Contains(in.Request.URL, "?") {
+				return nil
+			}
+			e.size += len(in.Response.Body)
+		}
+		all = append(all, e)
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].name < all[j].name })
+	var most, tools, large entry
+	for _, e := range all {
+		if e.interactions > most.interactions {
+			most = e
+		}
+		if tools.name == "" && e.interactions == 2 && strings.Contains(e.name, "/tools/") {
+			tools = e
+		}
+		if e.size > large.size {
+			large = e
+		}
+	}
+	out := []string{}
+	for _, e := range []entry{most, tools, large} {
+		if e.name != "" && !slices.Contains(out, e.name) {
+			out = append(out, e.name)
+		}
+	}
+	if len(out) < 2 {
+		tb.Fatalf("found only %v among %d suite cassettes", out, len(all))
+	}
+	return out
 }
 
 // cassettePath is a suite cassette's path without ".yaml", as go-vcr
@@ -113,7 +166,7 @@ func vcr(tb testing.TB, name string, replayable bool) *recorder.Recorder {
 // reads and parses the cassette file first, as a scenario run does.
 func BenchmarkReplay(b *testing.B) {
 	buf := make([]byte, 32<<10)
-	for _, name := range replayCassettes {
+	for _, name := range replayCassettes(b) {
 		c := loadCassette(b, name)
 		reqs := requestsOf(b, c)
 		size := int64(len(c.Interactions))
@@ -168,7 +221,7 @@ func BenchmarkReplay(b *testing.B) {
 // TestReplayImplsAgree checks that both players serve every benchmarked
 // interaction with its recorded body.
 func TestReplayImplsAgree(t *testing.T) {
-	for _, name := range replayCassettes {
+	for _, name := range replayCassettes(t) {
 		c := loadCassette(t, name)
 		reqs := requestsOf(t, c)
 		p, err := replay.Load(cassettePath(name))
