@@ -155,3 +155,76 @@ func TestChatFastPathTaken(t *testing.T) {
 		t.Fatalf("the fast path reads %d of %d recorded text and argument chunks, want 90%%", taken, deltas)
 	}
 }
+
+func TestResponsesFastPathChangesNothing(t *testing.T) {
+	d := responsesDialect{provider: "openai", reasoning: true}
+	for name, body := range recordedStreams(t, "openai-responses") {
+		fast, full := decodeBoth(d.DecodeStream, body)
+		if diff := cmp.Diff(full, fast, toolIDs); diff != "" {
+			t.Errorf("%s: the fast path changes the outcome (-full +fast):\n%s", name, diff)
+		}
+	}
+}
+
+func FuzzResponsesFastPath(f *testing.F) {
+	addFixtureSeeds(f, "openai-responses")
+	f.Add(rsse(rCreated, rMsgAdded, rDelta, rMsgDone, rCompleted))
+	d := responsesDialect{provider: "openai", reasoning: true}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fast, full := decodeBoth(d.DecodeStream, body)
+		if diff := cmp.Diff(full, fast, toolIDs); diff != "" {
+			t.Fatalf("the fast path changes the outcome (-full +fast):\n%s", diff)
+		}
+	})
+}
+
+// FuzzResponsesFastEvent holds the event fast path to encoding/json.
+func FuzzResponsesFastEvent(f *testing.F) {
+	f.Add([]byte(`{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":1,"content_index":0,"delta":"Hi \"there\"\n","logprobs":[],"obfuscation":"x"}`))
+	f.Add([]byte(`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":"{\"a\":"}`))
+	f.Add([]byte(`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":1,"delta":"**Plan**"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fast respFast
+		var got respEvent
+		if !fast.decode([]byte("response.output_text.delta"), data, &got) {
+			return
+		}
+		var want respEvent
+		var js driver.EventDecoder
+		if err := js.Decode(data, &want); err != nil {
+			t.Fatalf("the fast path reads %q, encoding/json fails: %v", data, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%q: the fast path reads otherwise (-encoding/json +fast):\n%s", data, diff)
+		}
+	})
+}
+
+// TestResponsesFastPathTaken checks that the fast path reads the recorded
+// delta events.
+func TestResponsesFastPathTaken(t *testing.T) {
+	taken, deltas := 0, 0
+	for _, body := range recordedStreams(t, "openai-responses") {
+		r := driver.NewSSEReader(bytes.NewReader(body))
+		var fast respFast
+		for {
+			ev, err := r.Next()
+			if err != nil {
+				break
+			}
+			data := bytes.TrimSpace(ev.Data)
+			typ := peekType(data)
+			if !fastType(typ) {
+				continue
+			}
+			deltas++
+			var e respEvent
+			if fast.decode(typ, data, &e) {
+				taken++
+			}
+		}
+	}
+	if deltas == 0 || taken*10 < deltas*9 {
+		t.Fatalf("the fast path reads %d of %d recorded delta events, want 90%%", taken, deltas)
+	}
+}

@@ -686,7 +686,10 @@ func (d responsesDialect) DecodeStream(body io.Reader, a *driver.Assembler) erro
 	var head struct {
 		Type string `json:"type"`
 	}
-	var js driver.EventDecoder
+	var (
+		js   driver.EventDecoder
+		fast respFast
+	)
 	for n := 1; ; n++ {
 		sse, err := r.Next()
 		if err == io.EOF {
@@ -711,8 +714,11 @@ func (d responsesDialect) DecodeStream(body io.Reader, a *driver.Assembler) erro
 			continue
 		}
 		ev = respEvent{}
-		if err := js.Decode(data, &ev); err != nil {
-			return malformed(d.provider, err, "responses stream event %d (%s)", n, typ)
+		if !fast.decode(typ, data, &ev) {
+			ev = respEvent{}
+			if err := js.Decode(data, &ev); err != nil {
+				return malformed(d.provider, err, "responses stream event %d (%s)", n, typ)
+			}
 		}
 		done, err := s.event(typ, &ev, data)
 		if err == errStopped || done {
