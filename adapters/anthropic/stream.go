@@ -75,8 +75,11 @@ type eventState struct {
 func (d *decoder) event(a *driver.Assembler, st *eventState, n int, name string, data []byte) (done bool, err error) {
 	ev := &st.ev
 	*ev = streamEvent{}
-	if err := st.data.Decode(data, ev); err != nil {
-		return true, driver.InvalidResponse(d.provider, err, "event %d (%s): decoding data: %v", n, eventLabel(name), err)
+	if !fastEvent(data, ev) {
+		*ev = streamEvent{}
+		if err := st.data.Decode(data, ev); err != nil {
+			return true, driver.InvalidResponse(d.provider, err, "event %d (%s): decoding data: %v", n, eventLabel(name), err)
+		}
 	}
 	if ev.Type == "" {
 		ev.Type = wireName(name)

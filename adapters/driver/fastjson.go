@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -161,6 +162,24 @@ func JSONInt(value []byte) (int, bool) {
 		n = -n
 	}
 	return n, true
+}
+
+// JSONIgnores reports whether encoding/json ignores a member named key
+// when it decodes an object into a struct with these JSON field names:
+// key is ASCII and matches none of them, even without case. A fast path
+// skips such members and declines every other one it does not read.
+func JSONIgnores(key []byte, fields []string) bool {
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			return false // encoding/json folds some non-ASCII letters to ASCII ones
+		}
+	}
+	for _, f := range fields {
+		if strings.EqualFold(string(key), f) {
+			return false
+		}
+	}
+	return true
 }
 
 // IsJSONNull reports whether a raw value is null.

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"bytes"
-	"strings"
 
 	"github.com/metis-llm/metis/adapters/driver"
 )
@@ -40,23 +39,6 @@ var (
 	chatFuncFields   = []string{"name", "arguments"}
 )
 
-// ignorable reports whether encoding/json ignores a member named key when
-// decoding into a struct with these fields: an ASCII name matching none
-// of them without case.
-func ignorable(key []byte, fields []string) bool {
-	for _, c := range key {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	for _, f := range fields {
-		if strings.EqualFold(string(key), f) {
-			return false
-		}
-	}
-	return true
-}
-
 // reuse returns the string value holds, reusing prev when it is the same.
 func reuse(value []byte, prev string) (string, bool) {
 	if len(value) == len(prev)+2 && value[0] == '"' && string(value[1:len(value)-1]) == prev && bytes.IndexByte(value, '\\') < 0 {
@@ -93,7 +75,7 @@ func (f *chatFast) decode(data []byte, c *chatChunk) bool {
 			})
 			return ok && n == 1
 		}
-		return ignorable(key, chatChunkFields)
+		return driver.JSONIgnores(key, chatChunkFields)
 	})
 }
 
@@ -114,7 +96,7 @@ func (f *chatFast) choice(data []byte, ch *chatChoice) bool {
 		case "delta":
 			return f.delta(v, &ch.Delta)
 		}
-		return ignorable(key, chatChoiceFields)
+		return driver.JSONIgnores(key, chatChoiceFields)
 	})
 }
 
@@ -150,7 +132,7 @@ func (f *chatFast) delta(data []byte, d *chatDelta) bool {
 			}
 			return ok && n == 1
 		}
-		return ignorable(key, chatDeltaFields)
+		return driver.JSONIgnores(key, chatDeltaFields)
 	})
 }
 
@@ -186,9 +168,9 @@ func (f *chatFast) toolCall(data []byte, tc *chatToolCallDelta) bool {
 					tc.Function.Arguments = argString(s)
 					return ok
 				}
-				return ignorable(key, chatFuncFields)
+				return driver.JSONIgnores(key, chatFuncFields)
 			})
 		}
-		return ignorable(key, chatCallFields)
+		return driver.JSONIgnores(key, chatCallFields)
 	})
 }

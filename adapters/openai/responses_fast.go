@@ -52,7 +52,7 @@ func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 			}
 			ev.Delta, ok = driver.JSONString(v)
 		default:
-			return ignorable(key, respEventFields)
+			return driver.JSONIgnores(key, respEventFields)
 		}
 		return ok
 	})
