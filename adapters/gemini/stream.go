@@ -16,6 +16,7 @@ import (
 func decodeStream(body io.Reader, a *driver.Assembler) error {
 	d := newDecoder(a)
 	sse := driver.NewSSEReader(body)
+	var fast fastChunk
 	for n := 1; ; n++ {
 		ev, err := sse.Next()
 		if err == io.EOF {
@@ -39,6 +40,10 @@ func decodeStream(body io.Reader, a *driver.Assembler) error {
 				if err := d.handle(&list[i]); err != nil {
 					return err
 				}
+			}
+		} else if r, ok := fast.decode(data); ok {
+			if err := d.handle(r); err != nil {
+				return err
 			}
 		} else {
 			var r generateResponse
