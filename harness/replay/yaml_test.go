@@ -150,7 +150,7 @@ func cassetteSeeds(f *testing.F) [][]byte {
 	var out [][]byte
 	for _, path := range []string{
 		"../../cassettes/anthropic/streaming/equivalence.yaml",
-		"../../cassettes/openai/tools/single-round-trip.yaml",
+		"../../cassettes/openai/tools/single-round-trip@gpt-5.yaml",
 		"../../cassettes/gemini/real/gemini/stream-thought-parts.yaml",
 		"testdata/stream.yaml",
 	} {
