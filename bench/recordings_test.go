@@ -201,11 +201,9 @@ func prose(tb testing.TB) []string {
 func longArguments(tb testing.TB, n int) string {
 	tb.Helper()
 	var content strings.Builder
-	for i, p := range prose(tb) {
-		if content.Len() >= n {
-			break
-		}
-		content.WriteString(p)
+	words := prose(tb)
+	for i := 0; content.Len() < n; i++ {
+		content.WriteString(words[i%len(words)])
 		if i%40 == 39 {
 			content.WriteString("\n\n> \"quoted\"\n")
 		}

@@ -250,51 +250,52 @@ func isHex(c byte) bool {
 // unquote decodes a well-formed string's contents (scanString accepted
 // them) as encoding/json does.
 func unquote(raw []byte) (string, bool) {
-	out := make([]byte, 0, len(raw))
+	var out strings.Builder // one allocation: the string itself
+	out.Grow(len(raw))
 	for k := 0; k < len(raw); {
 		c := raw[k]
 		switch {
 		case c == '\\':
 			switch e := raw[k+1]; e {
 			case '"', '\\', '/':
-				out = append(out, e)
+				out.WriteByte(e)
 			case 'b':
-				out = append(out, '\b')
+				out.WriteByte('\b')
 			case 'f':
-				out = append(out, '\f')
+				out.WriteByte('\f')
 			case 'n':
-				out = append(out, '\n')
+				out.WriteByte('\n')
 			case 'r':
-				out = append(out, '\r')
+				out.WriteByte('\r')
 			case 't':
-				out = append(out, '\t')
+				out.WriteByte('\t')
 			case 'u':
 				r := hexRune(raw[k+2 : k+6])
 				k += 6
 				if utf16.IsSurrogate(r) {
 					if k+6 <= len(raw) && raw[k] == '\\' && raw[k+1] == 'u' {
 						if d := utf16.DecodeRune(r, hexRune(raw[k+2:k+6])); d != utf8.RuneError {
-							out = utf8.AppendRune(out, d)
+							out.WriteRune(d)
 							k += 6
 							continue
 						}
 					}
 					r = utf8.RuneError
 				}
-				out = utf8.AppendRune(out, r)
+				out.WriteRune(r)
 				continue
 			}
 			k += 2
 		case c < utf8.RuneSelf:
-			out = append(out, c)
+			out.WriteByte(c)
 			k++
 		default:
 			r, size := utf8.DecodeRune(raw[k:])
-			out = utf8.AppendRune(out, r) // U+FFFD for invalid bytes, as encoding/json
+			out.WriteRune(r) // U+FFFD for invalid bytes, as encoding/json
 			k += size
 		}
 	}
-	return string(out), true
+	return out.String(), true
 }
 
 func hexRune(h []byte) rune {
