@@ -254,25 +254,13 @@ func expectCost(want *ExpectCost, msg *canonical.Message) Check {
 }
 
 func expectLog(want ExpectLog, recs []logRecord) Check {
-	c := Check{Name: CheckLogs, OK: true}
 	n := 0
 	for _, r := range recs {
 		if want.matches(r) {
 			n++
 		}
 	}
-	switch {
-	case want.Count != nil && n != *want.Count:
-		c.OK = false
-		c.Message = fmt.Sprintf("%d record(s) with %s, want %d", n, want, *want.Count)
-	case want.Count == nil && n == 0:
-		c.OK = false
-		c.Message = "no record with " + want.String()
-	}
-	if !c.OK {
-		c.Message += "; the step logged " + describeLogs(recs)
-	}
-	return c
+	return countCheck(CheckLogs, n, want.Count, "record(s) with "+want.String(), "the step logged "+describeLogs(recs))
 }
 
 func describeLogs(recs []logRecord) string {

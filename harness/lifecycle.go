@@ -119,23 +119,30 @@ func (e ExpectLifecycle) String() string {
 }
 
 func expectLifecycle(want ExpectLifecycle, recs []lifecycleRecord) Check {
-	c := Check{Name: CheckLifecycle, OK: true}
 	n := 0
 	for _, r := range recs {
 		if want.matches(r) {
 			n++
 		}
 	}
+	return countCheck(CheckLifecycle, n, want.Count, "event(s) "+want.String(), "the step emitted "+describeLifecycle(recs))
+}
+
+// countCheck is the check of an expectation counting matches: n of what
+// matched; want is the exact count required, or nil for at least one;
+// seen says what the step produced, for the failure message.
+func countCheck(name string, n int, want *int, what, seen string) Check {
+	c := Check{Name: name, OK: true}
 	switch {
-	case want.Count != nil && n != *want.Count:
+	case want != nil && n != *want:
 		c.OK = false
-		c.Message = fmt.Sprintf("%d event(s) %s, want %d", n, want, *want.Count)
-	case want.Count == nil && n == 0:
+		c.Message = fmt.Sprintf("%d %s, want %d", n, what, *want)
+	case want == nil && n == 0:
 		c.OK = false
-		c.Message = "no event " + want.String()
+		c.Message = fmt.Sprintf("no %s", what)
 	}
 	if !c.OK {
-		c.Message += "; the step emitted " + describeLifecycle(recs)
+		c.Message += "; " + seen
 	}
 	return c
 }
