@@ -31,8 +31,13 @@
 //     back as one text block holding the JSON, and the provider's tool_use
 //     stop reason becomes end_turn. It cannot be combined with thinking,
 //     since the API rejects forced tool use while thinking is enabled.
-//   - Thinking is sent as {"type":"enabled","budget_tokens":N} for models
-//     that can think: N is ThinkingConfig.BudgetTokens, else derived from
+//   - Thinking is adaptive on the models that take it (Claude Opus and
+//     Sonnet 4.6 when the request gives no BudgetTokens; Claude Opus 4.7
+//     always): {"type":"adaptive"}, with ThinkingConfig.Effort as
+//     output_config.effort; the model decides how much to think, and
+//     thinking interleaves with tool calls. Otherwise it is sent as
+//     {"type":"enabled","budget_tokens":N} for models that can think: N
+//     is ThinkingConfig.BudgetTokens, else derived from
 //     Effort (low 1024, medium 4096, high 16384), else 1024, and never
 //     below the API minimum of 1024. N must be below max_tokens: when the
 //     caller gave no max_output_tokens, max_tokens grows to N+4096; when
@@ -55,15 +60,26 @@
 // their canonical namesakes; pause_turn to end_turn; refusal to
 // content_filter; model_context_window_exceeded to max_tokens; anything
 // else to end_turn. The provider's reason is kept in ProviderStopReason.
-// Server-side tool blocks (server_tool_use, web_search_tool_result, ...)
-// are not canonical and are skipped with all their deltas, so a pause_turn
-// answer cannot be resumed losslessly. Tool inputs are stored as compact
+// Thinking blocks keep their place among the other blocks (interleaved
+// or adaptive thinking puts them between tool calls and text), each with
+// its signature, and go back in place. Text blocks' citations (their
+// citations array, or citations_delta events) are kept in ProviderRaw by
+// canonical block index and go back on their text block. Server-side
+// tool blocks (server_tool_use, web_search_tool_result, ...) have no
+// canonical form: they are kept verbatim in ProviderRaw (a streamed
+// server_tool_use with its input assembled from its input_json_delta
+// fragments), with the index of the canonical block they preceded, and
+// go back in place, so a pause_turn answer can be resumed. A citation
+// on another block, citations that are neither an array nor a citation,
+// a block without a type and a server tool input that is not a JSON
+// object are invalid_response errors. Tool inputs are stored as compact
 // JSON, streamed or not. An `event: error` mid-stream ends the stream
 // with its classified error (see errors.go). Usage comes
 // from message_start and is superseded by message_delta: output tokens
 // always, input and cache counts when present. The message's model is
-// Response.ServedModel; Response.ProviderRaw holds {"id","stop_sequence"}
-// of the provider's message.
+// Response.ServedModel; Response.ProviderRaw holds the provider's message
+// id and stop sequence, the citations and the server blocks (providerRaw
+// in response.go documents the shape).
 package anthropic
 
 import (

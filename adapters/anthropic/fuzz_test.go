@@ -31,6 +31,9 @@ func checkResponse(t *testing.T, a *driver.Assembler) {
 	if !a.Finished() {
 		return
 	}
+	if raw := a.Response().ProviderRaw; len(raw) > 0 && !json.Valid(raw) {
+		t.Fatalf("provider_raw is not JSON: %q", raw)
+	}
 	for i, b := range a.Response().Content {
 		if tu, ok := b.(canonical.ToolUseBlock); ok {
 			var obj map[string]any
@@ -51,6 +54,9 @@ func FuzzDecodeStream(f *testing.F) {
 	f.Add(sameStream, false)
 	f.Add([]byte("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"), false)
 	addFixtureSeeds(f, "response.txt")
+	if b, err := os.ReadFile(filepath.Join("testdata", "websearch", "response.sse")); err == nil {
+		f.Add(b, false)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, structured bool) {
 		events := 0
 		a := driver.NewAssembler(func(canonical.StreamEvent, error) bool { events++; return true }, "anthropic", testModel, "req_fuzz", nil)
@@ -65,6 +71,9 @@ func FuzzDecodeBody(f *testing.F) {
 	f.Add(okBody, false)
 	f.Add(sameBody, true)
 	addFixtureSeeds(f, "response.json")
+	if b, err := os.ReadFile(filepath.Join("testdata", "websearch", "response.json")); err == nil {
+		f.Add(b, false)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, structured bool) {
 		a := driver.NewAssembler(nil, "anthropic", testModel, "req_fuzz", nil)
 		d := newDecoder("anthropic", structured)

@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/metis-llm/metis/adapters/driver"
@@ -119,11 +120,21 @@ func toolResultsFirst(c []wireContent) {
 func (p *projector) content(m *canonical.Message, role string) []wireContent {
 	out := make([]wireContent, 0, len(m.Content))
 	own := m.Metadata.Provider == p.c.Adapter
-	for _, b := range m.Content {
+	var raw providerRaw
+	if own && role == "assistant" {
+		raw = parseRaw(m.Metadata.ProviderRaw[p.c.Adapter])
+	}
+	server := raw.ServerBlocks
+	for i, b := range m.Content {
+		// Server-side tool blocks go back where they stood.
+		for len(server) > 0 && server[0].Before <= i {
+			out = append(out, wireContent{raw: server[0].Block})
+			server = server[1:]
+		}
 		switch b := b.(type) {
 		case canonical.TextBlock:
 			if b.Text != "" { // the API rejects empty text blocks
-				out = append(out, wireContent{Type: "text", Text: b.Text})
+				out = append(out, wireContent{Type: "text", Text: b.Text, Citations: raw.Citations[strconv.Itoa(i)]})
 			}
 		case canonical.ImageBlock:
 			if role != "user" {
@@ -184,6 +195,9 @@ func (p *projector) content(m *canonical.Message, role string) []wireContent {
 		default:
 			p.drop(m, b.Type(), "block type has no Anthropic representation")
 		}
+	}
+	for _, sb := range server {
+		out = append(out, wireContent{raw: sb.Block})
 	}
 	return out
 }

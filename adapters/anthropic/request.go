@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
@@ -37,6 +38,7 @@ type wireRequest struct {
 	Temperature   *float64        `json:"temperature,omitempty"`
 	TopP          *float64        `json:"top_p,omitempty"`
 	Thinking      *wireThinking   `json:"thinking,omitempty"`
+	OutputConfig  *outputConfig   `json:"output_config,omitempty"`
 	// Stream is always sent to the Messages API; Vertex AI takes it only
 	// when true and Bedrock never (its path says whether to stream).
 	Stream *bool `json:"stream,omitempty"`
@@ -78,7 +80,21 @@ type wireContent struct {
 	Thinking     *string          `json:"thinking,omitempty"`
 	Signature    string           `json:"signature,omitempty"`
 	Data         string           `json:"data,omitempty"`
+	Citations    json.RawMessage  `json:"citations,omitempty"`
 	CacheControl *cacheControl    `json:"cache_control,omitempty"`
+	// raw, when set, is the whole block, sent verbatim (a server-side
+	// tool block kept from an earlier response).
+	raw json.RawMessage
+}
+
+type wireContentFields wireContent
+
+// MarshalJSON writes raw when set, else the fields.
+func (c wireContent) MarshalJSON() ([]byte, error) {
+	if c.raw != nil {
+		return c.raw, nil
+	}
+	return json.Marshal(wireContentFields(c))
 }
 
 // resultContent is a tool_result's content: a plain string when it is one
@@ -117,7 +133,29 @@ type wireToolChoice struct {
 
 type wireThinking struct {
 	Type         string `json:"type"`
-	BudgetTokens int    `json:"budget_tokens"`
+	BudgetTokens int    `json:"budget_tokens,omitempty"`
+}
+
+// outputConfig carries the effort that guides adaptive thinking.
+type outputConfig struct {
+	Effort string `json:"effort,omitempty"`
+}
+
+// thinkingMode says how a model (by wire name) takes thinking: adaptive
+// when it supports thinking {type: adaptive} (Claude Opus and Sonnet
+// 4.6), required when it takes nothing else (Claude Opus 4.7).
+func thinkingMode(wire string) (adaptive, required bool) {
+	for _, p := range [...]string{"claude-opus-4-7"} {
+		if strings.HasPrefix(wire, p) {
+			return true, true
+		}
+	}
+	for _, p := range [...]string{"claude-opus-4-6", "claude-sonnet-4-6"} {
+		if strings.HasPrefix(wire, p) {
+			return true, false
+		}
+	}
+	return false, false
 }
 
 type cacheControl struct {
@@ -170,11 +208,21 @@ func encodeBody(c *driver.Call, o options, w wireRequest) ([]byte, error) {
 	}
 
 	if req.Thinking != nil && caps.SupportsThinking {
-		budget, berr := thinkingBudget(req, &w)
-		if berr != nil {
-			return nil, driver.InvalidRequest("", "%v", berr)
+		adaptive, required := thinkingMode(c.Model.WireName)
+		if adaptive && (required || req.Thinking.BudgetTokens <= 0) {
+			// The model decides how much to think, guided by the effort;
+			// thinking interleaves with tool calls without a beta.
+			w.Thinking = &wireThinking{Type: "adaptive"}
+			if e := req.Thinking.Effort; e != "" {
+				w.OutputConfig = &outputConfig{Effort: e}
+			}
+		} else {
+			budget, berr := thinkingBudget(req, &w)
+			if berr != nil {
+				return nil, driver.InvalidRequest("", "%v", berr)
+			}
+			w.Thinking = &wireThinking{Type: "enabled", BudgetTokens: budget}
 		}
-		w.Thinking = &wireThinking{Type: "enabled", BudgetTokens: budget}
 	}
 
 	body, err := json.Marshal(&w)

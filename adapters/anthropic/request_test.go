@@ -305,15 +305,24 @@ func TestThinkingConfig(t *testing.T) {
 		wantMax   int
 		want      string // thinking field; "" = absent
 		wantErr   bool
+		// output_config field; "" = absent
+		wantOutput string
 	}{
 		{name: "off", thinking: nil, wantMax: 4096},
-		{name: "default budget", thinking: &canonical.ThinkingConfig{}, wantMax: 4096, want: `{"type":"enabled","budget_tokens":1024}`},
+		{name: "default budget", model: budgetModel, thinking: &canonical.ThinkingConfig{}, wantMax: 4096, want: `{"type":"enabled","budget_tokens":1024}`},
 		{name: "explicit budget", thinking: &canonical.ThinkingConfig{BudgetTokens: 3000}, maxTokens: 8000, wantMax: 8000, want: `{"type":"enabled","budget_tokens":3000}`},
 		{name: "raised to the minimum", thinking: &canonical.ThinkingConfig{BudgetTokens: 100}, wantMax: 4096, want: `{"type":"enabled","budget_tokens":1024}`},
-		{name: "effort high grows default max", thinking: &canonical.ThinkingConfig{Effort: "high"}, wantMax: 16384 + 4096, want: `{"type":"enabled","budget_tokens":16384}`},
-		{name: "effort medium", thinking: &canonical.ThinkingConfig{Effort: "medium"}, wantMax: 4096 + 4096, want: `{"type":"enabled","budget_tokens":4096}`},
+		{name: "effort high grows default max", model: budgetModel, thinking: &canonical.ThinkingConfig{Effort: "high"}, wantMax: 16384 + 4096, want: `{"type":"enabled","budget_tokens":16384}`},
+		{name: "effort medium", model: budgetModel, thinking: &canonical.ThinkingConfig{Effort: "medium"}, wantMax: 4096 + 4096, want: `{"type":"enabled","budget_tokens":4096}`},
 		{name: "shrunk below explicit max", thinking: &canonical.ThinkingConfig{BudgetTokens: 5000}, maxTokens: 3000, wantMax: 3000, want: `{"type":"enabled","budget_tokens":2999}`},
-		{name: "no room", thinking: &canonical.ThinkingConfig{}, maxTokens: 1000, wantErr: true},
+		{name: "no room", model: budgetModel, thinking: &canonical.ThinkingConfig{}, maxTokens: 1000, wantErr: true},
+		// Claude 4.6 takes adaptive thinking, guided by output_config.effort,
+		// when no budget is given; Opus 4.7 takes nothing else.
+		{name: "adaptive on 4.6", thinking: &canonical.ThinkingConfig{}, wantMax: 4096, want: `{"type":"adaptive"}`},
+		{name: "adaptive with effort", thinking: &canonical.ThinkingConfig{Effort: "high"}, maxTokens: 1000, wantMax: 1000,
+			want: `{"type":"adaptive"}`, wantOutput: `{"effort":"high"}`},
+		{name: "adaptive only on opus 4.7", model: "anthropic:claude-opus-4-7", thinking: &canonical.ThinkingConfig{BudgetTokens: 3000, Effort: "low"}, wantMax: 4096,
+			want: `{"type":"adaptive"}`, wantOutput: `{"effort":"low"}`},
 		{name: "ignored for a model that cannot think", model: "anthropic:claude-2.1", thinking: &canonical.ThinkingConfig{BudgetTokens: 2000}, wantMax: 4096},
 	}
 	for _, tt := range tests {
@@ -337,9 +346,17 @@ func TestThinkingConfig(t *testing.T) {
 			} else {
 				assert.JSONEq(t, tt.want, string(body["thinking"]))
 			}
+			if tt.wantOutput == "" {
+				assert.NotContains(t, body, "output_config")
+			} else {
+				assert.JSONEq(t, tt.wantOutput, string(body["output_config"]))
+			}
 		})
 	}
 }
+
+// budgetModel is a Claude 4 model without adaptive thinking.
+const budgetModel = "anthropic:claude-sonnet-4-5"
 
 func jsonInt(n int) string {
 	b, _ := json.Marshal(n)

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 
 	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
@@ -31,6 +32,30 @@ type wireBlock struct {
 	Thinking  string          `json:"thinking"`
 	Signature string          `json:"signature"`
 	Data      string          `json:"data"`
+	Citations json.RawMessage `json:"citations"`
+	// raw is the whole block, verbatim, for block types with no
+	// canonical form (server_tool_use, web_search_tool_result, ...).
+	raw json.RawMessage
+}
+
+type wireBlockFields wireBlock
+
+// UnmarshalJSON decodes a block, keeping a copy of the whole block when
+// its type has no canonical form.
+func (b *wireBlock) UnmarshalJSON(data []byte) error {
+	if err := json.Unmarshal(data, (*wireBlockFields)(b)); err != nil {
+		return err
+	}
+	switch b.Type {
+	case "text", "thinking", "redacted_thinking", "tool_use":
+	default:
+		var c bytes.Buffer
+		if err := json.Compact(&c, data); err != nil {
+			return err
+		}
+		b.raw = c.Bytes()
+	}
+	return nil
 }
 
 // wireUsage holds token counts; nil means absent, which matters when
@@ -125,6 +150,8 @@ func knownName(b []byte) (wireName, bool) {
 		return "pause_turn", true
 	case "refusal":
 		return "refusal", true
+	case "citations_delta":
+		return "citations_delta", true
 	}
 	return "", false
 }
@@ -133,12 +160,13 @@ func knownName(b []byte) (wireName, bool) {
 type blockKind uint8
 
 const (
-	kindSkip            blockKind = iota // server-side tool blocks and unknown types
+	kindSkip            blockKind = iota // redacted thinking, complete at once
 	kindText                             // text
 	kindThinking                         // thinking
 	kindTool                             // client tool_use
 	kindStructured                       // the output_schema tool, still without input
 	kindStructuredInput                  // the output_schema tool, with input seen
+	kindServer                           // a server-side tool block, kept verbatim
 )
 
 // decoder turns one call's Messages API answer into Assembler calls. The
@@ -150,6 +178,13 @@ type decoder struct {
 
 	kinds   map[int]blockKind // stream: kind of each open provider block
 	sawTool bool              // a client tool_use was decoded
+
+	opened    int                       // canonical blocks opened so far
+	citations map[int][]json.RawMessage // text blocks' citations, by canonical index
+	textIndex map[int]int               // provider key of an open text block → canonical index
+	server    []serverBlock             // server-side tool blocks, in order
+	serverKey map[int]int               // provider key of an open server block → index in server
+	serverArg map[int][]byte            // streamed input of an open server_tool_use
 
 	id, model, stopSequence string
 	usage                   canonical.TokenUsage
@@ -186,7 +221,9 @@ func (d *decoder) decodeBody(body []byte, a *driver.Assembler) error {
 			a.TextDelta(i, string(in))
 			d.kinds[i] = kindStructuredInput
 		}
-		d.endBlock(a, i)
+		if err := d.endBlock(a, i); err != nil {
+			return err
+		}
 	}
 	r.Usage.merge(&d.usage)
 	a.SetUsage(d.usage)
@@ -201,18 +238,31 @@ func (d *decoder) block(a *driver.Assembler, key int, b *wireBlock) error {
 	case "text":
 		d.kinds[key] = kindText
 		a.TextDelta(key, b.Text)
+		if i, ok := a.BlockIndex(key); ok {
+			if d.textIndex == nil {
+				d.textIndex = map[int]int{}
+			}
+			d.textIndex[key] = i
+		}
+		d.opened++
+		if err := d.addCitations(key, b.Citations); err != nil {
+			return err
+		}
 	case "thinking":
 		d.kinds[key] = kindThinking
+		d.opened++
 		a.ThinkingDelta(key, b.Thinking)
 		if b.Signature != "" {
 			a.ThinkingSignature(key, b.Signature)
 		}
 	case "redacted_thinking":
 		d.kinds[key] = kindSkip // complete at once; nothing follows
+		d.opened++
 		a.RedactedThinking(key, b.Data)
 	case "tool_use":
 		if d.structured && b.Name == structuredToolName {
 			d.kinds[key] = kindStructured
+			d.opened++
 			a.TextDelta(key, "")
 			return nil
 		}
@@ -221,19 +271,68 @@ func (d *decoder) block(a *driver.Assembler, key int, b *wireBlock) error {
 		}
 		d.kinds[key] = kindTool
 		d.sawTool = true
+		d.opened++
 		a.ToolStart(key, b.ID, b.Name)
 	default:
-		d.kinds[key] = kindSkip
+		// A server-side tool block (server_tool_use,
+		// web_search_tool_result, ...): no canonical form; kept verbatim
+		// in ProviderRaw, placed before the canonical block that follows.
+		if b.Type == "" {
+			return driver.InvalidResponse(d.provider, nil, "content block %d has no type", key)
+		}
+		d.kinds[key] = kindServer
+		if d.serverKey == nil {
+			d.serverKey = map[int]int{}
+		}
+		d.serverKey[key] = len(d.server)
+		d.server = append(d.server, serverBlock{Before: d.opened, Block: b.raw})
 	}
 	return nil
 }
 
-// endBlock closes provider block key.
-func (d *decoder) endBlock(a *driver.Assembler, key int) {
+// addCitations records the citations of the text block under key: a
+// JSON array (text blocks') or one citation (citations_delta's).
+func (d *decoder) addCitations(key int, raw json.RawMessage) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	i, ok := d.textIndex[key]
+	if !ok {
+		return driver.InvalidResponse(d.provider, nil, "citations for block %d, which is not a text block", key)
+	}
+	var list []json.RawMessage
+	switch raw[0] {
+	case '[':
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return driver.InvalidResponse(d.provider, err, "content block %d: citations: %v", key, err)
+		}
+	case '{':
+		list = []json.RawMessage{bytes.Clone(raw)}
+	default:
+		return driver.InvalidResponse(d.provider, nil, "content block %d: citations are neither an array nor a citation", key)
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	if d.citations == nil {
+		d.citations = map[int][]json.RawMessage{}
+	}
+	d.citations[i] = append(d.citations[i], list...)
+	return nil
+}
+
+// endBlock closes provider block key. A server block whose streamed
+// input is not a JSON object is an error.
+func (d *decoder) endBlock(a *driver.Assembler, key int) error {
 	kind, ok := d.kinds[key]
+	if kind == kindServer {
+		delete(d.kinds, key)
+		return d.endServer(key)
+	}
 	if !ok || kind == kindSkip {
 		delete(d.kinds, key)
-		return
+		return nil
 	}
 	if kind == kindStructured { // no input arrived: the empty object
 		a.TextDelta(key, "{}")
@@ -245,6 +344,46 @@ func (d *decoder) endBlock(a *driver.Assembler, key int) {
 	}
 	a.EndBlock(key)
 	delete(d.kinds, key)
+	delete(d.textIndex, key)
+	return nil
+}
+
+// endServer completes the server block under key: a server_tool_use's
+// streamed input replaces the empty one content_block_start carried.
+func (d *decoder) endServer(key int) error {
+	i := d.serverKey[key]
+	delete(d.serverKey, key)
+	args, streamed := d.serverArg[key]
+	delete(d.serverArg, key)
+	if !streamed {
+		return nil
+	}
+	in := compactObject(args)
+	if in == nil {
+		if len(bytes.TrimSpace(args)) > 0 {
+			return driver.InvalidResponse(d.provider, nil, "server tool block %d: streamed input %q is not a JSON object", key, clipBytes(args))
+		}
+		in = json.RawMessage("{}")
+	}
+	v, err := driver.DecodeOrderedJSON(d.server[i].Block)
+	obj, ok := v.(*driver.JSONObject)
+	if err != nil || !ok {
+		return driver.InvalidResponse(d.provider, err, "server tool block %d is not a JSON object", key)
+	}
+	obj.Set("input", in)
+	b, err := obj.MarshalJSON()
+	if err != nil {
+		return driver.InvalidResponse(d.provider, err, "server tool block %d: %v", key, err)
+	}
+	d.server[i].Block = b
+	return nil
+}
+
+func clipBytes(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:80]) + "…"
+	}
+	return string(b)
 }
 
 // finish completes the message with the mapped stop reason.
@@ -260,21 +399,65 @@ func (d *decoder) finish(a *driver.Assembler, providerStop string) {
 	a.Finish(stop, providerStop)
 }
 
-// providerRaw is the message's round-trip data: the provider's message id
-// and the stop sequence that ended it. (The model that served it is
-// Response.ServedModel.)
+// providerRaw is this adapter's entry in MessageMetadata.ProviderRaw
+// (Response.ProviderRaw): the provider's message id, the stop sequence
+// that ended it, the citations of its text blocks by canonical block
+// index, and its server-side tool blocks verbatim, each with the
+// canonical index of the block it came before (the content's length when
+// it came last). The model that served it is Response.ServedModel.
+//
+//	{"id":"msg_…","stop_sequence":"END",
+//	 "citations":{"1":[{"type":"web_search_result_location",…}]},
+//	 "server_blocks":[{"before":1,"block":{"type":"server_tool_use",…}},
+//	                  {"before":1,"block":{"type":"web_search_tool_result",…}}]}
+//
+// The citations and server blocks go back, in place, when the message is
+// sent to Anthropic again, so that a pause_turn can be resumed.
+type providerRaw struct {
+	ID           string                     `json:"id,omitempty"`
+	StopSequence string                     `json:"stop_sequence,omitempty"`
+	Citations    map[string]json.RawMessage `json:"citations,omitempty"`
+	ServerBlocks []serverBlock              `json:"server_blocks,omitempty"`
+}
+
+// serverBlock is a server-side tool block and where it stood.
+type serverBlock struct {
+	Before int             `json:"before"`
+	Block  json.RawMessage `json:"block"`
+}
+
 func (d *decoder) providerRaw() json.RawMessage {
-	if d.id == "" && d.stopSequence == "" {
+	r := providerRaw{ID: d.id, StopSequence: d.stopSequence, ServerBlocks: d.server}
+	for i, list := range d.citations {
+		if r.Citations == nil {
+			r.Citations = map[string]json.RawMessage{}
+		}
+		b, err := json.Marshal(list)
+		if err != nil {
+			continue
+		}
+		r.Citations[strconv.Itoa(i)] = b
+	}
+	if r.ID == "" && r.StopSequence == "" && len(r.Citations) == 0 && len(r.ServerBlocks) == 0 {
 		return nil
 	}
-	raw, err := json.Marshal(struct {
-		ID           string `json:"id,omitempty"`
-		StopSequence string `json:"stop_sequence,omitempty"`
-	}{d.id, d.stopSequence})
+	raw, err := json.Marshal(r)
 	if err != nil {
 		return nil
 	}
 	return raw
+}
+
+// parseRaw decodes this adapter's ProviderRaw entry; a malformed one
+// (written by something else) is treated as empty.
+func parseRaw(data json.RawMessage) providerRaw {
+	var r providerRaw
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &r); err != nil {
+			return providerRaw{}
+		}
+	}
+	return r
 }
 
 // mapStopReason maps Anthropic's stop_reason to the canonical one.

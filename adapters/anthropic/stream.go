@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,13 +23,14 @@ type streamEvent struct {
 
 // streamDelta is content_block_delta's delta and message_delta's delta.
 type streamDelta struct {
-	Type         wireName `json:"type"`
-	Text         string   `json:"text"`
-	PartialJSON  string   `json:"partial_json"`
-	Thinking     string   `json:"thinking"`
-	Signature    string   `json:"signature"`
-	StopReason   wireName `json:"stop_reason"`
-	StopSequence string   `json:"stop_sequence"`
+	Type         wireName        `json:"type"`
+	Text         string          `json:"text"`
+	PartialJSON  string          `json:"partial_json"`
+	Thinking     string          `json:"thinking"`
+	Signature    string          `json:"signature"`
+	StopReason   wireName        `json:"stop_reason"`
+	StopSequence string          `json:"stop_sequence"`
+	Citation     json.RawMessage `json:"citation"`
 }
 
 // decodeStream reads a Messages API event stream into a (an
@@ -104,7 +106,9 @@ func (d *decoder) event(a *driver.Assembler, st *eventState, n int, name string,
 			return true, err
 		}
 	case "content_block_stop":
-		d.endBlock(a, ev.Index)
+		if err := d.endBlock(a, ev.Index); err != nil {
+			return true, err
+		}
 	case "message_delta":
 		st.stopReason = ev.Delta.StopReason
 		if ev.Delta.StopSequence != "" {
@@ -128,8 +132,8 @@ func (d *decoder) delta(a *driver.Assembler, n, key int, dl *streamDelta) error 
 	if !open {
 		return driver.InvalidResponse(d.provider, nil, "event %d (content_block_delta): block %d is not open", n, key)
 	}
-	if kind == kindSkip {
-		return nil // deltas of server-side tool blocks
+	if kind == kindServer {
+		return d.serverDelta(key, dl)
 	}
 	mismatch := func() error {
 		return driver.InvalidResponse(d.provider, nil, "event %d (content_block_delta): %s for block %d of another type", n, dl.Type, key)
@@ -164,8 +168,27 @@ func (d *decoder) delta(a *driver.Assembler, n, key int, dl *streamDelta) error 
 			return mismatch()
 		}
 		a.ThinkingSignature(key, dl.Signature)
+	case "citations_delta":
+		if kind != kindText {
+			return mismatch()
+		}
+		return d.addCitations(key, dl.Citation)
 	}
-	// citations_delta and delta types added later carry nothing canonical.
+	// Delta types added later carry nothing canonical.
+	return nil
+}
+
+// serverDelta applies a delta to the server block under key: a
+// server_tool_use's input arrives as input_json_delta fragments; other
+// deltas of server blocks carry nothing to keep.
+func (d *decoder) serverDelta(key int, dl *streamDelta) error {
+	if dl.Type != "input_json_delta" {
+		return nil
+	}
+	if d.serverArg == nil {
+		d.serverArg = map[int][]byte{}
+	}
+	d.serverArg[key] = append(d.serverArg[key], dl.PartialJSON...)
 	return nil
 }
 

@@ -31,7 +31,10 @@ import (
 //   - model (of any chunk, the last one wins) is Response.ServedModel;
 //   - usage: input = prompt_tokens − prompt_tokens_details.cached_tokens,
 //     cached = cached_tokens, output = completion_tokens, reasoning =
-//     completion_tokens_details.reasoning_tokens.
+//     completion_tokens_details.reasoning_tokens; when total_tokens
+//     exceeds prompt_tokens + completion_tokens (Gemini's compatible
+//     endpoint leaves thinking out of completion_tokens), the difference
+//     is added to output and is the reasoning count if that is larger.
 //
 // A stream finishes at "data: [DONE]", or at the end of the body when a
 // finish_reason has arrived (some OpenAI-compatible servers omit [DONE];
@@ -139,6 +142,7 @@ func (s *argString) UnmarshalJSON(b []byte) error {
 type chatUsage struct {
 	PromptTokens        int `json:"prompt_tokens"`
 	CompletionTokens    int `json:"completion_tokens"`
+	TotalTokens         int `json:"total_tokens"`
 	PromptTokensDetails *struct {
 		CachedTokens int `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
@@ -155,6 +159,13 @@ func (u *chatUsage) canonical() canonical.TokenUsage {
 	}
 	if d := u.CompletionTokensDetails; d != nil {
 		t.ReasoningTokens = d.ReasoningTokens
+	}
+	// Gemini's OpenAI-compatible endpoint counts thinking in total_tokens
+	// but not in completion_tokens: what the total holds beyond prompt
+	// and completion is output (reasoning) the server did not list.
+	if extra := u.TotalTokens - u.PromptTokens - u.CompletionTokens; extra > 0 {
+		t.OutputTokens += extra
+		t.ReasoningTokens = max(t.ReasoningTokens, extra)
 	}
 	return t
 }

@@ -70,7 +70,9 @@ func TestGeminiCompatFixture(t *testing.T) {
 	assert.Equal(t, "get_current_time", uses[0].Name)
 	assert.JSONEq(t, `{}`, string(uses[0].Input))
 	assert.True(t, canonical.IsToolUseID(uses[0].ID), "an empty provider id gets a canonical one: %q", uses[0].ID)
-	assert.Equal(t, canonical.TokenUsage{InputTokens: 35, OutputTokens: 12}, resp.Usage)
+	// total_tokens 109 = prompt 35 + completion 12 + 62 thinking tokens
+	// the endpoint leaves out of completion_tokens: output, as reasoning.
+	assert.Equal(t, canonical.TokenUsage{InputTokens: 35, OutputTokens: 12 + 62, ReasoningTokens: 62}, resp.Usage)
 	assert.True(t, bytes.Equal(body, resp.RawBody))
 
 	raw := decodeJSON(t, resp.ProviderRaw)
@@ -127,7 +129,8 @@ func TestToolCallExtraContent(t *testing.T) {
 			require.NoError(t, err)
 			uses := resp.Content.ToolUses()
 			require.Len(t, uses, 2)
-			assert.Equal(t, canonical.TokenUsage{InputTokens: 40, OutputTokens: 20}, resp.Usage)
+			// total_tokens 120 = 40 + 20 + 60 unlisted thinking tokens.
+			assert.Equal(t, canonical.TokenUsage{InputTokens: 40, OutputTokens: 20 + 60, ReasoningTokens: 60}, resp.Usage)
 
 			var raw openai.ChatProviderRaw
 			require.NoError(t, json.Unmarshal(resp.ProviderRaw, &raw))
@@ -175,7 +178,7 @@ type chatFixture struct {
 
 var chatFixtures = []chatFixture{
 	{name: "gemini-openai-compat-tool-call-thought-signature", tools: []canonical.ToolDefinition{getCurrentTime},
-		calls: []string{"get_current_time"}, inputs: []string{`{}`}, stop: canonical.StopToolUse, usage: canonical.TokenUsage{InputTokens: 35, OutputTokens: 12}},
+		calls: []string{"get_current_time"}, inputs: []string{`{}`}, stop: canonical.StopToolUse, usage: canonical.TokenUsage{InputTokens: 35, OutputTokens: 12 + 62, ReasoningTokens: 62}},
 	{name: "stream-text-include-usage", text: "The capital of the UK is London.", stop: canonical.StopEndTurn, usage: canonical.TokenUsage{InputTokens: 78, OutputTokens: 9}},
 	{name: "stream-tool-call-include-usage", tools: []canonical.ToolDefinition{tool("get_capital", `{"type":"object","properties":{"country":{"type":"string"}},"required":["country"],"additionalProperties":false}`)},
 		calls: []string{"get_capital"}, inputs: []string{`{"country":"UK"}`}, stop: canonical.StopToolUse, usage: canonical.TokenUsage{InputTokens: 53, OutputTokens: 15}},
