@@ -620,35 +620,83 @@ class Decoder:
     """Turns one call's Messages API answer into Assembler calls; the
     stream and the body share it so both give the same response."""
 
-    SKIP, TEXT, THINKING, TOOL = "skip", "text", "thinking", "tool"
+    SKIP, TEXT, THINKING, TOOL, SERVER = "skip", "text", "thinking", "tool", "server"
 
     def __init__(self, asm):
         self.a, self.kinds, self.usage = asm, {}, {}
         self.id = self.model = self.stop_sequence = ""
+        self.opened = 0          # canonical blocks opened so far
+        self.citations = {}      # canonical index -> citations of a text block
+        self.text_index = {}     # provider key of an open text block -> canonical index
+        self.server = []         # server-side tool blocks, verbatim, with where they stood
+        self.server_key = {}     # provider key of an open server block -> index in server
+        self.server_arg = {}     # streamed input of an open server_tool_use
 
     def block(self, key, b):
         t = b.get("type")
         if t == "text":
             self.kinds[key] = self.TEXT
             self.a.text_delta(key, b.get("text", ""))
+            self.text_index[key] = self.a.by_key.get(key)
+            self.opened += 1
+            self.add_citations(key, b.get("citations"))
         elif t == "thinking":
             self.kinds[key] = self.THINKING
+            self.opened += 1
             self.a.thinking_delta(key, b.get("thinking", ""))
             if b.get("signature"):
                 self.a.thinking_signature(key, b["signature"])
         elif t == "redacted_thinking":
             self.kinds[key] = self.SKIP
+            self.opened += 1
             self.a.redacted_thinking(key, b.get("data", ""))
         elif t == "tool_use":
             if not b.get("id") or not b.get("name"):
                 raise AdapterError("server_error", "invalid_response", "content block %d: tool_use without id or name" % key)
             self.kinds[key] = self.TOOL
+            self.opened += 1
             self.a.tool_start(key, b["id"], b["name"])
-        else:  # server-side tool blocks are not canonical
-            self.kinds[key] = self.SKIP
+        else:
+            # A server-side tool block has no canonical form: kept verbatim
+            # in provider_raw, placed before the canonical block that follows.
+            if not t:
+                raise AdapterError("server_error", "invalid_response", "content block %d has no type" % key)
+            self.kinds[key] = self.SERVER
+            self.server_key[key] = len(self.server)
+            self.server.append({"before": self.opened, "block": b})
+
+    def add_citations(self, key, cits):
+        """Records citations of the text block under key: an array, or one citation."""
+        if cits is None:
+            return
+        if isinstance(cits, dict):
+            cits = [cits]
+        if not isinstance(cits, list):
+            raise AdapterError("server_error", "invalid_response", "content block %d: citations are neither an array nor a citation" % key)
+        i = self.text_index.get(key)
+        if i is None:
+            raise AdapterError("server_error", "invalid_response", "citations for block %d, which is not a text block" % key)
+        if cits:
+            self.citations.setdefault(i, []).extend(cits)
+
+    def end_server(self, key):
+        i = self.server_key.pop(key)
+        if key not in self.server_arg:
+            return
+        args = self.server_arg.pop(key)
+        try:
+            obj = json.loads(args) if args.strip() else {}
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict):
+            raise AdapterError("server_error", "invalid_response", "server tool block %d: streamed input is not a JSON object" % key)
+        self.server[i]["block"]["input"] = obj
 
     def end_block(self, key):
         kind = self.kinds.pop(key, None)
+        if kind == self.SERVER:
+            self.end_server(key)
+            return
         if kind in (None, self.SKIP):
             return
         if kind == self.TOOL:
@@ -669,10 +717,19 @@ class Decoder:
         if kind == self.SKIP:
             return
         t = d.get("type")
+        if kind == self.SERVER:
+            if t == "input_json_delta":
+                self.server_arg[key] = self.server_arg.get(key, "") + d.get("partial_json", "")
+            return
+        if t == "citations_delta":
+            if kind != self.TEXT:
+                raise AdapterError("server_error", "invalid_response", "event %d (content_block_delta): %s for block %d of another type" % (n, t, key))
+            self.add_citations(key, d.get("citation"))
+            return
         expected = {"text_delta": self.TEXT, "input_json_delta": self.TOOL,
                     "thinking_delta": self.THINKING, "signature_delta": self.THINKING}.get(t)
         if expected is None:
-            return  # citations and later delta types carry nothing canonical
+            return  # later delta types carry nothing canonical
         if expected != kind:
             raise AdapterError("server_error", "invalid_response", "event %d (content_block_delta): %s for block %d of another type" % (n, t, key))
         if t == "text_delta":
@@ -685,13 +742,18 @@ class Decoder:
             self.a.thinking_signature(key, d.get("signature", ""))
 
     def provider_raw(self):
-        """The message's round-trip data: the provider's message id and the
-        stop sequence that ended it (the model that served it is the
-        response's served_model)."""
+        """The message's round-trip data: the provider's message id, the
+        stop sequence that ended it, text blocks' citations by canonical
+        index and the server-side tool blocks (the model that served it is
+        the response's served_model)."""
         raw = {}
         for k, v in (("id", self.id), ("stop_sequence", self.stop_sequence)):
             if v:
                 raw[k] = v
+        if self.citations:
+            raw["citations"] = {str(i): c for i, c in sorted(self.citations.items())}
+        if self.server:
+            raw["server_blocks"] = self.server
         return raw or None
 
     def finish(self, provider_stop):
