@@ -34,8 +34,9 @@ func dataLines(body []byte, fn func(data []byte)) {
 // member returns the value of the first member named key at or after
 // from: its start and end offsets, or ok false.
 func member(data []byte, from int, key string) (start, end int, ok bool) {
-	pat := `"` + key + `":`
-	i := bytes.Index(data[from:], []byte(pat))
+	var buf [64]byte
+	pat := append(append(append(buf[:0], '"'), key...), '"', ':')
+	i := bytes.Index(data[from:], pat)
 	if i < 0 {
 		return 0, 0, false
 	}
@@ -104,49 +105,77 @@ func unquote(b []byte) string {
 	if bytes.IndexByte(b, '\\') < 0 {
 		return string(b)
 	}
-	out := make([]byte, 0, len(b))
+	var out strings.Builder
+	out.Grow(len(b))
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		if c != '\\' || i+1 == len(b) {
-			out = append(out, c)
+			out.WriteByte(c)
 			continue
 		}
 		i++
 		switch b[i] {
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		case 'u':
 			if i+4 >= len(b) {
-				return string(out)
+				return out.String()
 			}
-			r, _ := strconv.ParseUint(string(b[i+1:i+5]), 16, 16)
+			r := hex4(b[i+1 : i+5])
 			i += 4
-			if utf16.IsSurrogate(rune(r)) && i+6 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
-				r2, _ := strconv.ParseUint(string(b[i+3:i+7]), 16, 16)
-				if d := utf16.DecodeRune(rune(r), rune(r2)); d != utf8.RuneError {
-					out = utf8.AppendRune(out, d)
+			if utf16.IsSurrogate(r) && i+6 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
+				if d := utf16.DecodeRune(r, hex4(b[i+3:i+7])); d != utf8.RuneError {
+					out.WriteRune(d)
 					i += 6
 					continue
 				}
 			}
-			out = utf8.AppendRune(out, rune(r))
+			out.WriteRune(r)
 		default: // \" \\ \/
-			out = append(out, b[i])
+			out.WriteByte(b[i])
 		}
 	}
-	return string(out)
+	return out.String()
+}
+
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // has reports whether data contains s.
-func has(data []byte, s string) bool { return bytes.Contains(data, []byte(s)) }
+func has(data []byte, s string) bool {
+	for i := 0; i+len(s) <= len(data); i++ {
+		j := bytes.IndexByte(data[i:], s[0])
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+len(s) <= len(data) && string(data[i:i+len(s)]) == s {
+			return true
+		}
+	}
+	return false
+}
 
 // floorTools assembles tool arguments by position.
 type floorTools struct {
