@@ -10,7 +10,7 @@ var fastPaths = true
 // without case is one encoding/json would decode.
 var (
 	eventFields = []string{"type", "index", "message", "content_block", "delta", "usage"}
-	deltaFields = []string{"type", "text", "partial_json", "thinking", "signature", "stop_reason", "stop_sequence"}
+	deltaFields = []string{"type", "text", "partial_json", "thinking", "signature", "stop_reason", "stop_sequence", "citation"}
 )
 
 // fastEvent decodes content_block_delta (text, thinking, signature and

@@ -92,6 +92,7 @@ func FuzzFastEvent(f *testing.F) {
 	f.Add([]byte(`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm"}}`))
 	f.Add([]byte(`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQB"}}`))
 	f.Add([]byte(`{"type":"content_block_stop","index":0            }`))
+	f.Add([]byte(`{"type":"content_block_delta","index":4,"delta":{"type":"citations_delta","citation":{"type":"char_location","cited_text":"x"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var got streamEvent
 		if !fastEvent(data, &got) {
@@ -102,7 +103,7 @@ func FuzzFastEvent(f *testing.F) {
 		if err := js.Decode(data, &want); err != nil {
 			t.Fatalf("the fast path reads %q, encoding/json fails: %v", data, err)
 		}
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(wireBlock{})); diff != "" {
 			t.Fatalf("%q: the fast path reads otherwise (-encoding/json +fast):\n%s", data, diff)
 		}
 	})
@@ -137,5 +138,14 @@ func TestFastPathTaken(t *testing.T) {
 	}
 	if total == 0 || taken*10 < total*9 {
 		t.Fatalf("the fast path reads %d of %d recorded delta and stop events, want 90%%", taken, total)
+	}
+}
+
+// TestFastPathLeavesCitations: a citations_delta carries a member the
+// fast path does not read, so it leaves the event to the full decoder.
+func TestFastPathLeavesCitations(t *testing.T) {
+	var ev streamEvent
+	if fastEvent([]byte(`{"type":"content_block_delta","index":4,"delta":{"type":"citations_delta","citation":{"type":"char_location"}}}`), &ev) {
+		t.Fatal("the fast path read a citations_delta")
 	}
 }
