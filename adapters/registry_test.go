@@ -36,7 +36,7 @@ func TestDefaultRegistry(t *testing.T) {
 	assert.Equal(t, []string{
 		"anthropic:claude-haiku-4-5", "anthropic:claude-opus-4-7", "anthropic:claude-sonnet-4-6",
 		"gemini:gemini-2.5-flash", "gemini:gemini-2.5-pro", "gemini:gemini-3-pro-preview",
-		"llamacpp:gpt-oss-20b", "lmstudio:qwen3-8b",
+		"llamacpp:gpt-oss-20b", "llamacpp:tinyllama-1.1b", "lmstudio:qwen3-8b",
 		"ollama:llama-3.3-70b", "ollama:qwen3",
 		"openai:gpt-4.1", "openai:gpt-5", "openai:gpt-5-mini",
 		"openrouter:deepseek/deepseek-v3", "vllm:qwen2.5-7b-instruct",

@@ -140,7 +140,7 @@ func (r *run) expectFor(e *Expect, model string) *Expect {
 	if e == nil {
 		return nil
 	}
-	return e.refine(r.cfg.wireOf(r.reg, model), r.cfg.modelKeys(model))
+	return e.refine(r.cfg.wireOf(r.reg, model), r.cfg.modelKeys(model), r.cfg.modelKeys(r.model))
 }
 
 // direct sends the session's history, without the session's policy, to

@@ -169,6 +169,7 @@
 //	    json: {/messages/0/role: system, /stream_options/include_usage: true}
 //	    parsed: {/messages/1/tool_calls/0/function/arguments: {path: a.md}}  # JSON in a string
 //	    unordered: {/tools/0/parameters/required: [b, a]}                   # any order
+//	    equal: [[/messages/1/content/0/id, /messages/2/content/0/tool_use_id]]  # same value
 //	    contains: {tools: [{function: {name: read_file}}]}   # a partial object
 //	    absent: [/tools]
 //	    headers: {x-title: metis}
@@ -179,6 +180,7 @@
 //	  provider_raw: {...}              # partial object of the response's provider_raw
 //	  per_wire: {chat: {...}}          # refinements for calls in a wire format
 //	  per_model: {vllm: {...}}         # ... or to a model, column or provider
+//	  per_run: {gemini: {...}}         # ... or for runs that started on one
 //
 // usage compares the response's canonical.TokenUsage field by field; cost
 // and session_cost are exact decimals from the session's price table.
@@ -201,8 +203,8 @@
 // every text, thinking and tool-input delta of the stream to appear in the
 // raw response body, JSON-string encoded as the provider sent it (000
 // §5.4). per_wire and per_model replace the general expectation's fields
-// for calls to a wire format or model (its id, column or provider);
-// per_model wins.
+// for calls to a wire format or model (its id, column or provider), and
+// per_run for runs whose matrix model is so named, in that order.
 //
 // A failing step stops its run; its checks, and every stream invariant
 // violation as a Finding, are in the ScenarioResult.

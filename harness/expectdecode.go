@@ -39,6 +39,7 @@ type expectJSON struct {
 	ProviderRaw        json.RawMessage             `json:"provider_raw"`
 	PerWire            map[string]json.RawMessage  `json:"per_wire"`
 	PerModel           map[string]json.RawMessage  `json:"per_model"`
+	PerRun             map[string]json.RawMessage  `json:"per_run"`
 }
 
 // decodeExpect turns the expect mapping at ptr into an Expect.
@@ -130,6 +131,9 @@ func (t *tree) decodeExpect(ptr string, raw json.RawMessage) (*Expect, error) {
 	if e.PerModel, err = t.decodeExpectMap(ptr+"/per_model", ej.PerModel); err != nil {
 		return nil, err
 	}
+	if e.PerRun, err = t.decodeExpectMap(ptr+"/per_run", ej.PerRun); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -206,6 +210,13 @@ func (t *tree) decodeRequests(ptr string, raw json.RawMessage) ([]ExpectRequest,
 			for k := range m {
 				if _, err := splitPointer(k); err != nil {
 					return nil, t.errorf(p+"/"+key+"/"+escapePointer(k), "%v", err)
+				}
+			}
+		}
+		for j, group := range r.Equal {
+			for k, q := range group {
+				if _, err := splitPointer(q); err != nil {
+					return nil, t.errorf(fmt.Sprintf("%s/equal/%d/%d", p, j, k), "%v", err)
 				}
 			}
 		}

@@ -49,21 +49,27 @@ type stepData struct {
 	sessionCost decimal.Decimal
 }
 
-// refine returns e with the PerWire entry for wire and the PerModel
+// refine returns e with the PerWire entry for wire, the PerModel
 // entries naming one of keys (the call's model, its column names and its
-// provider) applied, PerModel last.
-func (e *Expect) refine(wire string, keys []string) *Expect {
-	if e == nil || (e.PerWire == nil && e.PerModel == nil) {
+// provider) and the PerRun entries naming one of runKeys (the same for
+// the run's matrix model) applied, in that order.
+func (e *Expect) refine(wire string, keys, runKeys []string) *Expect {
+	if e == nil || (e.PerWire == nil && e.PerModel == nil && e.PerRun == nil) {
 		return e
 	}
 	out := *e
-	out.PerWire, out.PerModel = nil, nil
+	out.PerWire, out.PerModel, out.PerRun = nil, nil, nil
 	if w, ok := e.PerWire[wire]; ok {
-		out = merge(out, w.refine(wire, keys))
+		out = merge(out, w.refine(wire, keys, runKeys))
 	}
 	for _, k := range keys {
 		if m, ok := e.PerModel[k]; ok {
-			out = merge(out, m.refine(wire, keys))
+			out = merge(out, m.refine(wire, keys, runKeys))
+		}
+	}
+	for _, k := range runKeys {
+		if m, ok := e.PerRun[k]; ok {
+			out = merge(out, m.refine(wire, keys, runKeys))
 		}
 	}
 	return &out
@@ -312,7 +318,7 @@ func expectRequest(want ExpectRequest, exs []*exchange) Check {
 			problems = append(problems, fmt.Sprintf("body contains %q", s))
 		}
 	}
-	if len(want.JSON) > 0 || len(want.Parsed) > 0 || len(want.Unordered) > 0 || want.Contains != nil || len(want.Absent) > 0 {
+	if len(want.JSON) > 0 || len(want.Parsed) > 0 || len(want.Unordered) > 0 || len(want.Equal) > 0 || want.Contains != nil || len(want.Absent) > 0 {
 		doc, err := decodeJSON(ex.body)
 		if err != nil {
 			problems = append(problems, "body is not JSON: "+err.Error())
@@ -351,6 +357,9 @@ func jsonChecks(want ExpectRequest, doc any) []string {
 	for _, p := range slices.Sorted(maps.Keys(want.Unordered)) {
 		problems = append(problems, unorderedCheck(p, want.Unordered[p], doc)...)
 	}
+	for _, group := range want.Equal {
+		problems = append(problems, equalCheck(group, doc)...)
+	}
 	if want.Contains != nil {
 		w, err := decodeJSON(want.Contains)
 		if err != nil {
@@ -387,6 +396,26 @@ func parsedCheck(p string, want json.RawMessage, doc any) []string {
 	}
 	if !jsonValueEqual(w, v) {
 		return []string{fmt.Sprintf("%s: holds %s, want %s", p, describeJSON(v), describeJSON(w))}
+	}
+	return nil
+}
+
+// equalCheck checks that the values at every pointer of group are
+// present and equal.
+func equalCheck(group []string, doc any) []string {
+	var first any
+	for i, p := range group {
+		v, ok := resolvePointer(doc, p)
+		if !ok {
+			return []string{fmt.Sprintf("equal: %s is missing", p)}
+		}
+		if i == 0 {
+			first = v
+			continue
+		}
+		if !jsonValueEqual(first, v) {
+			return []string{fmt.Sprintf("equal: %s is %s but %s is %s", group[0], describeJSON(first), p, describeJSON(v))}
+		}
 	}
 	return nil
 }

@@ -120,6 +120,9 @@ func TestExpectRequest(t *testing.T) {
 		{name: "header", want: ExpectRequest{Headers: map[string]string{"anthropic-version": "2023-06-01"}}, msg: `header Anthropic-Version "", want "2023-06-01"`},
 		{name: "includes", want: ExpectRequest{Includes: []string{`"again"`}, Excludes: []string{"hi"}}},
 		{name: "excludes", want: ExpectRequest{Excludes: []string{"again"}}, msg: `body contains "again"`},
+		{name: "equal", want: ExpectRequest{Equal: [][]string{{"/system", "/system"}, {"/messages/0/role", "/messages/-1/role"}}}},
+		{name: "not equal", want: ExpectRequest{Equal: [][]string{{"/messages/0/role", "/system"}}}, msg: `equal: /messages/0/role is "user" but /system is "S"`},
+		{name: "equal missing", want: ExpectRequest{Equal: [][]string{{"/system", "/tools"}}}, msg: "equal: /tools is missing"},
 		{name: "unordered", want: ExpectRequest{Unordered: map[string]json.RawMessage{"/messages/0": raw(`["again","user"]`)}}, msg: `/messages/0: {"content":"again","role":"user"}, want ["again","user"] in any order`},
 	}
 	for _, tt := range tests {
@@ -297,7 +300,7 @@ func TestRefine(t *testing.T) {
 			"ollama": {StopReason: canonical.StopMaxTokens},
 		},
 	}
-	got := base.refine(WireChat, []string{"vllm", "vllm", "vllm:qwen"})
+	got := base.refine(WireChat, []string{"vllm", "vllm", "vllm:qwen"}, nil)
 	if got.StopReason != canonical.StopToolUse || got.ProviderStopReason != "stop" {
 		t.Fatalf("refined %+v", got)
 	}
@@ -307,11 +310,15 @@ func TestRefine(t *testing.T) {
 	if base.Events[canonical.EventToolUseEnd] != 0 {
 		t.Fatal("refine changed the general expectation")
 	}
-	if got := base.refine(WireAnthropic, []string{"anthropic"}); got.StopReason != canonical.StopEndTurn || got.PerWire != nil {
+	if got := base.refine(WireAnthropic, []string{"anthropic"}, nil); got.StopReason != canonical.StopEndTurn || got.PerWire != nil {
 		t.Fatalf("refined for anthropic %+v", got)
 	}
-	if got := base.refine(WireChat, []string{"ollama"}); got.StopReason != canonical.StopMaxTokens {
+	if got := base.refine(WireChat, []string{"ollama"}, nil); got.StopReason != canonical.StopMaxTokens {
 		t.Fatalf("per_model does not win over per_wire: %+v", got)
+	}
+	base.PerRun = map[string]*Expect{"gemini": {StopReason: canonical.StopContentFilter}}
+	if got := base.refine(WireChat, []string{"ollama"}, []string{"gemini"}); got.StopReason != canonical.StopContentFilter {
+		t.Fatalf("per_run does not win over per_model: %+v", got)
 	}
 }
 

@@ -113,6 +113,13 @@ func (l *linter) lintExpectKeys(ptr string, e *Expect) {
 		}
 		l.lintExpectKeys(p, sub)
 	}
+	for k, sub := range e.PerRun {
+		p := ptr + "/per_run/" + escapePointer(k)
+		if !l.modelKey(k) {
+			l.errorf(p, LintExpectModel, "%q is not a model of the registry, a column or a provider", k)
+		}
+		l.lintExpectKeys(p, sub)
+	}
 	for k, sub := range e.PerWire {
 		l.lintExpectKeys(ptr+"/per_wire/"+escapePointer(k), sub)
 	}

@@ -321,10 +321,12 @@ type Expect struct {
 	ProviderRaw json.RawMessage `json:"provider_raw,omitempty"`
 	// PerWire and PerModel refine the expectation for runs whose call
 	// goes to a wire format (anthropic, responses, chat, gemini) or to a
-	// model (a canonical id, a column name or a provider): their set
-	// fields replace the general ones, PerModel last.
+	// model (a canonical id, a column name or a provider); PerRun for
+	// runs whose matrix model (the one the session started on) is so
+	// named. Their set fields replace the general ones, in that order.
 	PerWire  map[string]*Expect `json:"per_wire,omitempty"`
 	PerModel map[string]*Expect `json:"per_model,omitempty"`
+	PerRun   map[string]*Expect `json:"per_run,omitempty"`
 }
 
 // ExpectUsage is expected token usage; nil fields are not checked.
@@ -376,8 +378,11 @@ type ExpectLifecycle struct {
 // arguments) to the value the string must decode to; Unordered maps
 // pointers to arrays that must hold the given elements in any order.
 type ExpectRequest struct {
-	Index     *int                       `json:"index,omitempty"`
-	Method    string                     `json:"method,omitempty"`
+	Index  *int   `json:"index,omitempty"`
+	Method string `json:"method,omitempty"`
+	// Equal lists groups of pointers whose values must all be present
+	// and equal (a tool call's id and its result's reference).
+	Equal     [][]string                 `json:"equal,omitempty"`
 	Path      string                     `json:"path,omitempty"`
 	JSON      map[string]json.RawMessage `json:"json,omitempty"`
 	Parsed    map[string]json.RawMessage `json:"parsed,omitempty"`

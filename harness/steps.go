@@ -81,9 +81,11 @@ func (r *run) reload(ctx context.Context) (Check, error) {
 }
 
 // sessionSnapshot renders what a reload must keep: the active model, the
-// tool-id map and every message.
+// tool-id map (its informative pairs) and every message.
 func sessionSnapshot(s *session.Session) ([]byte, error) {
-	pairs := s.ToolIDs().Pairs()
+	// A pair mapping a canonical id to itself (the id another provider's
+	// call was sent under) says nothing the map would not derive again.
+	pairs := slices.DeleteFunc(s.ToolIDs().Pairs(), func(p adapters.ToolIDPair) bool { return p.ProviderID == p.Canonical })
 	slices.SortFunc(pairs, func(a, b adapters.ToolIDPair) int {
 		return strings.Compare(a.Canonical+a.Provider, b.Canonical+b.Provider)
 	})
