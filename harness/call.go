@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"net/http"
 
 	"github.com/metis-llm/metis/canonical"
@@ -37,11 +38,15 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 	if cancelSpec != nil && cancelSpec.BeforeFirstByte {
 		onSend = cancel
 	}
-	w, err := r.arm(obs.Name(), inject, onSend)
+	w, err := r.arm(obs.Name(), r.resolveInject(inject, model), onSend)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer w.disarm()
+	if cancelSpec != nil && cancelSpec.DuringBackoff {
+		r.clock.setOnSleep(cancel)
+		defer r.clock.setOnSleep(nil)
+	}
 
 	info := CallInfo{Scenario: r.sc, Model: r.model, CallModel: model, Provider: obs.Name(), Step: st, Stream: c.Streams()}
 	if r.cfg.BeforeCall != nil {
@@ -49,7 +54,7 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 			return nil, nil, fmt.Errorf("before call: %w", err)
 		}
 	}
-	o := &outcome{stream: c.Streams(), direct: c.Direct, cancelled: cancelSpec != nil && cancelSpec.BeforeFirstByte}
+	o := &outcome{stream: c.Streams(), direct: c.Direct, cancelled: cancelSpec != nil && (cancelSpec.BeforeFirstByte || cancelSpec.DuringBackoff)}
 	sleeps := len(r.clock.Sleeps())
 	before := len(r.sess.Messages())
 	r.countAttempts(&o.attempts)
@@ -96,6 +101,39 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 		checks = append(checks, r.compareComplete(ctx, obs, info, req, o.resp))
 	}
 	return checks, findings, nil
+}
+
+// resolveInject applies an inject spec's per_wire and per_model entries
+// for a call to model: the matching entries' keys replace the general
+// ones (per_model last). A spec left empty injects nothing.
+func (r *run) resolveInject(spec map[string]any, model string) map[string]any {
+	if spec == nil {
+		return nil
+	}
+	perWire, _ := spec["per_wire"].(map[string]any)
+	perModel, _ := spec["per_model"].(map[string]any)
+	if perWire == nil && perModel == nil {
+		return spec
+	}
+	out := map[string]any{}
+	for k, v := range spec {
+		if k != "per_wire" && k != "per_model" {
+			out[k] = v
+		}
+	}
+	apply := func(m map[string]any, key string) {
+		if over, ok := m[key].(map[string]any); ok {
+			maps.Copy(out, over)
+		}
+	}
+	apply(perWire, r.cfg.wireOf(r.reg, model))
+	for _, k := range r.cfg.modelKeys(model) {
+		apply(perModel, k)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // arm prepares the wire of provider for the next call: the pending fault,

@@ -20,6 +20,9 @@ type fakeClock struct {
 	now    time.Time
 	ticks  int
 	sleeps []time.Duration
+	// onSleep, when set, is called as a sleep begins (a cancel step's
+	// during_backoff cancels the call there).
+	onSleep func()
 }
 
 func newFakeClock() *fakeClock { return &fakeClock{now: clockBase} }
@@ -42,13 +45,29 @@ func (c *fakeClock) Tick() time.Time {
 }
 
 // Sleep records d and advances the clock by it, failing only if ctx is
-// already done.
+// done (before the sleep, or by the onSleep hook).
 func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	c.mu.Lock()
+	hook := c.onSleep
+	c.mu.Unlock()
+	if hook != nil {
+		hook()
+		c.mu.Lock()
+		c.sleeps = append(c.sleeps, d)
+		c.mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	if hook != nil {
+		c.now = c.now.Add(d)
+		return nil
+	}
 	c.sleeps = append(c.sleeps, d)
 	if d > 0 {
 		c.now = c.now.Add(d)
@@ -61,4 +80,11 @@ func (c *fakeClock) Sleeps() []time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]time.Duration(nil), c.sleeps...)
+}
+
+// setOnSleep sets (or, with nil, clears) the sleep hook.
+func (c *fakeClock) setOnSleep(f func()) {
+	c.mu.Lock()
+	c.onSleep = f
+	c.mu.Unlock()
 }

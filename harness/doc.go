@@ -26,6 +26,7 @@
 //	models: [anthropic:claude-sonnet-4-6, openai:gpt-5]   # or an explicit matrix
 //	same_as: anthropic:claude-sonnet-4-6  # every run's transcript must equal this model's
 //	known_failures: [{models: [vllm], symptom: "ends a tool turn with stop"}]
+//	invalid_tools: true                 # the tools are deliberately invalid (refusal tests)
 //	system: You are terse.              # the session's system prompt
 //	max_retries: 2                      # overrides the registry's
 //	tools:                              # canonical.ToolDefinition, as YAML
@@ -92,6 +93,7 @@
 //	- cancel: {after_events: 3}            # arms the next call: cancel it after its 3rd
 //	- cancel: {after: tool.use_input_delta}  # event, after its first event of a type,
 //	- cancel: {before_first_byte: true}    # or before its response arrives
+//	- cancel: {during_backoff: true}       # or as its first retry wait begins
 //	- inject: {status: 429, headers: {retry-after: "2"}, times: 1}
 //	- history: [{role: tool, content: [{type: tool_result, tool_use_id: tu_..., content: [...]}]}]
 //	- reload: true                         # persist to SQLite, reopen, continue

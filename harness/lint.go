@@ -88,10 +88,13 @@ func (l *linter) lint() {
 	tools := map[string]bool{}
 	for i, td := range sc.Tools {
 		ptr := fmt.Sprintf("/tools/%d", i)
-		if tools[td.Name] {
+		if tools[td.Name] && !sc.InvalidTools {
 			l.errorf(ptr+"/name", LintToolDefinition, "tool %q is defined twice", td.Name)
 		}
 		tools[td.Name] = true
+		if sc.InvalidTools {
+			continue
+		}
 		if err := canonical.ValidateToolDefinition(td); err != nil {
 			l.errorf(ptr, LintToolDefinition, "tool %q: %v", td.Name, err)
 		}
@@ -156,7 +159,7 @@ func (l *linter) steps(tools map[string]bool) {
 				switch {
 				case c.Both:
 					l.errorf(ptr+"/call/both", LintCancelTarget, "the cancel of step %d cannot apply to a call with both: true", pendingCancel+1)
-				case !cs.BeforeFirstByte && !c.Stream:
+				case !cs.BeforeFirstByte && !cs.DuringBackoff && !c.Stream:
 					l.errorf(ptr+"/call", LintCancelTarget, "the cancel of step %d counts stream events, so this call must have stream: true", pendingCancel+1)
 				}
 			}

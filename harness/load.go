@@ -108,6 +108,7 @@ type fileJSON struct {
 	Lacks       []string          `json:"lacks"`
 	SameAs      string            `json:"same_as"`
 	Known       []KnownFailure    `json:"known_failures"`
+	Invalid     bool              `json:"invalid_tools"`
 	Tools       []json.RawMessage `json:"tools"`
 	System      string            `json:"system"`
 	MaxRetries  *int              `json:"max_retries"`
@@ -142,7 +143,7 @@ func (t *tree) decode() (*Scenario, error) {
 	sc := &Scenario{
 		ID: f.ID, Title: f.Title, Description: f.Description, Spec: f.Spec, Tags: f.Tags,
 		Requires: f.Requires, Models: f.Models, System: f.System, MaxRetries: f.MaxRetries,
-		Columns: f.Columns, Lacks: f.Lacks, SameAs: f.SameAs, KnownFailures: f.Known,
+		Columns: f.Columns, Lacks: f.Lacks, SameAs: f.SameAs, KnownFailures: f.Known, InvalidTools: f.Invalid,
 	}
 	if f.RunTimeout != "" {
 		d, err := time.ParseDuration(f.RunTimeout)

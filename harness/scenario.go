@@ -43,6 +43,10 @@ type Scenario struct {
 	// bug: such a run that fails is reported as a known failure, not a
 	// failure; one that passes fails, so the mark is removed with the fix.
 	KnownFailures []KnownFailure `json:"known_failures,omitempty"`
+	// InvalidTools says the tools are deliberately invalid (a disallowed
+	// schema construct, a duplicate name), to test their refusal: lint
+	// then does not check their definitions.
+	InvalidTools bool `json:"invalid_tools,omitempty"`
 	// FromColumns is set when Models came from the columns.
 	FromColumns bool                       `json:"-"`
 	Tools       []canonical.ToolDefinition `json:"tools,omitempty"`
@@ -258,13 +262,16 @@ type KnownFailure struct {
 }
 
 // CancelStep arms a cancellation of the next call step: after its
-// AfterEvents-th stream event, after its first event of type After, or
-// before the first byte of its response. The first two need a streaming
-// call.
+// AfterEvents-th stream event, after its first event of type After,
+// before the first byte of its response, or during its first retry wait.
+// The first two need a streaming call.
 type CancelStep struct {
 	AfterEvents     int                 `json:"after_events,omitempty"`
 	After           canonical.EventType `json:"after,omitempty"`
 	BeforeFirstByte bool                `json:"before_first_byte,omitempty"`
+	// DuringBackoff cancels the call as the adapter begins its first
+	// retry wait.
+	DuringBackoff bool `json:"during_backoff,omitempty"`
 }
 
 // Expect is what a call, swap or ready step must produce. Unset fields

@@ -115,7 +115,7 @@ func (r *run) ready(ctx context.Context, st *Step) ([]Check, error) {
 	if !ok {
 		return nil, fmt.Errorf("ready: adapter %s has no readiness probe (adapters.Readier)", obs.Name())
 	}
-	w, err := r.arm(obs.Name(), inject, nil)
+	w, err := r.arm(obs.Name(), r.resolveInject(inject, model), nil)
 	if err != nil {
 		return nil, err
 	}
