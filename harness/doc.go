@@ -146,7 +146,7 @@
 //	expect:
 //	  stop_reason: tool_use
 //	  blocks: [text, {tool_use: {name: read_file, input: {path: README.md}}}]  # exactly, in order
-//	  error: {class: rate_limit, code: overloaded}  # the call must fail so; without
+//	  error: {class: rate_limit, code: overloaded, message: Overloaded}  # fail so; without
 //	                                                # error, the call must succeed
 //	  attempts: 3                      # HTTP attempts of the session call
 //	  events: {tool.use_end: 1}        # stream event counts (streaming calls)

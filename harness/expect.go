@@ -135,9 +135,12 @@ func expectError(want *ExpectError, err error) Check {
 		c.OK, c.Message = false, fmt.Sprintf("succeeded, want an error of class %s", want.Class)
 	case want != nil:
 		class, code := canonical.ClassOf(err), canonical.CodeOf(err)
-		if class != want.Class || (want.Code != "" && code != want.Code) {
+		if class != want.Class || (want.Code != "" && code != want.Code) || (want.Message != "" && !strings.Contains(err.Error(), want.Message)) {
 			c.OK = false
 			c.Message = fmt.Sprintf("error %s/%s, want %s/%s: %v", class, orDash(code), want.Class, orDash(want.Code), err)
+			if want.Message != "" {
+				c.Message += fmt.Sprintf(" (want a message containing %q)", want.Message)
+			}
 		}
 	}
 	return c

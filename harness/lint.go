@@ -151,6 +151,9 @@ func (l *linter) steps(tools map[string]bool) {
 			}
 			if c.Reply != nil {
 				for j, tc := range c.Reply.ToolCalls {
+					if c.OutputSchema != nil && tc.Name == structuredOutputTool {
+						continue // the tool an adapter declares for output_schema
+					}
 					l.tool(fmt.Sprintf("%s/call/reply/tool_calls/%d/name", ptr, j), tools, tc.Name)
 				}
 			}

@@ -18,6 +18,11 @@ const (
 	LintSpecRef     = "spec-ref"
 )
 
+// structuredOutputTool is the tool adapters without a response format
+// (Anthropic) declare and force for a call's output_schema; a reply may
+// call it without the scenario defining it.
+const structuredOutputTool = "structured_output"
+
 // lintMore checks the scenario-level matrix keys and what the steps'
 // newer expectations need.
 func (l *linter) lintMore() {

@@ -444,8 +444,10 @@ func (b ExpectBlock) String() string {
 	return sb.String()
 }
 
-// ExpectError is an expected failure: its class and, when set, its code.
+// ExpectError is an expected failure: its class and, when set, its code
+// and a text its message contains.
 type ExpectError struct {
-	Class canonical.ErrorClass `json:"class"`
-	Code  string               `json:"code,omitempty"`
+	Class   canonical.ErrorClass `json:"class"`
+	Code    string               `json:"code,omitempty"`
+	Message string               `json:"message,omitempty"`
 }
