@@ -100,3 +100,23 @@ func TestLintSpecRefs(t *testing.T) {
 	require.Len(t, errs, 1)
 	assert.Contains(t, errs[0].Error(), `s.yaml:3:22: "000 §99": seed 000 has no section §99 and no such test case`)
 }
+
+// TestSpecTraceHasNoGap is the traceability gate: every test case the
+// specification names (scenarios/spec-cases.yaml) is asserted by the
+// built-in suite on every column it applies to, unless the harness
+// enforces it on every run or it names the Go test that asserts it.
+func TestSpecTraceHasNoGap(t *testing.T) {
+	scs, err := harness.LoadDir("../scenarios")
+	require.NoError(t, err)
+	sp, err := harness.DefaultSpec()
+	require.NoError(t, err)
+	rows, err := harness.Trace(scs, sp, harness.Config{Factories: factories()})
+	require.NoError(t, err)
+	require.Len(t, rows, len(sp.Cases))
+	for _, row := range rows {
+		assert.False(t, row.Gap(), "%s (%s): no scenario asserts it on %v; name it in a scenario's spec: that runs there", row.Case.ID, row.Case.Title, row.Missing)
+		if row.Case.EveryRun == "" && row.Case.Elsewhere == "" {
+			assert.NotEmpty(t, row.Runs, "%s: no scenario names it", row.Case.ID)
+		}
+	}
+}
