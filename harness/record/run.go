@@ -194,9 +194,9 @@ func (pl *plan) targets() []string {
 }
 
 // runOne decides whether to record a run, and records it.
-func (s *session) runOne(ctx context.Context, p harness.Pair) RunResult {
+func (s *session) runOne(ctx context.Context, p harness.Pair) (res RunResult) {
 	start := time.Now()
-	res := RunResult{Scenario: p.Scenario.ID, Model: p.Model}
+	res = RunResult{Scenario: p.Scenario.ID, Model: p.Model}
 	defer func() { res.Duration = time.Since(start) }()
 	pl := s.plan(p)
 	if why := s.notRecordable(p, pl); why != "" {
@@ -268,14 +268,24 @@ func (s *session) record(ctx context.Context, p harness.Pair, pl *plan, res *Run
 	var recs []*Recorder
 	hcfg.Transport = func(provider string, sc *harness.Scenario, model string) (http.RoundTripper, error) {
 		path := harness.CassettePath(s.cfg.CassetteDir, sc, model, provider)
-		if pl.existing[provider] && !pl.overwrite {
-			return replay.Load(path)
-		}
 		transport := real
 		if s.cfg.Emulator {
 			if c, err := s.reg.Config(provider, s.getenv); err == nil && c.APIKey == "" {
 				transport = keyless{key: s.cfg.FakeKey, next: real}
 			}
+		}
+		if model != p.Model {
+			// The same_as reference run of another column: its cassettes
+			// belong to that column's own run, so they are replayed when
+			// they exist and never written from here (concurrent runs of
+			// every column would otherwise overwrite them).
+			if _, err := os.Stat(path); err == nil {
+				return replay.Load(path)
+			}
+			return transport, nil
+		}
+		if pl.existing[provider] && !pl.overwrite {
+			return replay.Load(path)
 		}
 		rec, err := NewRecorder(path, Options{
 			Scenario: sc.ID, Provider: provider, Model: model, Source: source, Endpoint: end,

@@ -95,13 +95,14 @@ func TestRecordSuiteAgainstEmulator(t *testing.T) {
 			continue
 		}
 		require.NotNil(t, r.Replay, r.Name())
+		assert.Positive(t, r.Duration, "%s: a recorded run took time", r.Name())
 		assert.False(t, r.ReplayFailed(), "%s: %s", r.Name(), r.Replay.Reason)
 		for _, c := range r.Cassettes {
 			p, err := record.ReadProvenance(c)
 			require.NoError(t, err)
 			assert.Equal(t, record.SourceEmulator, p.Source)
 			assert.Equal(t, r.Scenario, p.Scenario)
-			assert.Equal(t, r.Model, p.Model)
+			assert.Equal(t, r.Model, p.Model, "%s: %s", r.Name(), c)
 			assert.True(t, strings.HasPrefix(c, filepath.Join(dir, "cassettes", p.Provider)+string(filepath.Separator)), c)
 		}
 	}
