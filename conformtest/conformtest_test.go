@@ -11,15 +11,10 @@ import (
 	"github.com/metis-llm/metis/certify"
 	"github.com/metis-llm/metis/conformtest"
 	"github.com/metis-llm/metis/harness"
-	"github.com/metis-llm/metis/harness/replay"
 	"github.com/metis-llm/metis/internal/certifytest"
 )
 
-// builtin returns metis's own constructor for a registry adapter. Over
-// HTTP its client splits event streams as they arrive, one event per
-// read, as replay does in process: the built-in adapters decode every
-// event already read before they notice a cancellation, so over a socket
-// a mid-stream cancel would land later than in process.
+// builtin returns metis's own constructor for a registry adapter.
 func builtin(t *testing.T, provider string) adapters.Factory {
 	t.Helper()
 	reg, err := adapters.DefaultRegistry()
@@ -30,13 +25,7 @@ func builtin(t *testing.T, provider string) adapters.Factory {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := providers.Factories()[c.Type]
-	return func(c adapters.Config) (adapters.Adapter, error) {
-		if c.HTTPClient == nil {
-			c.Transport = replay.ResplitStream(nil)
-		}
-		return f(c)
-	}
+	return providers.Factories()[c.Type]
 }
 
 func suiteProviders(t *testing.T) []string {

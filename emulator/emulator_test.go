@@ -130,6 +130,14 @@ func TestRoutes(t *testing.T) {
 	status, _, body = do(t, srv, call{path: "/v1beta/models/g:countTokens", body: `{}`})
 	assert.Equal(t, 404, status)
 	assert.Contains(t, body, "countTokens")
+
+	// OpenRouter's base URL ends in /api: Chat Completions at its path.
+	srv = start(t, emulator.WithReplies(emulator.Reply{Text: "Hi."}))
+	c := chatCall(`{"model":"deepseek/deepseek-chat","messages":[{"role":"user","content":"hi"}]}`)
+	c.path = "/api/v1/chat/completions"
+	status, _, body = do(t, srv, c)
+	require.Equal(t, 200, status, body)
+	assert.Equal(t, "Hi.", at(t, obj(t, body), "choices", 0, "message", "content"))
 }
 
 func TestNoDateHeader(t *testing.T) {

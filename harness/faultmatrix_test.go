@@ -30,7 +30,7 @@ func TestFaultMatrix(t *testing.T) {
 		run("c", "anthropic:claude-sonnet-4-6", harness.StatusSkip,
 			use("anthropic", true, harness.StatusSkip, "status", "truncate")),
 	})
-	assert.Equal(t, []string{"status", "reset", "error_event", "truncate", "partial", "stall", "malformed", "drip"}, m.Kinds)
+	assert.Equal(t, []string{"status", "reset", "error_event", "truncate", "partial", "stall", "malformed", "drip", "burst"}, m.Kinds)
 	assert.Equal(t, []string{"anthropic", "gemini"}, m.Columns, "in the default columns' order")
 	cell := func(kind, col string) harness.FaultCell {
 		for _, c := range m.Cells {
@@ -54,10 +54,10 @@ func TestFaultMatrix(t *testing.T) {
 			t.Errorf("%s × %s (-want +got):\n%s", tt.kind, tt.col, diff)
 		}
 	}
-	// 8 kinds × 2 columns × 2 modes, less the 2 stream-only kinds' 4
+	// 9 kinds × 2 columns × 2 modes, less the 3 stream-only kinds' 6
 	// non-streamed cells; covered: truncate×2 (anthropic streamed via
 	// c, gemini streamed), partial×2, status anthropic streamed.
-	assert.Equal(t, 28, m.Total)
+	assert.Equal(t, 30, m.Total)
 	assert.Equal(t, 5, m.Covered)
 }
 

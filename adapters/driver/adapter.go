@@ -236,6 +236,7 @@ func (a *Adapter) attempt(w *Request) func(context.Context) (*http.Request, erro
 func (a *Adapter) newAssembler(ctx context.Context, c *Call, yield func(canonical.StreamEvent, error) bool, began time.Time) *Assembler {
 	asm := NewAssembler(yield, a.cfg.Name, c.Request.Model, c.Request.RequestID, c.Request.ToolIDs)
 	asm.SetClock(began, time.Now)
+	asm.ctx = ctx
 	if a.finisher != nil {
 		asm.onFinish = func(resp *canonical.Response) error { return a.finisher.Finish(c, asm, resp) }
 	}
@@ -360,7 +361,7 @@ func (a *Adapter) decodeStream(ctx context.Context, c *Call, r io.Reader, yield 
 	asm := a.newAssembler(ctx, c, yield, began)
 	body := &ctxReader{ctx: ctx, r: r}
 	err := safeDecode(asm, func() error { return a.p.DecodeStream(c, body, asm) })
-	if asm.Finished() || asm.Stopped() {
+	if asm.Finished() || asm.stopped {
 		return asm
 	}
 	asm.Fail(ctx, err)

@@ -44,6 +44,13 @@ type Assembler struct {
 	// panic there is told from a decoder's (see safeDecode).
 	inYield bool
 
+	// ctx is the call's context, looked at before each event: once it
+	// is done, events the decoder still has in hand (a read can bring a
+	// whole stream at once) are not delivered, and the message ends as
+	// Fail says (cut records that).
+	ctx context.Context
+	cut bool
+
 	blocks []*pending
 	// last is the block most recently looked up or opened, so that the
 	// deltas that follow one another on a block find it without a search.
@@ -153,9 +160,9 @@ func (a *Assembler) SetClock(began time.Time, now func() time.Time) {
 // its events), for decoders' log entries.
 func (a *Assembler) RequestID() string { return a.messageID }
 
-// Stopped reports whether the consumer stopped iterating; decoders should
-// then stop reading.
-func (a *Assembler) Stopped() bool { return a.stopped }
+// Stopped reports whether the consumer stopped iterating or the call's
+// context is done; decoders should then stop reading.
+func (a *Assembler) Stopped() bool { return a.stopped || a.done() }
 
 // Finished reports whether message.complete has been emitted.
 func (a *Assembler) Finished() bool { return a.finished }
@@ -180,12 +187,29 @@ func (a *Assembler) emit(ev canonical.StreamEvent) bool {
 	if a.yield == nil {
 		return true
 	}
+	if a.done() {
+		return false
+	}
 	ev.MessageID = a.messageID
 	if !a.send(ev, nil) {
 		a.stopped = true
 		return false
 	}
 	return true
+}
+
+// done reports whether the call's context ended before the next event,
+// outside Fail: a cancellation is honoured between events, not only
+// between reads, so nothing the decoder still holds is delivered after
+// it.
+func (a *Assembler) done() bool {
+	if a.failing || a.ctx == nil || a.yield == nil {
+		return false
+	}
+	if !a.cut && a.ctx.Err() != nil {
+		a.cut = true
+	}
+	return a.cut
 }
 
 // SetServedModel records the model that served the call as the
@@ -201,7 +225,7 @@ func (a *Assembler) SetServedModel(model string) {
 // Start emits message.start. Later calls do nothing.
 func (a *Assembler) Start() bool {
 	if a.started {
-		return !a.stopped
+		return !a.Stopped()
 	}
 	a.started = true
 	return a.emit(canonical.StreamEvent{Type: canonical.EventMessageStart, Model: a.resp.Model})
@@ -319,10 +343,13 @@ func (a *Assembler) ToolInputDelta(key int, fragment string) (bool, error) {
 	if !ok || !a.blocks[i].open || a.blocks[i].kind != canonical.BlockToolUse {
 		return false, canonical.NewError(canonical.ErrServer, canonical.CodeInvalidResponse, "tool input delta for block %d, which is not an open tool_use", key)
 	}
+	if a.Stopped() {
+		return false, nil
+	}
 	p := a.blocks[i]
 	p.args = append(p.args, fragment...)
 	if fragment == "" {
-		return !a.stopped, nil
+		return true, nil
 	}
 	return a.emit(canonical.StreamEvent{Type: canonical.EventToolUseInput, Index: i, ToolUseID: p.toolID, PartialJSON: fragment}), nil
 }
@@ -361,12 +388,15 @@ func (a *Assembler) ReviseSignature(key int, sig string) {
 func (a *Assembler) EndBlock(key int) bool {
 	i, ok := a.index(key)
 	if !ok || !a.blocks[i].open {
-		return !a.stopped
+		return !a.Stopped()
 	}
 	return a.close(i)
 }
 
 func (a *Assembler) close(i int) bool {
+	if a.done() {
+		return false // Fail closes it
+	}
 	p := a.blocks[i]
 	p.open = false
 	switch p.kind {
@@ -389,7 +419,7 @@ func (a *Assembler) close(i int) bool {
 			return a.emit(canonical.StreamEvent{Type: canonical.EventThinkingDelta, Index: i, Signature: p.signature})
 		}
 	}
-	return !a.stopped
+	return !a.Stopped()
 }
 
 func (a *Assembler) closeAll() bool {
@@ -398,7 +428,7 @@ func (a *Assembler) closeAll() bool {
 			return false
 		}
 	}
-	return !a.stopped
+	return !a.Stopped()
 }
 
 // finalInput picks the authoritative input, else the accumulated
@@ -486,6 +516,12 @@ func (a *Assembler) Usage() canonical.TokenUsage { return a.resp.Usage }
 // follows it.
 func (a *Assembler) Finish(stop canonical.StopReason, providerStop string) *canonical.Response {
 	if a.finished {
+		return &a.resp
+	}
+	if a.done() {
+		// The call ended before the decoder got here: the message ends
+		// as cancelled (or timed out), not as the wire says.
+		a.Fail(a.ctx, a.ctx.Err())
 		return &a.resp
 	}
 	a.Start()

@@ -56,9 +56,13 @@
 // lossy_projection. They are built on the stack and cost nothing without
 // an observer.
 //  8. Cancellation and the end of a stream: Adapter.Cancel or the
-//     context aborts the call; a stream that stops early completes with
-//     stop reason cancelled (nothing follows) or error (the error
-//     follows), as Assembler.Fail describes; the body is always closed.
+//     context aborts the call. The body's reads fail once it is done, and
+//     the Assembler looks at the context before every event, so events
+//     a single read brought in (a fast server can deliver a whole stream
+//     in one) are not delivered after a cancel either. A stream that
+//     stops early completes with stop reason cancelled (nothing follows)
+//     or error (the error follows), as Assembler.Fail describes; the body
+//     is always closed.
 //  9. Close releases idle connections.
 //
 // The whole call is bounded by Config.Timeout (DefaultTimeout when

@@ -162,3 +162,29 @@ func (b *dripBody) Read(p []byte) (int, error) {
 }
 
 func (b *dripBody) Close() error { return b.src.Close() }
+
+// burstBody hands out a body in as few reads as the reader's buffer
+// allows: each Read fills p with as much of the source as it holds, many
+// events at a time, as a socket does when the whole stream arrived
+// before the client read it.
+type burstBody struct {
+	ctx context.Context
+	src io.ReadCloser
+}
+
+func (b *burstBody) Read(p []byte) (int, error) {
+	if err := b.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for n < len(p) {
+		m, err := b.src.Read(p[n:])
+		n += m
+		if err != nil || m == 0 {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func (b *burstBody) Close() error { return b.src.Close() }

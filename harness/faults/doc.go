@@ -24,7 +24,8 @@
 // A spec is the mapping of an inject step, as written in the scenario:
 //
 //	kind            status (default when status or error is given), reset,
-//	                error_event, truncate, partial, stall, malformed, drip
+//	                error_event, truncate, partial, stall, malformed, drip,
+//	                burst
 //	times           attempts the fault applies to; an integer ≥ 1, default 1
 //
 // kind status answers without calling the next transport:
@@ -82,6 +83,13 @@
 //	chunk_bytes     bytes per read, default 1
 //	delay_ms        pause between pieces, through Injector.Sleep (no pause
 //	                when Sleep is nil, the default: tests never sleep)
+//
+// kind burst delivers the whole body in as few reads as the reader's
+// buffer allows, many events per read, as a socket does when a fast
+// server's stream arrived before the client read it (replay hands out one
+// event per read). A consumer that cancels mid-stream then finds the
+// rest of the stream already read: the adapter must not deliver it.
+// It takes no fields but times, and changes nothing for a body read whole.
 //
 // Several faults in a row go in one spec as
 //

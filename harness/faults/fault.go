@@ -20,19 +20,21 @@ const (
 	KindMalformed  Kind = "malformed"
 	KindDrip       Kind = "drip"
 	KindPartial    Kind = "partial"
+	KindBurst      Kind = "burst"
 )
 
 // kinds lists the kinds in the order error messages name them.
-var kinds = []Kind{KindStatus, KindReset, KindErrorEvent, KindTruncate, KindPartial, KindStall, KindMalformed, KindDrip}
+var kinds = []Kind{KindStatus, KindReset, KindErrorEvent, KindTruncate, KindPartial, KindStall, KindMalformed, KindDrip, KindBurst}
 
 // Kinds returns every fault kind, in the order the documentation lists
 // them.
 func Kinds() []Kind { return append([]Kind(nil), kinds...) }
 
 // NeedsStream reports whether faults of kind k apply only to a
-// text/event-stream response (error_event, malformed); the others apply
-// to non-streamed responses too.
-func NeedsStream(k Kind) bool { return k == KindErrorEvent || k == KindMalformed }
+// text/event-stream response (error_event, malformed, and burst, which
+// changes nothing for a body read whole); the others apply to
+// non-streamed responses too.
+func NeedsStream(k Kind) bool { return k == KindErrorEvent || k == KindMalformed || k == KindBurst }
 
 // ErrorKind selects which of the provider's error bodies a status or
 // error_event fault sends: the failure kinds of internal/wire, which the

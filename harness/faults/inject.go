@@ -126,9 +126,12 @@ func (in *Injector) RoundTrip(req *http.Request) (*http.Response, error) {
 	out.Header = resp.Header.Clone()
 	out.Header.Del("Content-Length")
 	out.ContentLength = -1
-	if f.Kind == KindDrip {
+	switch f.Kind {
+	case KindDrip:
 		out.Body = &dripBody{ctx: req.Context(), src: resp.Body, chunk: max(f.ChunkBytes, 1), delay: f.Delay, sleep: in.Sleep}
-	} else {
+	case KindBurst:
+		out.Body = &burstBody{ctx: req.Context(), src: resp.Body}
+	default:
 		out.Body = newStreamBody(req.Context(), resp.Body, f, APIOf(req.URL), eventStream)
 	}
 	return &out, nil

@@ -54,6 +54,8 @@ func TestParse(t *testing.T) {
 			faults.Fault{Kind: faults.KindDrip, Times: 1, ChunkBytes: 4, Delay: 20 * time.Millisecond}},
 		{"slow is drip", `{"kind": "slow"}`,
 			faults.Fault{Kind: faults.KindDrip, Times: 1, ChunkBytes: 1}},
+		{"burst", `{"kind": "burst", "times": 2}`,
+			faults.Fault{Kind: faults.KindBurst, Times: 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,8 +72,8 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"empty", `{}`, "", "faults: empty fault spec: give status, error or kind"},
 		{"unknown field", `{"status": 429, "statsu": 1}`, "statsu", "faults: statsu: unknown field (want kind, times, status, error, message, body, headers, retry_after, retry_after_ms, after_events, chunk_bytes, delay_ms)"},
-		{"no kind", `{"times": 2}`, "kind", "faults: kind: missing: give kind (status, reset, error_event, truncate, partial, stall, malformed, drip), or status or error for an HTTP error"},
-		{"unknown kind", `{"kind": "explode"}`, "kind", `faults: kind: unknown kind "explode" (want status, reset, error_event, truncate, partial, stall, malformed, drip)`},
+		{"no kind", `{"times": 2}`, "kind", "faults: kind: missing: give kind (status, reset, error_event, truncate, partial, stall, malformed, drip, burst), or status or error for an HTTP error"},
+		{"unknown kind", `{"kind": "explode"}`, "kind", `faults: kind: unknown kind "explode" (want status, reset, error_event, truncate, partial, stall, malformed, drip, burst)`},
 		{"status not a number", `{"status": "429"}`, "status", `faults: status: want an integer, got "429"`},
 		{"status out of range", `{"status": 700}`, "status", "faults: status: want an integer from 100 to 599, got 700"},
 		{"fractional times", `{"status": 500, "times": 1.5}`, "times", "faults: times: want an integer, got number 1.5"},
@@ -84,6 +86,7 @@ func TestParseErrors(t *testing.T) {
 		{"headers not a mapping", `{"status": 429, "headers": ["x"]}`, "headers", "faults: headers: want a mapping of header names to strings, got a list"},
 		{"header value", `{"status": 429, "headers": {"retry-after": true}}`, "headers.retry-after", "faults: headers.retry-after: want a string, got boolean true"},
 		{"multi-line event body", `{"kind": "error_event", "body": "a\nb"}`, "body", "faults: body: an event's data must be one line"},
+		{"chunk_bytes on burst", `{"kind": "burst", "chunk_bytes": 4}`, "chunk_bytes", "faults: chunk_bytes: does not apply to kind burst (only to drip)"},
 		{"zero chunk", `{"kind": "drip", "chunk_bytes": 0}`, "chunk_bytes", "faults: chunk_bytes: want an integer ≥ 1, got 0"},
 	}
 	for _, tt := range tests {

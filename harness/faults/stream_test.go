@@ -3,6 +3,7 @@ package faults_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"syscall"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/harness/replay"
 )
 
 const (
@@ -353,4 +355,44 @@ func TestFromSpec(t *testing.T) {
 	_, err = faults.FromSpec(map[string]any{"kind": "nope"}, nil)
 	var fe *faults.FieldError
 	assert.ErrorAs(t, err, &fe)
+}
+
+// eventPerRead is a next transport whose body hands out one server-sent
+// event per Read, as replay does.
+type eventPerRead struct{ body string }
+
+func (e eventPerRead) RoundTrip(req *http.Request) (*http.Response, error) {
+	return &http.Response{
+		StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+		Body: replay.NewBody(req.Context(), []byte(e.body), true, 0), ContentLength: -1, Request: req,
+	}, nil
+}
+
+// TestBurst: a burst body fills each Read with as many events as fit,
+// where the body under it hands out one per Read; a small buffer is
+// filled to the brim; once the context is done reads fail.
+func TestBurst(t *testing.T) {
+	in := faults.Transport(eventPerRead{anthropicStream}, faults.Fault{Kind: faults.KindBurst})
+	resp, err := in.RoundTrip(newRequest(t, context.Background(), anthropicURL))
+	require.NoError(t, err)
+	buf := make([]byte, 64<<10)
+	n, err := resp.Body.Read(buf)
+	assert.Equal(t, anthropicStream, string(buf[:n]), "the whole stream in the first read")
+	if err == nil {
+		n, err = resp.Body.Read(buf)
+		assert.Zero(t, n)
+	}
+	assert.ErrorIs(t, err, io.EOF)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	in = faults.Transport(eventPerRead{anthropicStream}, faults.Fault{Kind: faults.KindBurst})
+	resp, err = in.RoundTrip(newRequest(t, ctx, anthropicURL))
+	require.NoError(t, err)
+	small := make([]byte, 100)
+	n, err = resp.Body.Read(small)
+	require.NoError(t, err)
+	assert.Equal(t, anthropicStream[:100], string(small[:n]), "100 bytes, across the first two events")
+	cancel()
+	_, err = resp.Body.Read(small)
+	assert.ErrorIs(t, err, context.Canceled)
 }
