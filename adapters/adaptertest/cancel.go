@@ -3,40 +3,19 @@ package adaptertest
 import (
 	"fmt"
 	"iter"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/metis-llm/metis/canonical"
 )
-
-// BurstServer starts a loopback server that answers every request with
-// 200, contentType and body in one write, flushed, as a fast server or a
-// buffering proxy delivers a whole stream before the client reads: the
-// client's first read can bring every event. It is closed when the test
-// ends.
-func BurstServer(tb testing.TB, contentType string, body []byte) *httptest.Server {
-	tb.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", contentType)
-		w.WriteHeader(http.StatusOK)
-		w.Write(body) //nolint:errcheck // the client went away
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
-		}
-	}))
-	tb.Cleanup(srv.Close)
-	return srv
-}
 
 // CancelAt drains a stream, calling cancel (Adapter.Cancel, or the
 // context's cancel func) once, when the first event of type at arrives,
 // and checks what 000 §5.3 allows after it: only the closing of blocks
 // left open (tool.use_end, a thinking block's signature) and one
 // message.complete, last, with stop reason cancelled; no error. It returns
-// every event and the final response. With BurstServer it shows that a
-// cancel is honoured between events already read, not only between
-// reads.
+// every event and the final response. Against a server that writes the
+// whole stream at once it shows that a cancel is honoured between events
+// already read, not only between reads.
 func CancelAt(tb testing.TB, seq iter.Seq2[canonical.StreamEvent, error], at canonical.EventType, cancel func()) ([]canonical.StreamEvent, *canonical.Response) {
 	tb.Helper()
 	var evs []canonical.StreamEvent

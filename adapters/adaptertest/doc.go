@@ -1,6 +1,7 @@
 // Package adaptertest holds helpers for tests of adapters, including
 // third-party ones: a fake clock that records retry sleeps, the location
-// of the shared recorded fixtures, and a stream collector.
+// of the shared recorded fixtures, a stream collector, and CancelAt,
+// which cancels a stream mid-way and checks what may follow.
 //
 // It also reads the vendored real recordings (ReadRecording) and serves
 // canned answers from a loopback server (NewServer).
