@@ -18,7 +18,7 @@ import (
 func TestCancelWithStreamInHand(t *testing.T) {
 	for _, via := range []string{"Adapter.Cancel", "context"} {
 		t.Run(via, func(t *testing.T) {
-			srv := newServer(t, readRecording(t, "anthropic", "vertex-stream-text").reply())
+			srv := adaptertest.NewServer(t, adaptertest.ReadRecording(t, "anthropic", "vertex-stream-text").Reply())
 			a, id := recordedAdapter(t, true, srv.URL, "claude-3-7-sonnet@20250219", nil)
 			ctx, stop := context.WithCancel(t.Context())
 			defer stop()
