@@ -3,6 +3,7 @@ package providers_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -18,29 +19,43 @@ import (
 // recorded answers of its protocol.
 
 // recordings names, per builtin, a recorded streamed and a recorded
-// non-streamed answer of its protocol (testdata/recordings/<api>/<name>).
-var recordings = map[string]struct{ api, stream, body string }{
-	"anthropic":        {"anthropic", "stream-thinking-signature", "nonstream-thinking-tool-use"},
-	"openai":           {"openai-responses", "stream-function-call", "nonstream-function-call"},
-	"openai-chat":      {"openai-chat", "stream-text-include-usage", "nonstream-tool-call"},
-	"gemini":           {"gemini", "stream-thought-parts", "nonstream-thinking-gemini3"},
-	"openaicompat":     {"openai-chat", "vllm-crusoe-stream-text-token-ids", "vllm-nonstream-text"},
-	"vertex":           {"gemini", "vertex-stream-functioncall", "vertex-nonstream-functioncall"},
-	"vertex-anthropic": {"anthropic", "vertex-stream-text", "vertex-nonstream-text-and-tool-use"},
+// non-streamed answer of its protocol (testdata/recordings/<api>/<name>);
+// frames marks a stream of AWS event-stream frames (response.bin) rather
+// than server-sent events.
+var recordings = map[string]struct {
+	api, stream, body string
+	frames            bool
+}{
+	"anthropic":        {"anthropic", "stream-thinking-signature", "nonstream-thinking-tool-use", false},
+	"openai":           {"openai-responses", "stream-function-call", "nonstream-function-call", false},
+	"openai-chat":      {"openai-chat", "stream-text-include-usage", "nonstream-tool-call", false},
+	"gemini":           {"gemini", "stream-thought-parts", "nonstream-thinking-gemini3", false},
+	"openaicompat":     {"openai-chat", "vllm-crusoe-stream-text-token-ids", "vllm-nonstream-text", false},
+	"vertex":           {"gemini", "vertex-stream-functioncall", "vertex-nonstream-functioncall", false},
+	"vertex-anthropic": {"anthropic", "vertex-stream-text", "vertex-nonstream-text-and-tool-use", false},
+	"azure":            {"openai-responses", "azure-stream-function-call", "azure-nonstream-function-call", false},
+	"azure-chat":       {"openai-chat", "azure-stream-text-deployments-path-2024", "azure-nonstream-tool-call", false},
+	"bedrock":          {"bedrock-anthropic", "bedrock-invoke-stream-text", "bedrock-invoke-nonstream-tool-use", true},
 }
 
 // recorded returns typ's recorded streamed (stream true) or non-streamed
-// answer body and its content type.
-func recorded(t *testing.T, typ string, stream bool) ([]byte, string) {
+// answer body, its content type, and for a stream the length of its
+// first event.
+func recorded(t *testing.T, typ string, stream bool) ([]byte, string, int) {
 	t.Helper()
 	r, ok := recordings[typ]
 	if !ok {
 		t.Fatalf("no recordings listed for builtin %q: add it to recordings", typ)
 	}
-	if stream {
-		return adaptertest.ReadFixture(t, r.api, r.stream, "response.txt"), "text/event-stream"
+	switch {
+	case !stream:
+		return adaptertest.ReadFixture(t, r.api, r.body, "response.json"), "application/json", 0
+	case r.frames:
+		body := adaptertest.ReadFixture(t, r.api, r.stream, "response.bin")
+		return body, "application/vnd.amazon.eventstream", int(binary.BigEndian.Uint32(body)) // a frame starts with its total length
 	}
-	return adaptertest.ReadFixture(t, r.api, r.body, "response.json"), "application/json"
+	body := adaptertest.ReadFixture(t, r.api, r.stream, "response.txt")
+	return body, "text/event-stream", bytes.Index(body, []byte("\n\n")) + 2
 }
 
 // serve starts a server answering every request with h.
@@ -68,8 +83,8 @@ func answer(body []byte, ctype string) http.HandlerFunc {
 func TestLoopBodyPanicSurfaces(t *testing.T) {
 	type loopPanic struct{ at string }
 	for _, b := range builtins {
-		full, ctype := recorded(t, b.typ, true)
-		cut := full[:bytes.Index(full, []byte("\n\n"))+2] // the first event, then the end
+		full, ctype, first := recorded(t, b.typ, true)
+		cut := full[:first] // the first event, then the end
 		for _, tc := range []struct {
 			at   string
 			body []byte
