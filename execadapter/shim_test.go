@@ -72,7 +72,8 @@ var shimDivergent = map[string][]string{
 		"contract/unknown-blocks",     // (same)
 	},
 	"openrouter": {
-		"cancel/mid-tool-input", // provider_raw's raw arguments are keyed by the provider's call id, not the canonical tu_ id
+		"cancel/mid-tool-input",     // provider_raw's raw arguments are keyed by the provider's call id, not the canonical tu_ id
+		"cancel/in-hand-tool-input", // (same)
 	},
 }
 
