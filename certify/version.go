@@ -1,25 +1,16 @@
 package certify
 
 import (
-	"runtime/debug"
-
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/internal/buildinfo"
 )
 
-// Metis returns the running metis's version: the metis module's version
-// in the build (the dependency's version when a third party's test
-// binary links metis), its VCS revision when known, and the Go version.
+// Metis returns the running metis's version (buildinfo.Read): the metis
+// module's version in the build (the dependency's version when a third
+// party's test binary links metis), its VCS revision when known, and the
+// Go version.
 func Metis() MetisInfo {
-	var info buildinfo.Info
-	bi, ok := debug.ReadBuildInfo()
-	if ok && bi.Main.Path != buildinfo.Module && bi.Main.Path != "" {
-		// metis is a dependency: the checkout around us is not metis's,
-		// so its git revision says nothing about metis.
-		info = buildinfo.FromBuildInfo(bi)
-	} else {
-		info = buildinfo.Read()
-	}
+	info := buildinfo.Read()
 	rev := info.Revision
 	if rev != "" && info.Modified {
 		rev += "+modified"
