@@ -15,7 +15,7 @@ import (
 // build information.
 func cmdVersion(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	c := cli.New("conform version", "", "Print the metis module version, the VCS revision it was built from and the Go version.\n"+
-		"A binary from `go build` carries its revision; under `go run` it is read from the checkout with git.")
+		"A binary from `go build` carries its revision; under `go run` it is read with git from metis's own checkout around the working directory.")
 	asJSON := c.Bool("json", false, "print a JSON object instead of one line")
 	if code, ok := c.Parse(args, stdout, stderr); !ok {
 		return code
