@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -131,6 +133,13 @@ func TestReportJSONValidatesAgainstItsSchema(t *testing.T) {
 			path = filepath.Join("..", "cassettes", prov, filepath.FromSlash(run.ID)+"@"+strings.ReplaceAll(name, "/", "_")+".yaml")
 		}
 		cassette, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) && run.Source == "" {
+			// A run refused before the wire (e.g. tools/schema-refused)
+			// has no cassette and so no source.
+			sources[""]++
+			models[run.Model] = true
+			continue
+		}
 		require.NoError(t, err)
 		m := header.FindSubmatch(cassette)
 		require.NotNil(t, m)
