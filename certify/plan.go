@@ -266,6 +266,9 @@ func (e *execution) open(c adapters.Config) (adapters.Adapter, error) {
 	}
 	if tracker != nil {
 		tracker.Adapter = a
+		if r, ok := a.(adapters.Readier); ok {
+			return readyTracker{tracker, r}, nil
+		}
 		return tracker, nil
 	}
 	return a, nil
@@ -421,7 +424,23 @@ func (t *callTracker) link(ctx context.Context) context.Context {
 	out, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(call, cancel)
 	context.AfterFunc(out, func() { stop() })
-	return out
+	return linked{Context: out, call: call}
+}
+
+// linked is a context cancelled with its call, whose Err says so at
+// once: AfterFunc closes Done in a goroutine of its own, and a call
+// cancelled just before its request is sent (cancel before the first
+// byte) must not be matched against the cassette, as in process.
+type linked struct {
+	context.Context
+	call context.Context
+}
+
+func (c linked) Err() error {
+	if err := c.call.Err(); err != nil {
+		return err
+	}
+	return c.Context.Err()
 }
 
 func (t *callTracker) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
@@ -438,6 +457,18 @@ func (t *callTracker) Stream(ctx context.Context, req *canonical.Request) iter.S
 			}
 		}
 	}
+}
+
+// readyTracker is a callTracker whose adapter has a readiness probe,
+// which the wrapper must not hide from the harness's ready steps.
+type readyTracker struct {
+	*callTracker
+	r adapters.Readier
+}
+
+func (t readyTracker) Ready(ctx context.Context, model string) error {
+	defer t.enter(ctx)()
+	return t.r.Ready(ctx, model)
 }
 
 // SuiteProviders returns the registry adapters that some run of the suite

@@ -6,11 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/certify"
 	"github.com/metis-llm/metis/execadapter"
 	"github.com/metis-llm/metis/harness"
@@ -70,11 +73,28 @@ var shimDivergent = map[string][]string{
 		"faults/stall-",               // the run timeout fires before the adapter's own: cancelled instead of network/timeout
 		"contract/tool-input-invalid", // lifecycle events do not cross the protocol
 		"contract/unknown-blocks",     // (same)
+		"local/ready-",                // the protocol has no readiness probe (its ready message is the handshake), so no adapters.Readier
+		"retry/retry-after-http-date", // the child reads the date against the wall clock, not the harness's fake one: waits ~1s, not 5s
+		// provider_raw's raw arguments of a broken call are keyed by the
+		// provider's call id through the shim, not the canonical tu_ id
+		"finish/error-malformed-tool-calls",
 	},
 	"openrouter": {
-		"cancel/mid-tool-input",     // provider_raw's raw arguments are keyed by the provider's call id, not the canonical tu_ id
-		"cancel/in-hand-tool-input", // (same)
+		"cancel/mid-tool-input",      // provider_raw's raw arguments are keyed by the provider's call id, not the canonical tu_ id
+		"cancel/in-hand-tool-input",  // (same)
+		"cancel/parallel-tools-open", // (same)
 	},
+}
+
+// shimDivergentColumns are scenario id prefixes whose runs on a column
+// (the run model's provider) diverge through the shim, whichever
+// provider is certified.
+var shimDivergentColumns = map[string][]string{
+	// Gemini's pretty-printed functionCall args are kept verbatim as the
+	// canonical input in process and sent on so to the next provider; the
+	// protocol's JSON re-encodes them compactly, so the swap's request to
+	// the next provider differs in the arguments string's whitespace.
+	"gemini": {"swap/"},
 }
 
 // Every built-in adapter, run as a child process through the Go shim,
@@ -105,6 +125,11 @@ func TestBuiltinAdaptersCertifyThroughTheShim(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			plan.Runs = slices.DeleteFunc(plan.Runs, func(r certify.Run) bool {
+				return slices.ContainsFunc(shimDivergentColumns[canonical.ProviderOf(r.Model)], func(p string) bool {
+					return strings.HasPrefix(r.Scenario.ID, p)
+				})
+			})
 			report, err := plan.Certify(context.Background(), 2, nil)
 			if err != nil {
 				t.Fatal(err)
