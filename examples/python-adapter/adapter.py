@@ -161,6 +161,8 @@ def classify(status, headers, body):
             e.message = "HTTP %d with an empty body" % status
         return e
     e = error_for(status, err_type, message)
+    if status == 408:
+        e.cls, e.code = "network", ""  # 000 §6.2: a timeout before the response, whatever the body says
     e.provider_request_id = we.get("request_id", "") or ""
     return e
 
@@ -765,8 +767,17 @@ class Decoder:
             r = json.loads(data)
         except ValueError as e:
             raise AdapterError("server_error", "invalid_response", "decoding response body: %s" % e)
-        if r.get("type") == "error":
+        if isinstance(r, dict) and r.get("type") == "error":
             raise error_event(data)
+        if not isinstance(r, dict) or r.get("type", "message") != "message" or not isinstance(r.get("content"), list):
+            # A 200 that is not a message: an error object, null, {}.
+            err = r.get("error") if isinstance(r, dict) else None
+            if isinstance(err, dict):
+                e = error_for(0, str(err.get("type", "")), str(err.get("message", "")))
+                if e.cls == "other":
+                    e.cls, e.code = "server_error", "invalid_response"
+                raise e
+            raise AdapterError("server_error", "invalid_response", "a 200 whose body is not a message: %s" % data[:200].decode("utf-8", "replace"))
         self.id, self.model, self.stop_sequence = r.get("id", ""), r.get("model", ""), r.get("stop_sequence") or ""
         for i, b in enumerate(r.get("content") or []):
             self.block(i, b)
