@@ -57,6 +57,10 @@ type Options struct {
 	// IDs keeps the scenarios whose id matches one of these globs
 	// ("tools/*"), as conform run's arguments do; nil keeps every one.
 	IDs []string
+	// Skip drops the scenarios whose id matches one of these globs or
+	// that carry one of these tags, as conform run's --skip does: the
+	// scenarios an adapter does not claim, left out of the bundle.
+	Skip []string
 	// Server, when set, makes the adapter under test reach the cassettes
 	// over loopback HTTP: each adapter it builds gets a run on the server,
 	// Config.BaseURL points at it and no HTTP client is injected, so the
@@ -145,7 +149,7 @@ func NewPlan(target Target, opts Options) (*Plan, error) {
 		Target: target, Suite: info, Profiles: profiles,
 		opts: opts, suite: suite, reg: reg, targetType: cfg.Type, builtins: providers.Factories(),
 	}
-	for _, pair := range harness.Select(scs, harness.Config{IDs: opts.IDs, Registry: reg, Factories: p.builtins}) {
+	for _, pair := range harness.Select(scs, harness.Config{IDs: opts.IDs, Skip: opts.Skip, Registry: reg, Factories: p.builtins}) {
 		if !slices.Contains(p.adaptersOf(pair.Scenario, pair.Model), target.Provider) {
 			continue
 		}

@@ -2,6 +2,7 @@ package certify
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -80,6 +81,35 @@ func TestParseProfiles(t *testing.T) {
 		}
 		if diff := cmp.Diff(tc.want, got); !tc.wantErr && diff != "" {
 			t.Errorf("ParseProfiles(%q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+// Skip leaves out the scenarios it names by id glob or tag, and only
+// those.
+func TestPlanSkip(t *testing.T) {
+	target := Target{Provider: "anthropic", New: providers.Factories()["anthropic"]}
+	plan := func(opts Options) map[string]*harness.Scenario {
+		t.Helper()
+		p, err := NewPlan(target, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]*harness.Scenario{}
+		for _, r := range p.Runs {
+			out[r.Scenario.ID] = r.Scenario
+		}
+		return out
+	}
+	all := plan(Options{})
+	kept := plan(Options{Skip: []string{"history/*", "faults"}})
+	if all["history/empty-user-content"] == nil || all["faults/reset"] == nil || all["basic/plain-text"] == nil {
+		t.Fatalf("the full plan lacks runs the test relies on")
+	}
+	for id, sc := range all {
+		skipped := strings.HasPrefix(id, "history/") || slices.Contains(sc.Tags, "faults")
+		if (kept[id] != nil) == skipped {
+			t.Errorf("%s (tags %v): kept %v with --skip history/* faults", id, sc.Tags, kept[id] != nil)
 		}
 	}
 }

@@ -49,6 +49,7 @@ example:
 	suiteDir := c.String("suite", "", "certify against the suite in `DIR` (scenarios/, cassettes/, goldens/) instead of the built-in one")
 	parallel := c.IntP("parallel", "p", 1, "how many runs go at once")
 	verbose := c.BoolP("verbose", "v", false, "print every step's checks, not only failures")
+	skip := c.StringSlice("skip", nil, "leave out scenarios whose id matches this glob or that have this tag (`GLOB|TAG`), which the adapter does not claim; repeatable")
 	if code, ok := c.Parse(args, stdout, stderr); !ok {
 		return code
 	}
@@ -64,7 +65,7 @@ example:
 		required = profiles
 	}
 	suite := suiteFrom(*suiteDir)
-	opts := certify.Options{Suite: &suite, Profiles: profiles, IDs: c.Args(), Pacing: *pace}
+	opts := certify.Options{Suite: &suite, Profiles: profiles, IDs: c.Args(), Skip: *skip, Pacing: *pace}
 	target := certify.Target{Provider: *provider}
 	if *execCmd != "" {
 		argv, err := shlex.Split(*execCmd)
