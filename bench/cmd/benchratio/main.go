@@ -178,6 +178,9 @@ func streams(out io.Writer, m measurements, v *verdict) {
 		minSDK, maxFloor, maxAlloc float64
 		sdkAt, floorAt             string
 		seen                       bool
+		// the stream with the fewest events, for the marginal cost of
+		// an event: (allocs(large) − allocs(smallest)) ÷ (events(large) − events(smallest))
+		fewEvents, fewAllocs, largeEvents, largeAllocs float64
 	}
 	ds := map[string]*dialect{}
 	var order []string
@@ -191,9 +194,12 @@ func streams(out io.Writer, m measurements, v *verdict) {
 		fmt.Fprintf(tw, "%s/%s\t%.0f\t%.1f\t%.1f\t%.1f\t%.2f×\t%.2f×\t%.2f\t\n", api, stream, events, mt/1e3, st/1e3, ft/1e3, sdk, floor, allocs)
 		d := ds[api]
 		if d == nil {
-			d = &dialect{minSDK: sdk, maxFloor: floor, sdkAt: stream, floorAt: stream}
+			d = &dialect{minSDK: sdk, maxFloor: floor, sdkAt: stream, floorAt: stream, fewEvents: events, fewAllocs: m.median(n, "metis", "allocs/op")}
 			ds[api] = d
 			order = append(order, api)
+		}
+		if events < d.fewEvents {
+			d.fewEvents, d.fewAllocs = events, m.median(n, "metis", "allocs/op")
 		}
 		if sdk < d.minSDK {
 			d.minSDK, d.sdkAt = sdk, stream
@@ -203,6 +209,7 @@ func streams(out io.Writer, m measurements, v *verdict) {
 		}
 		if stream == "large" {
 			d.maxAlloc, d.seen = allocs, true
+			d.largeEvents, d.largeAllocs = events, m.median(n, "metis", "allocs/op")
 		}
 	}
 	tw.Flush()
@@ -213,6 +220,10 @@ func streams(out io.Writer, m measurements, v *verdict) {
 		v.add(d.maxFloor <= floorTarget, "%s: within %.0f× of the floor on every stream (farthest %.2f×, %s)", api, floorTarget, d.maxFloor, d.floorAt)
 		if d.seen {
 			v.add(d.maxAlloc <= allocTarget, "%s: ≤%.0f allocation per wire event on the large stream (%.2f, the per-call constant included)", api, allocTarget, d.maxAlloc)
+			if d.largeEvents > d.fewEvents {
+				marginal := (d.largeAllocs - d.fewAllocs) / (d.largeEvents - d.fewEvents)
+				v.add(marginal <= allocTarget, "%s: ≤%.0f allocation per additional wire event, large stream against the smallest (%.2f)", api, allocTarget, marginal)
+			}
 		}
 	}
 }
