@@ -6,7 +6,8 @@
 //	go run ./cmd/benchratio FILE...
 //
 // Streams: metis, SDK and floor time per stream, SDK÷metis (how many
-// times faster metis is), metis÷floor (how far from the floor), and
+// times faster metis is), metis÷floor (how far from the floor), each the
+// median of the per-round ratios when every round has one sample, and
 // metis's allocations per wire event. Replay: go-vcr÷metis for serve and
 // load+serve. Suite: time per op and per run for a quarter, half and all
 // of it. Memory: bytes allocated against the wire and assembled sizes.
@@ -103,7 +104,31 @@ func (m measurements) read(path string) error {
 
 // median returns the median of name's impl's values in unit, or 0.
 func (m measurements) median(name, impl, unit string) float64 {
-	vs := slices.Clone(m[name][impl][unit])
+	return medianOf(slices.Clone(m[name][impl][unit]))
+}
+
+// timeRatio is how many times name's impl a takes impl b's time per op.
+// When both have one sample per round (the same count, in the same
+// order, as bench-compare's interleaved rounds write them), it is the
+// median of the per-round ratios, so that a change in the machine's load
+// between rounds, which hits both alike, cancels out; otherwise the
+// ratio of the medians.
+func (m measurements) timeRatio(name, a, b string) float64 {
+	as, bs := m[name][a]["sec/op"], m[name][b]["sec/op"]
+	if len(as) == 0 || len(as) != len(bs) {
+		return ratio(m.ns(name, a, "ns/op"), m.ns(name, b, "ns/op"))
+	}
+	rs := make([]float64, 0, len(as))
+	for i := range as {
+		if bs[i] != 0 {
+			rs = append(rs, as[i]/bs[i])
+		}
+	}
+	return medianOf(rs)
+}
+
+// medianOf returns the median of vs (sorted in place), or 0.
+func medianOf(vs []float64) float64 {
 	if len(vs) == 0 {
 		return 0
 	}
@@ -190,7 +215,7 @@ func streams(out io.Writer, m measurements, v *verdict) {
 		events := m.median(n, "metis", "events/op")
 		mt, st, ft := m.ns(n, "metis", "ns/op"), m.ns(n, "sdk", "ns/op"), m.ns(n, "floor", "ns/op")
 		allocs := ratio(m.median(n, "metis", "allocs/op"), events)
-		sdk, floor := ratio(st, mt), ratio(mt, ft)
+		sdk, floor := m.timeRatio(n, "sdk", "metis"), m.timeRatio(n, "metis", "floor")
 		fmt.Fprintf(tw, "%s/%s\t%.0f\t%.1f\t%.1f\t%.1f\t%.2f×\t%.2f×\t%.2f\t\n", api, stream, events, mt/1e3, st/1e3, ft/1e3, sdk, floor, allocs)
 		d := ds[api]
 		if d == nil {
@@ -241,7 +266,7 @@ func replay(out io.Writer, m measurements, v *verdict) {
 		parts := strings.SplitN(n, "/", 3)
 		op := strings.TrimPrefix(parts[1], "op=")
 		mt, gt := m.ns(n, "metis", "ns/op"), m.ns(n, "govcr", "ns/op")
-		r := ratio(gt, mt)
+		r := m.timeRatio(n, "govcr", "metis")
 		fmt.Fprintf(tw, "%s %s\t%.1f\t%.1f\t%.2f×\t%.0f\t%.0f\t\n", op, strings.TrimPrefix(parts[2], "cassette="), mt/1e3, gt/1e3, r,
 			m.median(n, "metis", "allocs/op"), m.median(n, "govcr", "allocs/op"))
 		if l, ok := least[op]; !ok || r < l {
