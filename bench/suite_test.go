@@ -11,7 +11,8 @@ import (
 )
 
 // suiteConfig is the configuration `conform run` builds from its default
-// flags, for the repository's suite seen from bench/.
+// flags (eight runs at once: -p 8), for the repository's suite seen from
+// bench/.
 func suiteConfig() harness.Config {
 	return harness.Config{
 		ScenarioDir: "../scenarios",
@@ -19,6 +20,7 @@ func suiteConfig() harness.Config {
 		GoldenDir:   "../goldens",
 		Factories:   providers.Factories(),
 		Faults:      faults.FromSpec,
+		Parallel:    8,
 	}
 }
 
