@@ -174,6 +174,7 @@ func (v *verdict) add(met bool, format string, args ...any) {
 func report(out io.Writer, m measurements) {
 	var v verdict
 	streams(out, m, &v)
+	perEvent(out, m)
 	replay(out, m, &v)
 	suite(out, m, &v)
 	memory(out, m)
@@ -316,6 +317,82 @@ func memory(out io.Writer, m measurements) {
 	for _, n := range names {
 		wire, asm, alloc := m.median(n, "metis", "wire-B/op"), m.median(n, "metis", "assembled-B/op"), m.median(n, "metis", "B/op")
 		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t\n", strings.TrimPrefix(strings.TrimPrefix(n, "Memory/"), "api="), wire/1e6, asm/1e6, alloc/1e6, ratio(alloc, wire))
+	}
+	tw.Flush()
+	fmt.Fprintln(out)
+}
+
+// perEvent prints, per wire format, the cost of a wire event on the large
+// stream for each implementation (time, allocations and bytes, divided
+// by the stream's events), and the marginal cost of an event: the large
+// stream's against the stream with the fewest events, which leaves out
+// what every call pays once (metis's request building and call flow,
+// genai's client) and so compares the decoders alone.
+func perEvent(out io.Writer, m measurements) {
+	type pair struct{ large, few string }
+	apis := map[string]*pair{}
+	var order []string
+	for _, n := range m.names("Stream/") {
+		api := strings.TrimPrefix(strings.SplitN(n, "/", 3)[1], "api=")
+		p := apis[api]
+		if p == nil {
+			p = &pair{}
+			apis[api] = p
+			order = append(order, api)
+		}
+		if strings.HasSuffix(n, "/stream=large") {
+			p.large = n
+		} else if p.few == "" || m.median(n, "metis", "events/op") < m.median(p.few, "metis", "events/op") {
+			p.few = n
+		}
+	}
+	impls := []string{"metis", "sdk", "floor"}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "large stream, per wire event	metis ns	sdk ns	floor ns	metis allocs	sdk allocs	floor allocs	metis B	sdk B	floor B	")
+	for _, api := range order {
+		n := apis[api].large
+		if n == "" {
+			continue
+		}
+		ev := m.median(n, "metis", "events/op")
+		fmt.Fprintf(tw, "%s", api)
+		for _, unit := range []string{"ns/op", "allocs/op", "B/op"} {
+			for _, im := range impls {
+				v := m.median(n, im, unit)
+				if unit == "ns/op" {
+					v = m.ns(n, im, unit)
+				}
+				format := "\t%.0f"
+				if unit == "allocs/op" {
+					format = "\t%.2f"
+				}
+				fmt.Fprintf(tw, format, ratio(v, ev))
+			}
+		}
+		fmt.Fprintln(tw, "\t")
+	}
+	tw.Flush()
+	fmt.Fprintln(out)
+
+	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "marginal event (large − fewest)	metis ns	sdk ns	floor ns	sdk÷metis	metis÷floor	metis allocs	metis per call µs	")
+	for _, api := range order {
+		p := apis[api]
+		if p.large == "" || p.few == "" {
+			continue
+		}
+		de := m.median(p.large, "metis", "events/op") - m.median(p.few, "metis", "events/op")
+		if de <= 0 {
+			continue
+		}
+		marginal := map[string]float64{}
+		for _, im := range impls {
+			marginal[im] = (m.ns(p.large, im, "ns/op") - m.ns(p.few, im, "ns/op")) / de
+		}
+		allocs := (m.median(p.large, "metis", "allocs/op") - m.median(p.few, "metis", "allocs/op")) / de
+		perCall := m.ns(p.few, "metis", "ns/op") - marginal["metis"]*m.median(p.few, "metis", "events/op")
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.2f×\t%.2f×\t%.2f\t%.1f\t\n", api, marginal["metis"], marginal["sdk"], marginal["floor"],
+			ratio(marginal["sdk"], marginal["metis"]), ratio(marginal["metis"], marginal["floor"]), allocs, perCall/1e3)
 	}
 	tw.Flush()
 	fmt.Fprintln(out)

@@ -27,6 +27,11 @@ func TestReport(t *testing.T) {
 		"met     anthropic: ≤1 allocation per wire event on the large stream (0.80, the per-call constant included)",
 		// (400 − 100) ÷ (500 − 10)
 		"met     anthropic: ≤1 allocation per additional wire event, large stream against the smallest (0.61)",
+		// per wire event on the large stream: 200 µs ÷ 500, 1100 µs ÷ 500, …
+		"anthropic       400    2200       100          0.80       10.00          0.02        2     18        0",
+		// marginal: (200 − 10) µs ÷ 490 events = 388 ns, sdk (1100 − 100) ÷ 490,
+		// floor (50 − 5) ÷ 490; the per-call constant 10 µs − 10 × 388 ns.
+		"anthropic       388    2041        92      5.26×        4.22×          0.61                6.1",
 		"met     replay: ≥2× faster than go-vcr on serve (least 3.00×, a/b)",
 		"MISSED  replay: ≥1.5× faster than go-vcr on load+serve (least 1.20×, a/b)",
 		"met     suite: the whole suite in process under 2 s (0.40 s; `conform run` adds process start)",
