@@ -3,6 +3,11 @@
 # benchstat's table (impl=metis|sdk|floor, metis|govcr side by side) and
 # benchratio's ratios with each target's verdict.
 #
+# Stream and replay benchmarks report cpu-ns/op, the process's CPU time
+# per op, beside the wall time: on a machine other processes share, the
+# wall time includes their turns on the cores; benchratio compares CPU
+# time when it is there.
+#
 # Rounds are interleaved runs of the whole set (each `-test.count 1`), so
 # that a change in the machine's load hits every implementation alike;
 # ROUNDS=6 gives the same six samples per benchmark as -count 6.
@@ -27,7 +32,7 @@ done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg); raw results in $out"
 echo
 for group in Stream Replay; do
-  go tool benchstat -col /impl -filter ".name:$group .unit:(sec/op OR allocs/op)" "$out"
+  go tool benchstat -col /impl -filter ".name:$group .unit:(sec/op OR cpu-sec/op OR allocs/op)" "$out"
   echo
 done
 go tool benchstat -filter '.name:(Suite OR Memory) .unit:(sec/op OR sec/run OR B/op)' "$out"

@@ -184,21 +184,26 @@ func BenchmarkReplay(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := startCPU()
 			for range b.N {
 				serve(b, p, reqs, buf)
 			}
+			cpu.report(b)
 			b.ReportMetric(float64(size), "interactions/op")
 		})
 		b.Run("op=serve/cassette="+name+"/impl=govcr", func(b *testing.B) {
 			r := vcr(b, name, true)
 			b.ReportAllocs()
+			cpu := startCPU()
 			for b.Loop() {
 				serve(b, r, reqs, buf)
 			}
+			cpu.report(b)
 			b.ReportMetric(float64(size), "interactions/op")
 		})
 		b.Run("op=load+serve/cassette="+name+"/impl=metis", func(b *testing.B) {
 			b.ReportAllocs()
+			cpu := startCPU()
 			for b.Loop() {
 				p, err := replay.Load(cassettePath(name))
 				if err != nil {
@@ -206,13 +211,16 @@ func BenchmarkReplay(b *testing.B) {
 				}
 				serve(b, p, reqs, buf)
 			}
+			cpu.report(b)
 			b.ReportMetric(float64(size), "interactions/op")
 		})
 		b.Run("op=load+serve/cassette="+name+"/impl=govcr", func(b *testing.B) {
 			b.ReportAllocs()
+			cpu := startCPU()
 			for b.Loop() {
 				serve(b, vcr(b, name, false), reqs, buf)
 			}
+			cpu.report(b)
 			b.ReportMetric(float64(size), "interactions/op")
 		})
 	}

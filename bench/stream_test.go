@@ -132,11 +132,13 @@ func BenchmarkStream(b *testing.B) {
 			b.Run("api="+c.d.name+"/stream="+c.name+"/impl="+im.name, func(b *testing.B) {
 				b.SetBytes(int64(len(c.body)))
 				b.ReportAllocs()
+				cpu := startCPU()
 				for b.Loop() {
 					if _, err := im.run(); err != nil {
 						b.Fatal(err)
 					}
 				}
+				cpu.report(b)
 				b.ReportMetric(float64(c.events), "events/op")
 			})
 		}

@@ -11,6 +11,10 @@
 // metis's allocations per wire event. Replay: go-vcr÷metis for serve and
 // load+serve. Suite: time per op and per run for a quarter, half and all
 // of it. Memory: bytes allocated against the wire and assembled sizes.
+//
+// Times are the process's CPU time per op (cpu-ns/op) where every
+// implementation of a benchmark reports it, so that other processes on a
+// shared machine do not count, and wall time otherwise.
 package main
 
 import (
@@ -114,9 +118,10 @@ func (m measurements) median(name, impl, unit string) float64 {
 // between rounds, which hits both alike, cancels out; otherwise the
 // ratio of the medians.
 func (m measurements) timeRatio(name, a, b string) float64 {
-	as, bs := m[name][a]["sec/op"], m[name][b]["sec/op"]
+	unit := m.timeUnit(name)
+	as, bs := m[name][a][unit], m[name][b][unit]
 	if len(as) == 0 || len(as) != len(bs) {
-		return ratio(m.ns(name, a, "ns/op"), m.ns(name, b, "ns/op"))
+		return ratio(m.opTime(name, a), m.opTime(name, b))
 	}
 	rs := make([]float64, 0, len(as))
 	for i := range as {
@@ -137,6 +142,28 @@ func medianOf(vs []float64) float64 {
 		return vs[len(vs)/2]
 	}
 	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
+}
+
+// timeUnit is the time name is compared in: the process's CPU time per
+// op (cpu-sec/op, which the bench module reports beside the wall time)
+// when every impl of name has it for every sample, so that other
+// processes on a shared machine do not count; the wall time otherwise.
+func (m measurements) timeUnit(name string) string {
+	if len(m[name]) == 0 {
+		return "sec/op"
+	}
+	for _, units := range m[name] {
+		if len(units["cpu-sec/op"]) == 0 || len(units["cpu-sec/op"]) != len(units["sec/op"]) {
+			return "sec/op"
+		}
+	}
+	return "cpu-sec/op"
+}
+
+// opTime is the median time per op of name's impl in nanoseconds, in
+// name's timeUnit.
+func (m measurements) opTime(name, impl string) float64 {
+	return m.median(name, impl, m.timeUnit(name)) * 1e9
 }
 
 // ns returns the median time per op (or per unit, for "ns/run") in
@@ -172,6 +199,13 @@ func (v *verdict) add(met bool, format string, args ...any) {
 }
 
 func report(out io.Writer, m measurements) {
+	for _, n := range m.names("") {
+		if m.timeUnit(n) == "cpu-sec/op" {
+			fmt.Fprintln(out, "times below are the process's CPU time per op (cpu-ns/op: what the benchmark used of the cores, not the\nwall time other processes on a shared machine add); benchstat's sec/op tables above are wall time")
+			fmt.Fprintln(out)
+			break
+		}
+	}
 	var v verdict
 	streams(out, m, &v)
 	perEvent(out, m)
@@ -214,7 +248,7 @@ func streams(out io.Writer, m measurements, v *verdict) {
 		api := strings.TrimPrefix(strings.SplitN(n, "/", 3)[1], "api=")
 		stream := strings.TrimPrefix(strings.SplitN(n, "/", 3)[2], "stream=")
 		events := m.median(n, "metis", "events/op")
-		mt, st, ft := m.ns(n, "metis", "ns/op"), m.ns(n, "sdk", "ns/op"), m.ns(n, "floor", "ns/op")
+		mt, st, ft := m.opTime(n, "metis"), m.opTime(n, "sdk"), m.opTime(n, "floor")
 		allocs := ratio(m.median(n, "metis", "allocs/op"), events)
 		sdk, floor := m.timeRatio(n, "sdk", "metis"), m.timeRatio(n, "metis", "floor")
 		fmt.Fprintf(tw, "%s/%s\t%.0f\t%.1f\t%.1f\t%.1f\t%.2f×\t%.2f×\t%.2f\t\n", api, stream, events, mt/1e3, st/1e3, ft/1e3, sdk, floor, allocs)
@@ -266,7 +300,7 @@ func replay(out io.Writer, m measurements, v *verdict) {
 	for _, n := range names {
 		parts := strings.SplitN(n, "/", 3)
 		op := strings.TrimPrefix(parts[1], "op=")
-		mt, gt := m.ns(n, "metis", "ns/op"), m.ns(n, "govcr", "ns/op")
+		mt, gt := m.opTime(n, "metis"), m.opTime(n, "govcr")
 		r := m.timeRatio(n, "govcr", "metis")
 		fmt.Fprintf(tw, "%s %s\t%.1f\t%.1f\t%.2f×\t%.0f\t%.0f\t\n", op, strings.TrimPrefix(parts[2], "cassette="), mt/1e3, gt/1e3, r,
 			m.median(n, "metis", "allocs/op"), m.median(n, "govcr", "allocs/op"))
@@ -346,6 +380,9 @@ func perEvent(out io.Writer, m measurements) {
 			p.few = n
 		}
 	}
+	if len(order) == 0 {
+		return
+	}
 	impls := []string{"metis", "sdk", "floor"}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "large stream, per wire event	metis ns	sdk ns	floor ns	metis allocs	sdk allocs	floor allocs	metis B	sdk B	floor B	")
@@ -360,7 +397,7 @@ func perEvent(out io.Writer, m measurements) {
 			for _, im := range impls {
 				v := m.median(n, im, unit)
 				if unit == "ns/op" {
-					v = m.ns(n, im, unit)
+					v = m.opTime(n, im)
 				}
 				format := "\t%.0f"
 				if unit == "allocs/op" {
@@ -387,10 +424,10 @@ func perEvent(out io.Writer, m measurements) {
 		}
 		marginal := map[string]float64{}
 		for _, im := range impls {
-			marginal[im] = (m.ns(p.large, im, "ns/op") - m.ns(p.few, im, "ns/op")) / de
+			marginal[im] = (m.opTime(p.large, im) - m.opTime(p.few, im)) / de
 		}
 		allocs := (m.median(p.large, "metis", "allocs/op") - m.median(p.few, "metis", "allocs/op")) / de
-		perCall := m.ns(p.few, "metis", "ns/op") - marginal["metis"]*m.median(p.few, "metis", "events/op")
+		perCall := m.opTime(p.few, "metis") - marginal["metis"]*m.median(p.few, "metis", "events/op")
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.2f×\t%.2f×\t%.2f\t%.1f\t\n", api, marginal["metis"], marginal["sdk"], marginal["floor"],
 			ratio(marginal["sdk"], marginal["metis"]), ratio(marginal["metis"], marginal["floor"]), allocs, perCall/1e3)
 	}

@@ -54,3 +54,30 @@ func TestReadErrors(t *testing.T) {
 		t.Errorf("malformed line: got %v, want an error naming testdata/bad.txt:1", err)
 	}
 }
+
+// TestReportCPUTime checks that CPU time per op is compared when every
+// impl of a benchmark has it, and wall time otherwise: serve's metis
+// took 90 µs of wall time (the machine was busy) but 10 µs of CPU against
+// go-vcr's 25 µs; load+serve's metis has no CPU time, so wall time
+// (10 µs against 12 µs) is compared there.
+func TestReportCPUTime(t *testing.T) {
+	m := measurements{}
+	if err := m.read("testdata/run-cpu.txt"); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	report(&out, m)
+	for _, want := range []string{
+		"times below are the process's CPU time per op",
+		"serve a/b      10.0       25.0         2.50×",
+		"load+serve a/b      10.0       12.0         1.20×",
+		"met     replay: ≥2× faster than go-vcr on serve (least 2.50×, a/b)",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "large stream, per wire event") {
+		t.Errorf("report has a stream table without stream results:\n%s", out.String())
+	}
+}

@@ -1,0 +1,16 @@
+//go:build unix
+
+package bench
+
+import "syscall"
+
+// processCPU is the CPU time the process has used so far, user and
+// system, over all its threads (the benchmark's and the garbage
+// collector's), in nanoseconds.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
