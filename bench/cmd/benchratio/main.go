@@ -10,7 +10,8 @@
 // median of the per-round ratios when every round has one sample, and
 // metis's allocations per wire event. Replay: go-vcr÷metis for serve and
 // load+serve. Suite: time per op and per run for a quarter, half and all
-// of it. Memory: bytes allocated against the wire and assembled sizes.
+// of it. Memory: the peak live heap and the bytes allocated against the
+// wire and assembled sizes.
 //
 // Times are the process's CPU time per op (cpu-ns/op) where every
 // implementation of a benchmark reports it, so that other processes on a
@@ -347,10 +348,11 @@ func memory(out io.Writer, m measurements) {
 		return
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "memory (metis)\twire MB\tassembled MB\tallocated MB/op\tallocated÷wire\t")
+	fmt.Fprintln(tw, "memory (metis)\twire MB\tassembled MB\tpeak live MB\tallocated MB/op\tallocated÷wire\t")
 	for _, n := range names {
 		wire, asm, alloc := m.median(n, "metis", "wire-B/op"), m.median(n, "metis", "assembled-B/op"), m.median(n, "metis", "B/op")
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t\n", strings.TrimPrefix(strings.TrimPrefix(n, "Memory/"), "api="), wire/1e6, asm/1e6, alloc/1e6, ratio(alloc, wire))
+		peak := m.median(n, "metis", "peak-live-B/op")
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f\t\n", strings.TrimPrefix(strings.TrimPrefix(n, "Memory/"), "api="), wire/1e6, asm/1e6, peak/1e6, alloc/1e6, ratio(alloc, wire))
 	}
 	tw.Flush()
 	fmt.Fprintln(out)

@@ -33,6 +33,8 @@ func TestReport(t *testing.T) {
 		// floor (50 − 5) ÷ 490; the per-call constant 10 µs − 10 × 388 ns.
 		"anthropic       388    2041        92      5.26×        4.22×          0.61                6.1",
 		"met     replay: ≥2× faster than go-vcr on serve (least 3.00×, a/b)",
+		// wire, assembled, peak live, allocated (MB) and allocated ÷ wire.
+		"gemini     50.0          12.0          13.0             75.0            1.50",
 		"MISSED  replay: ≥1.5× faster than go-vcr on load+serve (least 1.20×, a/b)",
 		"met     suite: the whole suite in process under 2 s (0.40 s; `conform run` adds process start)",
 		"met     suite: time per run does not grow with the suite (all ÷ quarter 1.00×)",
