@@ -35,6 +35,6 @@ for group in Stream Replay; do
   go tool benchstat -col /impl -filter ".name:$group .unit:(sec/op OR cpu-sec/op OR allocs/op)" "$out"
   echo
 done
-go tool benchstat -filter '.name:(Suite OR Memory) .unit:(sec/op OR sec/run OR B/op)' "$out"
+go tool benchstat -filter '.name:(Suite OR Memory) .unit:(sec/op OR cpu-sec/op OR sec/run OR B/op OR peak-live-B/op)' "$out"
 echo
 go run ./cmd/benchratio "$out"

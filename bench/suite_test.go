@@ -28,7 +28,10 @@ func suiteConfig() harness.Config {
 // run` does (load and lint every scenario, replay every run against its
 // cassettes, compare the goldens; no report files), and also a quarter and
 // a half of it (--shard): ns/run staying flat across the three shows that
-// the time per run does not grow with the suite's size.
+// the time per run does not grow with the suite's size. cpu-ns/op is the
+// CPU time a whole run of the suite uses (the wall time is mostly waits:
+// runs go eight at once, and the stall scenarios wait out their 2 s
+// run_timeout).
 func BenchmarkSuite(b *testing.B) {
 	for _, shards := range []int{4, 2, 1} {
 		name := map[int]string{4: "quarter", 2: "half", 1: "all"}[shards]
@@ -40,6 +43,7 @@ func BenchmarkSuite(b *testing.B) {
 			ctx := context.Background()
 			runs := 0
 			b.ReportAllocs()
+			cpu := startCPU()
 			for b.Loop() {
 				res, err := harness.Run(ctx, cfg)
 				if err != nil {
@@ -52,6 +56,7 @@ func BenchmarkSuite(b *testing.B) {
 					}
 				}
 			}
+			cpu.report(b)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*runs), "ns/run")
 			b.ReportMetric(float64(runs), "runs/op")
 			b.Log(name + ": " + strconv.Itoa(runs) + " runs")

@@ -325,20 +325,26 @@ func suite(out io.Writer, m measurements, v *verdict) {
 		return
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "suite\truns\tms/op\tms/run\t")
-	perRun := map[string]float64{}
+	fmt.Fprintln(tw, "suite\truns\twall ms/op\tcpu ms/op\twall ms/run\tcpu ms/run\t")
+	perRun, cpuPerRun := map[string]float64{}, map[string]float64{}
 	for _, n := range names {
 		size := strings.TrimPrefix(strings.TrimPrefix(n, "Suite/"), "suite=")
-		perRun[size] = m.ns(n, "", "ns/run")
-		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%.2f\t\n", size, m.median(n, "", "runs/op"), m.ns(n, "", "ns/op")/1e6, perRun[size]/1e6)
+		runs := m.median(n, "", "runs/op")
+		cpu := m.median(n, "", "cpu-sec/op") * 1e9
+		perRun[size], cpuPerRun[size] = m.ns(n, "", "ns/run"), ratio(cpu, runs)
+		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%.1f\t%.2f\t%.2f\t\n", size, runs, m.ns(n, "", "ns/op")/1e6, cpu/1e6, perRun[size]/1e6, cpuPerRun[size]/1e6)
 	}
 	tw.Flush()
 	fmt.Fprintln(out)
 	if all := m.ns("Suite/suite=all", "", "ns/op"); all > 0 {
-		v.add(all < suiteTarget, "suite: the whole suite in process under %.0f s (%.2f s; `conform run` adds process start)", suiteTarget/1e9, all/1e9)
+		v.add(all < suiteTarget, "suite: the whole suite in process under %.0f s of wall time (%.2f s, %.2f s of CPU; `conform run` adds process start)", suiteTarget/1e9, all/1e9, m.median("Suite/suite=all", "", "cpu-sec/op"))
 	}
-	if q, a := perRun["quarter"], perRun["all"]; q > 0 && a > 0 {
-		v.add(a/q <= suiteGrowthTarget, "suite: time per run does not grow with the suite (all ÷ quarter %.2f×)", a/q)
+	per, unit := perRun, "wall"
+	if cpuPerRun["quarter"] > 0 && cpuPerRun["all"] > 0 {
+		per, unit = cpuPerRun, "CPU"
+	}
+	if q, a := per["quarter"], per["all"]; q > 0 && a > 0 {
+		v.add(a/q <= suiteGrowthTarget, "suite: %s time per run does not grow with the suite (all ÷ quarter %.2f×)", unit, a/q)
 	}
 }
 
