@@ -41,6 +41,7 @@ type streamDelta struct {
 // runtime reports as a truncated stream.
 func (d *decoder) decodeStream(body io.Reader, a *driver.Assembler) error {
 	sse := driver.NewSSEReader(body)
+	defer sse.Release()
 	var st eventState
 	for n := 1; ; n++ {
 		msg, err := sse.Next()

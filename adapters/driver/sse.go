@@ -72,6 +72,22 @@ func (s *SSEReader) release() {
 	}
 }
 
+// Release gives the read buffer back to the pool when a decoder is done
+// with a stream before its end (at a terminal event such as [DONE] or
+// message_stop, or at an error); a reader that reaches the end of its
+// body gives it back by itself. Later calls to Next fail with
+// ErrSSEReleased. Release may be called more than once, and after the
+// end; decoders defer it.
+func (s *SSEReader) Release() {
+	if s.err == nil {
+		s.err = ErrSSEReleased
+	}
+	s.release()
+}
+
+// ErrSSEReleased is returned by Next after Release.
+var ErrSSEReleased = errors.New("sse: reader released")
+
 // utf8BOM is the byte-order mark a stream may start with.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 

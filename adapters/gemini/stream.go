@@ -16,6 +16,7 @@ import (
 func decodeStream(body io.Reader, a *driver.Assembler) error {
 	d := newDecoder(a)
 	sse := driver.NewSSEReader(body)
+	defer sse.Release()
 	var fast fastChunk
 	for n := 1; ; n++ {
 		ev, err := sse.Next()

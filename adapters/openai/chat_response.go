@@ -398,6 +398,7 @@ func present(raw json.RawMessage) bool {
 func (d ChatDialect) DecodeStream(body io.Reader, a *driver.Assembler) error {
 	s := newChatState(d, a)
 	r := driver.NewSSEReader(body)
+	defer r.Release()
 	var (
 		chunk chatChunk
 		js    driver.EventDecoder

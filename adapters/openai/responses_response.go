@@ -682,6 +682,7 @@ func peekType(data []byte) []byte {
 func (d responsesDialect) DecodeStream(body io.Reader, a *driver.Assembler) error {
 	s := newRespState(d.provider, a)
 	r := driver.NewSSEReader(body)
+	defer r.Release()
 	var ev respEvent
 	var head struct {
 		Type string `json:"type"`
