@@ -23,7 +23,13 @@
 //   - BenchmarkSuite runs the whole conformance suite in process, as
 //     `conform run` does, and reports the time per run.
 //   - BenchmarkMemory streams a 50 MB synthetic body through each decoder
-//     and reports the bytes allocated per operation.
+//     and reports the bytes allocated per operation and the peak live
+//     heap; TestMemoryBounded fails if that peak is more than the
+//     assembled message needs.
+//
+// The stream, replay and suite benchmarks report cpu-ns/op, the process's
+// CPU time per op, beside the wall time: on a shared machine the wall
+// time includes other processes' turns on the cores.
 //
 // `make bench-compare` at the repository root runs it all and prints the
 // tables; the README's Performance section has the numbers.
