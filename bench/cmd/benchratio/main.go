@@ -393,7 +393,7 @@ func perEvent(out io.Writer, m measurements) {
 	}
 	impls := []string{"metis", "sdk", "floor"}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "large stream, per wire event	metis ns	sdk ns	floor ns	metis allocs	sdk allocs	floor allocs	metis B	sdk B	floor B	")
+	fmt.Fprintln(tw, "large stream, per wire event\tmetis ns\tsdk ns\tfloor ns\tmetis allocs\tsdk allocs\tfloor allocs\tmetis B\tsdk B\tfloor B\t")
 	for _, api := range order {
 		n := apis[api].large
 		if n == "" {
@@ -419,8 +419,10 @@ func perEvent(out io.Writer, m measurements) {
 	tw.Flush()
 	fmt.Fprintln(out)
 
-	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "marginal event (large − fewest)	metis ns	sdk ns	floor ns	sdk÷metis	metis÷floor	metis allocs	metis per call µs	")
+	var rows strings.Builder
+	n := 0
+	tw = tabwriter.NewWriter(&rows, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "marginal event (large − fewest)\tmetis ns\tsdk ns\tfloor ns\tsdk÷metis\tmetis÷floor\tmetis allocs\tmetis per call µs\t")
 	for _, api := range order {
 		p := apis[api]
 		if p.large == "" || p.few == "" {
@@ -438,7 +440,10 @@ func perEvent(out io.Writer, m measurements) {
 		perCall := m.opTime(p.few, "metis") - marginal["metis"]*m.median(p.few, "metis", "events/op")
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.2f×\t%.2f×\t%.2f\t%.1f\t\n", api, marginal["metis"], marginal["sdk"], marginal["floor"],
 			ratio(marginal["sdk"], marginal["metis"]), ratio(marginal["metis"], marginal["floor"]), allocs, perCall/1e3)
+		n++
 	}
 	tw.Flush()
-	fmt.Fprintln(out)
+	if n > 0 {
+		fmt.Fprintln(out, rows.String())
+	}
 }
