@@ -9,8 +9,12 @@ import (
 // apiKey extracts the key a request carries in api's way: x-api-key (or
 // Authorization: Bearer, which the API accepts and the official
 // TypeScript SDK sends by default) for Anthropic, Authorization: Bearer
-// for OpenAI, x-goog-api-key or the key query parameter for Gemini.
+// for OpenAI, x-goog-api-key or the key query parameter for Gemini, and
+// as a registered Wire says for its API.
 func apiKey(api API, r *http.Request) string {
+	if wr := wireOf(api); wr != nil {
+		return wr.Key(r)
+	}
 	switch api {
 	case Anthropic:
 		if k := r.Header.Get("X-Api-Key"); k != "" {

@@ -193,6 +193,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(path, "/v1beta/models/") && strings.Contains(path, ":"):
 		s.servePost(w, r, func() { s.serveGemini(w, r, body) })
 	default:
+		if wr := wireAt(path); wr != nil { // a provider's own wire format (wire.go)
+			s.servePost(w, r, func() { s.serveWire(w, r, wr, body) })
+			return
+		}
 		writePlainError(w, http.StatusNotFound, fmt.Sprintf("emulator: no route for %s %s", r.Method, path))
 	}
 }

@@ -92,8 +92,12 @@ func render(api API, e wire.Error) apiError {
 	return apiError{status: e.Status, header: e.Header(wire.API(api)), body: e.Body(wire.API(api))}
 }
 
-// errorFor renders a failure of kind for api (see wireError).
+// errorFor renders a failure of kind for api (see wireError), or for a
+// registered Wire.
 func errorFor(api API, kind ErrorKind, message, model, reqID string) apiError {
+	if wr := wireOf(api); wr != nil {
+		return wireFailure(wr, kind, message)
+	}
 	return render(api, wireError(api, kind, message, model, reqID))
 }
 
@@ -102,6 +106,19 @@ func scriptedError(api API, r *Reply, model, reqID string) apiError {
 	kind := r.Error
 	if kind == "" {
 		kind = kindForStatus(r.Status)
+	}
+	if wr := wireOf(api); wr != nil {
+		e := wireFailure(wr, kind, r.ErrorMessage)
+		switch {
+		case r.Status != 0:
+			e.status = r.Status
+		case len(r.ErrorBody) > 0 && r.Error == "":
+			e.status = http.StatusBadRequest
+		}
+		if len(r.ErrorBody) > 0 {
+			e.body = r.ErrorBody
+		}
+		return e
 	}
 	e := withCode(api, wireError(api, kind, r.ErrorMessage, model, reqID), r.ErrorCode)
 	if len(r.ErrorBody) > 0 {
