@@ -1,8 +1,10 @@
 // Package toyprovider is a worked example of an adapter written on the
 // metis driver kit (adapters/driver): a complete provider for "toy", a
-// small made-up wire format, in four short files. Its tests serve the
-// format from an httptest server; certification runs the conformance
-// suite against it like any other adapter.
+// small made-up wire format, in four short files. Its unit tests serve
+// the format from an httptest server; package toyemu is its emulator
+// profile, from which its own conformance suite (testdata/: scenarios,
+// cassettes, goldens) is recorded, and TestCertify certifies it through
+// conformtest.Run like any other adapter.
 //
 // # The toy wire format
 //
