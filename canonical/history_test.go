@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -124,7 +125,9 @@ func TestValidateHistoryRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			vs := violationsOf(t, ValidateHistory(tt.msgs, tt.tools))
-			assert.Equal(t, tt.wantPaths, paths(vs))
+			if diff := cmp.Diff(tt.wantPaths, paths(vs)); diff != "" {
+				t.Errorf("violation paths (-want +got):\n%s", diff)
+			}
 			assert.Equal(t, tt.wantCode, vs[0].Code)
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -51,7 +52,9 @@ func TestMigrateV1ToV2(t *testing.T) {
 		CreatedAt:     time.Date(2026, 5, 8, 12, 0, 1, 0, time.UTC),
 		SchemaVersion: 2,
 	}
-	assert.Equal(t, want, m)
+	if diff := cmp.Diff(want, m); diff != "" {
+		t.Errorf("migrated v1 message (-want +got):\n%s", diff)
+	}
 
 	// A v2 row is read as is: the step does not run again.
 	r2 := NewMigrations(2)
@@ -93,7 +96,9 @@ func TestMigrateChainRunsInOrder(t *testing.T) {
 	}
 	m, err := r.DecodeMessage([]byte(`{"id":"a","role":"user","content":[],"metadata":{},"schema_version":2}`))
 	require.NoError(t, err)
-	assert.Equal(t, []int{2, 3}, order)
+	if diff := cmp.Diff([]int{2, 3}, order); diff != "" {
+		t.Errorf("migration steps run (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, 4, m.SchemaVersion)
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -67,7 +68,9 @@ func TestRoundTripEveryBlockType(t *testing.T) {
 	m.Metadata.Usage.CostUSD = want.Metadata.Usage.CostUSD
 	assert.True(t, want.CreatedAt.Equal(m.CreatedAt))
 	m.CreatedAt = want.CreatedAt
-	assert.Equal(t, want, m)
+	if diff := cmp.Diff(want, m); diff != "" {
+		t.Errorf("decoded message (-want +got):\n%s", diff)
+	}
 
 	out, err := json.Marshal(m)
 	require.NoError(t, err)
@@ -107,7 +110,9 @@ func TestBlockJSONForms(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b, err := UnmarshalBlock(json.RawMessage(tt.json))
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, b)
+			if diff := cmp.Diff(tt.want, b); diff != "" {
+				t.Errorf("decoded block (-want +got):\n%s", diff)
+			}
 			out, err := MarshalBlock(b)
 			require.NoError(t, err)
 			assert.Equal(t, tt.json, string(out))
@@ -150,7 +155,9 @@ func TestUnknownBlockTolerance(t *testing.T) {
 	assert.Equal(t, in, string(out))
 
 	vs := violationsOf(t, ValidateMessage(m))
-	assert.Equal(t, []*Violation{{Path: "content[1]", Code: CodeUnsupportedContent, Reason: `unknown block type "audio"`}}, []*Violation(vs))
+	if diff := cmp.Diff([]*Violation{{Path: "content[1]", Code: CodeUnsupportedContent, Reason: `unknown block type "audio"`}}, []*Violation(vs)); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
+	}
 }
 
 // Metadata fields this version does not know are kept and written back
@@ -160,10 +167,12 @@ func TestUnknownMetadataPreserved(t *testing.T) {
 	var md MessageMetadata
 	require.NoError(t, json.Unmarshal([]byte(in), &md))
 	assert.Equal(t, "openai:gpt-5", md.Model)
-	assert.Equal(t, map[string]json.RawMessage{
+	if diff := cmp.Diff(map[string]json.RawMessage{
 		"cache_breakpoints": json.RawMessage(`[3,7]`),
 		"x":                 json.RawMessage(`{"y":null}`),
-	}, md.Extra)
+	}, md.Extra); diff != "" {
+		t.Errorf("metadata Extra (-want +got):\n%s", diff)
+	}
 
 	out, err := json.Marshal(md)
 	require.NoError(t, err)
@@ -179,5 +188,7 @@ func TestUnknownMetadataPreserved(t *testing.T) {
 func TestToolUseMissingInputDecodesAsEmptyObject(t *testing.T) {
 	b, err := UnmarshalBlock(json.RawMessage(`{"type":"tool_use","id":"tu_1","name":"list"}`))
 	require.NoError(t, err)
-	assert.Equal(t, json.RawMessage(`{}`), b.(ToolUseBlock).Input)
+	if diff := cmp.Diff(json.RawMessage(`{}`), b.(ToolUseBlock).Input); diff != "" {
+		t.Errorf("tool_use input (-want +got):\n%s", diff)
+	}
 }

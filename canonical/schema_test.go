@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -126,7 +128,9 @@ func TestCheckToolSchemaRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			vs := violationsOf(t, CheckToolSchema(json.RawMessage(tt.schema)))
-			assert.Equal(t, tt.wantPaths, paths(vs))
+			if diff := cmp.Diff(tt.wantPaths, paths(vs)); diff != "" {
+				t.Errorf("violation paths (-want +got):\n%s", diff)
+			}
 			for _, v := range vs {
 				assert.Equal(t, CodeInvalidToolSchema, v.Code)
 			}
@@ -184,7 +188,9 @@ func TestValidateToolDefinition(t *testing.T) {
 				return
 			}
 			vs := violationsOf(t, err)
-			assert.Equal(t, tt.wantPaths, paths(vs))
+			if diff := cmp.Diff(tt.wantPaths, paths(vs)); diff != "" {
+				t.Errorf("violation paths (-want +got):\n%s", diff)
+			}
 			assert.Equal(t, tt.wantCode, vs[0].Code)
 		})
 	}
@@ -218,7 +224,9 @@ func TestValidateToolInput(t *testing.T) {
 			}
 			vs := violationsOf(t, err)
 			got := paths(vs)
-			assert.ElementsMatch(t, tt.wantPaths, got)
+			if diff := cmp.Diff(tt.wantPaths, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+				t.Errorf("violation paths, in any order (-want +got):\n%s", diff)
+			}
 			assert.Equal(t, tt.wantCode, vs[0].Code)
 		})
 	}
@@ -227,7 +235,9 @@ func TestValidateToolInput(t *testing.T) {
 func TestValidateToolInputBadSchema(t *testing.T) {
 	def := ToolDefinition{Name: "t", InputSchema: json.RawMessage(`{"type":5}`)}
 	vs := violationsOf(t, ValidateToolInput(def, json.RawMessage(`{}`)))
-	assert.Equal(t, []string{"input_schema"}, paths(vs))
+	if diff := cmp.Diff([]string{"input_schema"}, paths(vs)); diff != "" {
+		t.Errorf("violation paths (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, CodeInvalidToolSchema, vs[0].Code)
 }
 

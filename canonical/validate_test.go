@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -132,7 +133,9 @@ func TestValidateMessageRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			vs := violationsOf(t, ValidateMessage(tt.m))
-			assert.Equal(t, tt.wantPaths, paths(vs))
+			if diff := cmp.Diff(tt.wantPaths, paths(vs)); diff != "" {
+				t.Errorf("violation paths (-want +got):\n%s", diff)
+			}
 			assert.Equal(t, tt.wantCode, vs[0].Code)
 		})
 	}
@@ -154,7 +157,9 @@ func TestValidateMessageErrorText(t *testing.T) {
 
 	var first *Violation
 	require.True(t, errors.As(err, &first))
-	assert.Equal(t, &Violation{Path: "content[1]", Code: CodeInvalidHistory, Reason: "tool_use block is not allowed in a user message"}, first)
+	if diff := cmp.Diff(&Violation{Path: "content[1]", Code: CodeInvalidHistory, Reason: "tool_use block is not allowed in a user message"}, first); diff != "" {
+		t.Errorf("first violation (-want +got):\n%s", diff)
+	}
 }
 
 func TestViolationsErrorIsBounded(t *testing.T) {

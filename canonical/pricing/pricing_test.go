@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -33,7 +34,9 @@ func TestDefaultTable(t *testing.T) {
 	}
 	// 001 §6.4's example rates, read exactly.
 	p, _ := tbl.Price("anthropic:claude-sonnet-4-6")
-	assert.Equal(t, Price{Input: dec("3.00"), Output: dec("15.00"), CachedRead: dec("0.30"), CacheWrite: dec("3.75")}, p)
+	if diff := cmp.Diff(Price{Input: dec("3.00"), Output: dec("15.00"), CachedRead: dec("0.30"), CacheWrite: dec("3.75")}, p); diff != "" {
+		t.Errorf("price (-want +got):\n%s", diff)
+	}
 }
 
 // The file on disk is the one embedded.
@@ -43,7 +46,9 @@ func TestDefaultIsPricesYAML(t *testing.T) {
 	defer f.Close()
 	tbl, err := Load(f)
 	require.NoError(t, err)
-	assert.Equal(t, Default().Models(), tbl.Models())
+	if diff := cmp.Diff(Default().Models(), tbl.Models()); diff != "" {
+		t.Errorf("models of the loaded table (-want +got):\n%s", diff)
+	}
 }
 
 func TestCost(t *testing.T) {
@@ -141,7 +146,9 @@ func TestUsage(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, dec("0.000654").Equal(u.CostUSD))
 	u.CostUSD = decimal.Zero
-	assert.Equal(t, canonical.Usage{InputTokens: 8, OutputTokens: 42, ReasoningTokens: 2, CostUSD: decimal.Zero, PricingVersion: "2026-05-08", LatencyMS: 820, Estimated: true}, u)
+	if diff := cmp.Diff(canonical.Usage{InputTokens: 8, OutputTokens: 42, ReasoningTokens: 2, CostUSD: decimal.Zero, PricingVersion: "2026-05-08", LatencyMS: 820, Estimated: true}, u); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
 
 	_, err = Default().Usage("nope:x", canonical.TokenUsage{}, 0)
 	assert.ErrorIs(t, err, ErrUnknownModel)
