@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -113,12 +114,16 @@ func TestRequestAssembly(t *testing.T) {
 	assert.Equal(t, "s1", req.SessionID)
 	assert.Equal(t, "anthropic:claude-sonnet-4-6", req.Model)
 	assert.Equal(t, "Be brief.", req.SystemPrompt)
-	assert.Equal(t, []canonical.ToolDefinition{tool}, req.Tools)
+	if diff := cmp.Diff([]canonical.ToolDefinition{tool}, req.Tools); diff != "" {
+		t.Errorf("request tools (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, 256, req.MaxOutputTokens)
 	assert.Equal(t, &temp, req.Temperature)
 	assert.False(t, req.Stream)
 	assert.Same(t, s.ToolIDs(), req.ToolIDs)
-	assert.Equal(t, []canonical.Role{canonical.RoleUser}, roles(req.Messages))
+	if diff := cmp.Diff([]canonical.Role{canonical.RoleUser}, roles(req.Messages)); diff != "" {
+		t.Errorf("request roles (-want +got):\n%s", diff)
+	}
 }
 
 func TestProviderRawKeptUnderTheProvider(t *testing.T) {
@@ -133,7 +138,9 @@ func TestProviderRawKeptUnderTheProvider(t *testing.T) {
 	m, err := s.Call(context.Background(), CallOptions{})
 
 	require.NoError(t, err)
-	assert.Equal(t, map[string]json.RawMessage{"gemini": json.RawMessage(`{"thoughtSignatures":{"0":"c2ln"}}`)}, m.Metadata.ProviderRaw)
+	if diff := cmp.Diff(map[string]json.RawMessage{"gemini": json.RawMessage(`{"thoughtSignatures":{"0":"c2ln"}}`)}, m.Metadata.ProviderRaw); diff != "" {
+		t.Errorf("provider_raw (-want +got):\n%s", diff)
+	}
 }
 
 // cancelledStream is the event sequence of a stream cancelled after the
@@ -180,7 +187,9 @@ func TestCancelledTurn(t *testing.T) {
 			got := msgs[1]
 			assert.Equal(t, canonical.StatusCancelled, got.Metadata.Status)
 			require.Len(t, got.Content, 2, "partial content is kept")
-			assert.Equal(t, canonical.TextBlock{Text: "Let me check"}, got.Content[0])
+			if diff := cmp.Diff(canonical.TextBlock{Text: "Let me check"}, got.Content[0]); diff != "" {
+				t.Errorf("partial text block (-want +got):\n%s", diff)
+			}
 			tu := got.Content[1].(canonical.ToolUseBlock)
 			assert.NotNil(t, got.Metadata.Routing)
 			assert.Equal(t, 4, got.Metadata.Usage.OutputTokens)
@@ -196,10 +205,14 @@ func TestCancelledTurn(t *testing.T) {
 			require.NoError(t, err)
 			req := a.LastRequest()
 			if !replay {
-				assert.Equal(t, []canonical.Role{canonical.RoleUser, canonical.RoleUser}, roles(req.Messages))
+				if diff := cmp.Diff([]canonical.Role{canonical.RoleUser, canonical.RoleUser}, roles(req.Messages)); diff != "" {
+					t.Errorf("request roles without replay (-want +got):\n%s", diff)
+				}
 				return
 			}
-			require.Equal(t, []canonical.Role{canonical.RoleUser, canonical.RoleAssistant, canonical.RoleTool, canonical.RoleUser}, roles(req.Messages))
+			if diff := cmp.Diff([]canonical.Role{canonical.RoleUser, canonical.RoleAssistant, canonical.RoleTool, canonical.RoleUser}, roles(req.Messages)); diff != "" {
+				t.Fatalf("request roles with the cancelled call replayed (-want +got):\n%s", diff)
+			}
 			res := req.Messages[2].Content[0].(canonical.ToolResultBlock)
 			assert.Equal(t, tu.ID, res.ToolUseID)
 			assert.True(t, res.IsError)
@@ -337,7 +350,9 @@ func TestCancelReachesTheAdapter(t *testing.T) {
 			assert.True(t, s.Cancel())
 		}
 	}
-	assert.Equal(t, []string{"req_7"}, cancelled)
+	if diff := cmp.Diff([]string{"req_7"}, cancelled); diff != "" {
+		t.Errorf("cancelled request ids (-want +got):\n%s", diff)
+	}
 }
 
 func TestToolResults(t *testing.T) {
@@ -361,7 +376,9 @@ func TestToolResults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, canonical.RoleTool, res.Role)
 	assert.Equal(t, id, res.Metadata.ParentToolUseID)
-	assert.Equal(t, canonical.Blocks{canonical.ToolResultBlock{ToolUseID: id, Content: canonical.Blocks{canonical.TextBlock{Text: "# Project Foo"}}}}, res.Content)
+	if diff := cmp.Diff(canonical.Blocks{canonical.ToolResultBlock{ToolUseID: id, Content: canonical.Blocks{canonical.TextBlock{Text: "# Project Foo"}}}}, res.Content); diff != "" {
+		t.Errorf("tool result content (-want +got):\n%s", diff)
+	}
 
 	_, err = s.AddToolResultText(id, "again", true)
 	assert.Equal(t, canonical.CodeToolCallState, canonical.CodeOf(err), "a tool call has at most one result")
@@ -403,8 +420,9 @@ func TestForeignThinkingIsDroppedWithAWarning(t *testing.T) {
 			s.AddUser(canonical.TextBlock{Text: "Again on Claude."})
 			_, err = s.Call(context.Background(), CallOptions{})
 			require.NoError(t, err)
-			assert.Equal(t, canonical.Blocks{thinking, redacted, answer}, claude.LastRequest().Messages[1].Content,
-				"the producing provider gets its thinking back, signature included")
+			if diff := cmp.Diff(canonical.Blocks{thinking, redacted, answer}, claude.LastRequest().Messages[1].Content); diff != "" {
+				t.Errorf("the producing provider gets its thinking back, signature included (-want +got):\n%s", diff)
+			}
 			assert.Empty(t, rec.warnings())
 
 			require.NoError(t, s.Swap("openai:gpt-5"))
@@ -419,8 +437,12 @@ func TestForeignThinkingIsDroppedWithAWarning(t *testing.T) {
 				want = canonical.Blocks{canonical.TextBlock{Text: "Let me think."}, answer}
 				wantWarned = []string{"redacted_thinking"}
 			}
-			assert.Equal(t, want, sent.Content)
-			assert.Equal(t, canonical.Blocks{thinking, redacted, answer}, s.Messages()[1].Content, "the history keeps it")
+			if diff := cmp.Diff(want, sent.Content); diff != "" {
+				t.Errorf("content sent to the other provider (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(canonical.Blocks{thinking, redacted, answer}, s.Messages()[1].Content); diff != "" {
+				t.Errorf("the history keeps it (-want +got):\n%s", diff)
+			}
 			var warned []string
 			for _, w := range rec.warnings() {
 				if w.Attrs["block_type"] == "" {
@@ -433,7 +455,9 @@ func TestForeignThinkingIsDroppedWithAWarning(t *testing.T) {
 				assert.Contains(t, w.Attrs["reason"], "anthropic")
 			}
 			// Two calls on GPT would log twice; there was one.
-			assert.Equal(t, wantWarned, warned)
+			if diff := cmp.Diff(wantWarned, warned); diff != "" {
+				t.Errorf("lossy-projection WARNs by block type (-want +got):\n%s", diff)
+			}
 		})
 	}
 }

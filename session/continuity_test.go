@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -157,7 +158,9 @@ func TestCrossProviderContinuity(t *testing.T) {
 	s2, err := st2.LoadSession(ctx, "sess_x", Options{Adapters: resolve, Now: testClock()})
 	require.NoError(t, err)
 
-	assert.Equal(t, canonJSON(t, before), canonJSON(t, s2.Messages()), "reload is byte-identical")
+	if diff := cmp.Diff(canonJSON(t, before), canonJSON(t, s2.Messages())); diff != "" {
+		t.Errorf("reload is byte-identical (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "openai:gpt-5", s2.Model())
 	for id, providerID := range anthropic.issued {
 		assert.Equal(t, id, s2.ToolIDs().Canonical("anthropic", providerID), "anthropic %s", providerID)
@@ -191,6 +194,8 @@ func TestCrossProviderContinuity(t *testing.T) {
 	}
 	reloaded, err := st2.LoadSession(ctx, "sess_x", Options{})
 	require.NoError(t, err)
-	assert.Equal(t, canonJSON(t, msgs), canonJSON(t, reloaded.Messages()))
+	if diff := cmp.Diff(canonJSON(t, msgs), canonJSON(t, reloaded.Messages())); diff != "" {
+		t.Errorf("reloaded transcript (canonical JSON) (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "anthropic:claude-sonnet-4-6", reloaded.Model())
 }

@@ -128,6 +128,18 @@ func canonJSON(t *testing.T, msgs []canonical.Message) []string {
 	return out
 }
 
+// jsonEach marshals each message with encoding/json, so that a
+// comparison's diff names the message that differs; the slice's own
+// encoding is these, comma-separated in brackets.
+func jsonEach(t *testing.T, msgs []canonical.Message) []string {
+	t.Helper()
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = jsonOf(t, m)
+	}
+	return out
+}
+
 // jsonOf marshals v for comparisons in failure messages.
 func jsonOf(t *testing.T, v any) string {
 	t.Helper()

@@ -121,7 +121,9 @@ func TestStoreFailuresReachTheCallerAndAreRetried(t *testing.T) {
 			assert.ErrorAs(t, s.Flush(ctx), &se)
 
 			want := []string{"one", first.Content.Text(), big, "three"}
-			assert.Equal(t, want, texts(s.Messages()), "nothing leaves the history")
+			if diff := cmp.Diff(want, texts(s.Messages())); diff != "" {
+				t.Errorf("nothing leaves the history (-want +got):\n%s", diff)
+			}
 
 			heal()
 			_, err = s.AddUser(canonical.TextBlock{Text: "four"})
@@ -158,7 +160,9 @@ func TestStoreFailureAtNew(t *testing.T) {
 	assert.NoError(t, s.Err())
 	loaded, err := st.LoadSession(ctx, "s1", Options{})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"hi"}, texts(loaded.Messages()))
+	if diff := cmp.Diff([]string{"hi"}, texts(loaded.Messages())); diff != "" {
+		t.Errorf("texts of the loaded session (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "openai:gpt-5", loaded.Model())
 }
 
@@ -224,7 +228,9 @@ func TestStreamBreakKeepsPartialTurn(t *testing.T) {
 
 	loaded, err := st.LoadSession(ctx, "s1", Options{})
 	require.NoError(t, err)
-	assert.Equal(t, canonJSON(t, msgs), canonJSON(t, loaded.Messages()))
+	if diff := cmp.Diff(canonJSON(t, msgs), canonJSON(t, loaded.Messages())); diff != "" {
+		t.Errorf("stored transcript (canonical JSON) (-want +got):\n%s", diff)
+	}
 	calls, err := st.ToolCalls(ctx, "s1")
 	require.NoError(t, err)
 	require.Len(t, calls, 1)
@@ -294,7 +300,9 @@ func TestStreamPanicInLoopBody(t *testing.T) {
 	assert.Equal(t, "Let me look.", msgs[1].Content.Text())
 	loaded, err := st.LoadSession(ctx, "s1", Options{})
 	require.NoError(t, err)
-	assert.Equal(t, canonJSON(t, msgs), canonJSON(t, loaded.Messages()))
+	if diff := cmp.Diff(canonJSON(t, msgs), canonJSON(t, loaded.Messages())); diff != "" {
+		t.Errorf("stored transcript (canonical JSON) (-want +got):\n%s", diff)
+	}
 
 	// The session is not left in a call.
 	_, err = s.AddUser(canonical.TextBlock{Text: "again"})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -182,14 +183,18 @@ func TestPrepareHistory(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := jsonOf(t, tt.in)
+			before := jsonEach(t, tt.in)
 			log, rec := newLogRecorder()
 			tt.policy.Logger = log
 
 			got := PrepareHistory(tt.in, tt.target, tt.policy)
 
-			assert.Equal(t, jsonOf(t, tt.want), jsonOf(t, got))
-			assert.Equal(t, before, jsonOf(t, tt.in), "PrepareHistory modified its input")
+			if diff := cmp.Diff(jsonEach(t, tt.want), jsonEach(t, got)); diff != "" {
+				t.Errorf("prepared history (encoding/json) (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(before, jsonEach(t, tt.in)); diff != "" {
+				t.Errorf("PrepareHistory modified its input (-want +got):\n%s", diff)
+			}
 			var warned []string
 			for _, w := range rec.warnings() {
 				warned = append(warned, w.Attrs["block_type"])
@@ -208,5 +213,7 @@ func TestPrepareHistoryDoesNotShareChangedContent(t *testing.T) {
 	got := PrepareHistory(in, "openai", Policy{Logger: discardLogger})
 	require.Len(t, got, 1)
 	got[0].Content[0] = canonical.TextBlock{Text: "overwritten"}
-	assert.Equal(t, thinking, in[0].Content[0])
+	if diff := cmp.Diff(thinking, in[0].Content[0]); diff != "" {
+		t.Errorf("input's first block, after the output's was overwritten (-want +got):\n%s", diff)
+	}
 }

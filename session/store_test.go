@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -52,22 +53,28 @@ func TestStoreSchema(t *testing.T) {
 		return out
 	}
 	// 001 §9.1, column by column.
-	assert.Equal(t, []string{
+	if diff := cmp.Diff([]string{
 		"id TEXT notnull=0 pk=1", "workspace_path TEXT notnull=1 pk=0", "active_model TEXT notnull=0 pk=0",
 		"routing_policy_json TEXT notnull=0 pk=0", "schema_version INTEGER notnull=1 pk=0",
 		"created_at INTEGER notnull=1 pk=0", "updated_at INTEGER notnull=1 pk=0",
-	}, columns("sessions"))
-	assert.Equal(t, []string{
+	}, columns("sessions")); diff != "" {
+		t.Errorf("sessions columns (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{
 		"id TEXT notnull=0 pk=1", "session_id TEXT notnull=1 pk=0", "role TEXT notnull=1 pk=0",
 		"content_json TEXT notnull=1 pk=0", "metadata_json TEXT notnull=1 pk=0",
 		"created_at INTEGER notnull=1 pk=0", "schema_version INTEGER notnull=1 pk=0",
-	}, columns("messages"))
-	assert.Equal(t, []string{
+	}, columns("messages")); diff != "" {
+		t.Errorf("messages columns (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{
 		"id TEXT notnull=0 pk=1", "session_id TEXT notnull=1 pk=0", "message_id TEXT notnull=1 pk=0",
 		"result_message_id TEXT notnull=0 pk=0", "name TEXT notnull=1 pk=0", "status TEXT notnull=1 pk=0",
 		"provider_id TEXT notnull=0 pk=0", "provider TEXT notnull=0 pk=0",
 		"created_at INTEGER notnull=1 pk=0", "completed_at INTEGER notnull=0 pk=0",
-	}, columns("tool_calls"))
+	}, columns("tool_calls")); diff != "" {
+		t.Errorf("tool_calls columns (-want +got):\n%s", diff)
+	}
 
 	var indexes []string
 	rows, err := st.db.QueryContext(ctx, "SELECT name || ' ON ' || tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
@@ -78,7 +85,9 @@ func TestStoreSchema(t *testing.T) {
 		indexes = append(indexes, s)
 	}
 	rows.Close()
-	assert.Equal(t, []string{"idx_messages_session_created ON messages", "idx_tool_calls_session_status ON tool_calls"}, indexes)
+	if diff := cmp.Diff([]string{"idx_messages_session_created ON messages", "idx_tool_calls_session_status ON tool_calls"}, indexes); diff != "" {
+		t.Errorf("indexes (-want +got):\n%s", diff)
+	}
 }
 
 func TestStoreReopenKeepsSchema(t *testing.T) {
@@ -140,8 +149,12 @@ func TestStoreRoundTripIsByteIdentical(t *testing.T) {
 	loaded, err := st.LoadSession(ctx, "sess_rt", Options{})
 	require.NoError(t, err)
 
-	assert.Equal(t, canonJSON(t, want), canonJSON(t, loaded.Messages()))
-	assert.Equal(t, jsonOf(t, want), jsonOf(t, loaded.Messages()), "plain encoding/json output matches too")
+	if diff := cmp.Diff(canonJSON(t, want), canonJSON(t, loaded.Messages())); diff != "" {
+		t.Errorf("loaded transcript (canonical JSON) (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(jsonEach(t, want), jsonEach(t, loaded.Messages())); diff != "" {
+		t.Errorf("plain encoding/json output matches too (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "/work/foo", loaded.WorkspacePath())
 	assert.Equal(t, s.CreatedAt(), loaded.CreatedAt())
 	assert.Equal(t, "anthropic:claude-sonnet-4-6", loaded.Model())
@@ -169,8 +182,10 @@ func TestToolCallRows(t *testing.T) {
 	calls, err := st.ToolCalls(ctx, "s1")
 	require.NoError(t, err)
 	require.Len(t, calls, 2)
-	assert.Equal(t, ToolCall{ID: uses[0].ID, SessionID: "s1", MessageID: "m002", Name: "read_file", Status: ToolCallPending,
-		Provider: "openai", ProviderID: "call_1", CreatedAt: m.CreatedAt}, calls[0])
+	if diff := cmp.Diff(ToolCall{ID: uses[0].ID, SessionID: "s1", MessageID: "m002", Name: "read_file", Status: ToolCallPending,
+		Provider: "openai", ProviderID: "call_1", CreatedAt: m.CreatedAt}, calls[0]); diff != "" {
+		t.Errorf("pending tool call row (-want +got):\n%s", diff)
+	}
 
 	ok, err := s.AddToolResultText(uses[0].ID, "fine", false)
 	require.NoError(t, err)
@@ -212,7 +227,9 @@ func TestInterruptedWriteIsRetried(t *testing.T) {
 	assert.Equal(t, 0, nCalls)
 	loaded, err := st.LoadSession(ctx, "s1", Options{})
 	require.NoError(t, err)
-	assert.Equal(t, []canonical.Role{canonical.RoleUser}, roles(loaded.Messages()))
+	if diff := cmp.Diff([]canonical.Role{canonical.RoleUser}, roles(loaded.Messages())); diff != "" {
+		t.Errorf("roles of the loaded session (-want +got):\n%s", diff)
+	}
 
 	var se *StoreError
 	require.ErrorAs(t, callErr, &se)
@@ -229,7 +246,9 @@ func TestInterruptedWriteIsRetried(t *testing.T) {
 	assert.NoError(t, s.Err())
 	loaded, err = st.LoadSession(ctx, "s1", Options{})
 	require.NoError(t, err)
-	assert.Equal(t, []canonical.Role{canonical.RoleUser, canonical.RoleAssistant, canonical.RoleAssistant}, roles(loaded.Messages()))
+	if diff := cmp.Diff([]canonical.Role{canonical.RoleUser, canonical.RoleAssistant, canonical.RoleAssistant}, roles(loaded.Messages())); diff != "" {
+		t.Errorf("roles of the loaded session (-want +got):\n%s", diff)
+	}
 	var callMsg string
 	require.NoError(t, st.db.QueryRow("SELECT message_id FROM tool_calls").Scan(&callMsg))
 	assert.Equal(t, m.ID, callMsg, "the retried write brought its tool_calls row")

@@ -33,7 +33,9 @@ func TestSwapRefusedForImagesOnTextOnlyModel(t *testing.T) {
 	var se *SwapError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "textonly:claude-haiku-4-5-text-only", se.Model)
-	assert.Equal(t, []string{"session contains images that this model can't process"}, se.Reasons)
+	if diff := cmp.Diff([]string{"session contains images that this model can't process"}, se.Reasons); diff != "" {
+		t.Errorf("swap refusal reasons (-want +got):\n%s", diff)
+	}
 	var ae *canonical.AdapterError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, canonical.ErrInvalidRequest, ae.Class)
@@ -157,7 +159,9 @@ func TestSwapCapabilityChecks(t *testing.T) {
 			}
 			var se *SwapError
 			require.ErrorAs(t, err, &se)
-			assert.Equal(t, tt.want, se.Reasons)
+			if diff := cmp.Diff(tt.want, se.Reasons); diff != "" {
+				t.Errorf("swap refusal reasons (-want +got):\n%s", diff)
+			}
 			assert.Equal(t, "anthropic:claude-sonnet-4-6", s.Model())
 		})
 	}
@@ -199,9 +203,15 @@ func TestRoutingRecord(t *testing.T) {
 	m3, err := s.Call(ctx, CallOptions{})
 	require.NoError(t, err)
 
-	assert.Equal(t, &canonical.RoutingDecisionRecord{Mode: canonical.RoutingDefault, ChosenModel: "anthropic:claude-sonnet-4-6", Reason: "workspace default"}, m1.Metadata.Routing)
-	assert.Equal(t, &canonical.RoutingDecisionRecord{Mode: canonical.RoutingOverride, ChosenModel: "openai:gpt-5", Reason: "per-call model override"}, m2.Metadata.Routing)
-	assert.Equal(t, &canonical.RoutingDecisionRecord{Mode: canonical.RoutingManual, ChosenModel: "openai:gpt-5-mini", Reason: "manual swap"}, m3.Metadata.Routing)
+	if diff := cmp.Diff(&canonical.RoutingDecisionRecord{Mode: canonical.RoutingDefault, ChosenModel: "anthropic:claude-sonnet-4-6", Reason: "workspace default"}, m1.Metadata.Routing); diff != "" {
+		t.Errorf("first call's routing record (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&canonical.RoutingDecisionRecord{Mode: canonical.RoutingOverride, ChosenModel: "openai:gpt-5", Reason: "per-call model override"}, m2.Metadata.Routing); diff != "" {
+		t.Errorf("overridden call's routing record (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&canonical.RoutingDecisionRecord{Mode: canonical.RoutingManual, ChosenModel: "openai:gpt-5-mini", Reason: "manual swap"}, m3.Metadata.Routing); diff != "" {
+		t.Errorf("call after the swap: routing record (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "openai", m2.Metadata.Provider)
 	assert.Equal(t, "openai:gpt-5-mini", s.Model())
 }

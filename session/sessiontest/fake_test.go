@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -25,8 +26,10 @@ func TestEventsFollowTheStreamInvariants(t *testing.T) {
 		assert.Equal(t, "req_1", ev.MessageID)
 		got = append(got, string(ev.Type))
 	}
-	assert.Equal(t, []string{"message.start", "thinking.delta", "text.delta", "tool.use_start", "tool.use_input_delta",
-		"tool.use_end", "usage.update", "message.complete"}, got)
+	if diff := cmp.Diff([]string{"message.start", "thinking.delta", "text.delta", "tool.use_start", "tool.use_input_delta",
+		"tool.use_end", "usage.update", "message.complete"}, got); diff != "" {
+		t.Errorf("event types (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "sig", evs[1].Signature)
 	assert.Equal(t, 2, evs[5].Index)
 	assert.JSONEq(t, `{"path":"a"}`, string(evs[5].FinalInput))
