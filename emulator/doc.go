@@ -45,6 +45,11 @@
 // Adapters take the server root as their base URL (Anthropic, Gemini) or
 // the root plus /v1 (OpenAI and OpenAI-compatible servers).
 //
+// A provider's own wire format, registered with Register (a Wire), is
+// served at the paths it names, with the same key check, known models,
+// scripted replies and failures, Responders, ids and chunking; package
+// examples/toyprovider/toyemu is one.
+//
 // # Wire fidelity and profiles
 //
 // Every body mirrors recordings of the real APIs, quirks included, and a
