@@ -1,8 +1,10 @@
 package toyemu_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -70,4 +72,45 @@ func TestAnswers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzServe sends arbitrary bodies to the toy endpoint: the emulator
+// answers each with a toy answer (200) or a toy problem, never panics.
+func FuzzServe(f *testing.F) {
+	f.Add(`{"model":"toy-1","turns":[{"who":"user","text":"hi"}]}`)
+	f.Add(`{"model":"toy-1","turns":[{"who":"user","text":"hi"}],"stream":true,"shout":true}`)
+	f.Add(`{"model":"toy-1","turns":[]}`)
+	f.Add(`{"model":1,"turns":"x"}`)
+	f.Add("\x00\xff")
+	srv := emulator.NewUnstartedServer(emulator.WithResponder(func(emulator.Call) (emulator.Reply, error) {
+		return emulator.Reply{Text: "Hello, wörld!", Usage: canonical.TokenUsage{InputTokens: 1, OutputTokens: 1}}, nil
+	}))
+	f.Fuzz(func(t *testing.T, body string) {
+		req := httptest.NewRequest(http.MethodPost, "/v1/toy", strings.NewReader(body))
+		req.Header.Set("Toy-Key", "toy-key-FAKE")
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		out := rec.Body.String()
+		if rec.Code != http.StatusOK {
+			var p struct {
+				Problem struct{ Kind, Text string }
+			}
+			if err := json.Unmarshal([]byte(out), &p); err != nil || p.Problem.Kind == "" {
+				t.Fatalf("status %d with %q, want a toy problem", rec.Code, out)
+			}
+			return
+		}
+		if rec.Header().Get("Content-Type") == "application/json" {
+			if !json.Valid([]byte(out)) {
+				t.Fatalf("answer %q is not JSON", out)
+			}
+			return
+		}
+		for _, ev := range strings.Split(strings.TrimSpace(out), "\n\n") {
+			data, ok := strings.CutPrefix(ev, "data: ")
+			if !ok || !json.Valid([]byte(data)) {
+				t.Fatalf("event %q is not a data line of JSON", ev)
+			}
+		}
+	})
 }
