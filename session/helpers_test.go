@@ -130,9 +130,13 @@ func canonJSON(t *testing.T, msgs []canonical.Message) []string {
 
 // jsonEach marshals each message with encoding/json, so that a
 // comparison's diff names the message that differs; the slice's own
-// encoding is these, comma-separated in brackets.
+// encoding is these, comma-separated in brackets (null for a nil slice,
+// which stays nil here).
 func jsonEach(t *testing.T, msgs []canonical.Message) []string {
 	t.Helper()
+	if msgs == nil {
+		return nil
+	}
 	out := make([]string, len(msgs))
 	for i, m := range msgs {
 		out[i] = jsonOf(t, m)
