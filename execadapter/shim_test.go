@@ -70,7 +70,6 @@ func (l *lineChecker) trace(dir string, line []byte) {
 var shimDivergent = map[string][]string{
 	"": {
 		"faults/reset",                // the reset mid-stream gets code stream_truncated over the socket, none in process
-		"faults/stall-",               // the run timeout fires before the adapter's own: cancelled instead of network/timeout
 		"contract/tool-input-invalid", // lifecycle events do not cross the protocol
 		"contract/unknown-blocks",     // (same)
 		"local/ready-",                // the protocol has no readiness probe (its ready message is the handshake), so no adapters.Readier

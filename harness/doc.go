@@ -29,6 +29,9 @@
 //	invalid_tools: true                 # the tools are deliberately invalid (refusal tests)
 //	system: You are terse.              # the session's system prompt
 //	max_retries: 2                      # overrides the registry's
+//	adapter_options: {idle_timeout_seconds: 0.3}  # over the registry's options, every adapter
+//	call_timeout: 500ms                 # the adapters' whole-call timeout
+//	run_timeout: 30s                    # wall-time bound on each run
 //	tools:                              # canonical.ToolDefinition, as YAML
 //	  - {name: read_file, description: ..., input_schema: {type: object, ...}, side_effects: read}
 //	steps: [...]                        # required
@@ -148,6 +151,7 @@
 //	  blocks: [text, {tool_use: {name: read_file, input: {path: README.md}}}]  # exactly, in order
 //	  error: {class: rate_limit, code: overloaded, message: Overloaded}  # fail so; without
 //	                                                # error, the call must succeed
+//	  error: {class: server_error, message: Bad Gateway}  # and its text says so
 //	  attempts: 3                      # HTTP attempts of the session call
 //	  events: {tool.use_end: 1}        # stream event counts (streaming calls)
 //	  text_contains: Hello             # or a list

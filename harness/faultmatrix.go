@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/metis-llm/metis/harness/faults"
@@ -55,18 +56,46 @@ func faultUses(cfg *Config, sc *Scenario, res *ScenarioResult) []FaultUse {
 	return out
 }
 
-// specKinds returns the fault kinds of an inject spec, in order; a spec
-// that does not parse counts as "invalid".
+// specKinds returns the fault kinds of an inject spec, in order: those
+// of the spec as each of its per_wire and per_model entries completes it
+// (resolveInject's merge), or of the spec alone; a spec that does not
+// parse either way counts as "invalid".
 func specKinds(spec map[string]any) []string {
-	fs, err := faults.ParseAll(spec)
-	if err != nil {
-		return []string{"invalid"}
+	base := map[string]any{}
+	var overs []map[string]any
+	for k, v := range spec {
+		switch k {
+		case "per_wire", "per_model":
+			m, _ := v.(map[string]any)
+			for _, key := range slices.Sorted(maps.Keys(m)) {
+				if over, ok := m[key].(map[string]any); ok {
+					overs = append(overs, over)
+				}
+			}
+		default:
+			base[k] = v
+		}
+	}
+	specs := []map[string]any{base}
+	for _, over := range overs {
+		merged := maps.Clone(base)
+		maps.Copy(merged, over)
+		specs = append(specs, merged)
 	}
 	var out []string
-	for _, f := range fs {
-		if !slices.Contains(out, string(f.Kind)) {
-			out = append(out, string(f.Kind))
+	for _, sp := range specs {
+		fs, err := faults.ParseAll(sp)
+		if err != nil {
+			continue
 		}
+		for _, f := range fs {
+			if !slices.Contains(out, string(f.Kind)) {
+				out = append(out, string(f.Kind))
+			}
+		}
+	}
+	if out == nil {
+		return []string{"invalid"}
 	}
 	return out
 }

@@ -30,7 +30,7 @@ func TestFaultMatrix(t *testing.T) {
 		run("c", "anthropic:claude-sonnet-4-6", harness.StatusSkip,
 			use("anthropic", true, harness.StatusSkip, "status", "truncate")),
 	})
-	assert.Equal(t, []string{"status", "reset", "error_event", "truncate", "partial", "stall", "malformed", "drip", "burst"}, m.Kinds)
+	assert.Equal(t, []string{"status", "body", "reset", "error_event", "truncate", "partial", "stall", "malformed", "drip", "burst"}, m.Kinds)
 	assert.Equal(t, []string{"anthropic", "gemini"}, m.Columns, "in the default columns' order")
 	cell := func(kind, col string) harness.FaultCell {
 		for _, c := range m.Cells {
@@ -54,10 +54,10 @@ func TestFaultMatrix(t *testing.T) {
 			t.Errorf("%s × %s (-want +got):\n%s", tt.kind, tt.col, diff)
 		}
 	}
-	// 9 kinds × 2 columns × 2 modes, less the 3 stream-only kinds' 6
+	// 10 kinds × 2 columns × 2 modes, less the 3 stream-only kinds' 6
 	// non-streamed cells; covered: truncate×2 (anthropic streamed via
 	// c, gemini streamed), partial×2, status anthropic streamed.
-	assert.Equal(t, 30, m.Total)
+	assert.Equal(t, 34, m.Total)
 	assert.Equal(t, 5, m.Covered)
 }
 
@@ -83,9 +83,8 @@ steps:
   - inject: {kind: truncate}
   - call:
       stream: false
-      reply: {text: never whole}
-    expect:
-      error: {class: server_error, code: invalid_response}
+      reply: {text: whole the second time}
+    expect: {attempts: 2, stop_reason: end_turn}
 `)
 	require.Equal(t, harness.StatusPass, res.Status, res.Reason)
 	want := []harness.FaultUse{

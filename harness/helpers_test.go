@@ -2,8 +2,10 @@ package harness_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
+	"sync"
 	"testing"
 
 	"github.com/metis-llm/metis/adapters"
@@ -22,7 +24,23 @@ func factories() map[string]adapters.Factory { return providers.Factories() }
 // does; faults come from the real fault layer.
 func emulated(t *testing.T) harness.Config {
 	t.Helper()
-	srv := emulator.NewServer()
+	// Every attempt of a call gets the call's reply, as when recording
+	// (harness/record): a retried call reaches the server again.
+	var (
+		mu       sync.Mutex
+		reply    *harness.Reply
+		provider string
+	)
+	srv := emulator.NewServer(emulator.WithResponder(func(c emulator.Call) (emulator.Reply, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if reply == nil {
+			return emulator.Reply{}, fmt.Errorf("a %s request with no reply script", c.API)
+		}
+		r := toEmulator(reply)
+		r.Profile = serverProfile(provider)
+		return r, nil
+	}))
 	t.Cleanup(srv.Close)
 	target, err := url.Parse(srv.URL)
 	if err != nil {
@@ -35,11 +53,9 @@ func emulated(t *testing.T) harness.Config {
 			return replay.Resplit(rewriteHost{target: target, keyless: localServers[provider]}), nil
 		},
 		BeforeCall: func(_ context.Context, c harness.CallInfo) error {
-			if r := c.Step.Call.Reply; r != nil {
-				reply := toEmulator(r)
-				reply.Profile = serverProfile(c.Provider)
-				srv.Enqueue(reply)
-			}
+			mu.Lock()
+			reply, provider = c.Step.Call.Reply, c.Provider
+			mu.Unlock()
 			return nil
 		},
 		Faults: faults.FromSpec,

@@ -113,6 +113,8 @@ type fileJSON struct {
 	System      string            `json:"system"`
 	MaxRetries  *int              `json:"max_retries"`
 	RunTimeout  string            `json:"run_timeout"`
+	AdapterOpts map[string]any    `json:"adapter_options"`
+	CallTimeout string            `json:"call_timeout"`
 	Steps       []stepJSON        `json:"steps"`
 }
 
@@ -142,7 +144,7 @@ func (t *tree) decode() (*Scenario, error) {
 	}
 	sc := &Scenario{
 		ID: f.ID, Title: f.Title, Description: f.Description, Spec: f.Spec, Tags: f.Tags,
-		Requires: f.Requires, Models: f.Models, System: f.System, MaxRetries: f.MaxRetries,
+		Requires: f.Requires, Models: f.Models, System: f.System, MaxRetries: f.MaxRetries, AdapterOptions: f.AdapterOpts,
 		Columns: f.Columns, Lacks: f.Lacks, SameAs: f.SameAs, KnownFailures: f.Known, InvalidTools: f.Invalid,
 	}
 	if f.RunTimeout != "" {
@@ -151,6 +153,13 @@ func (t *tree) decode() (*Scenario, error) {
 			return nil, t.errorf("/run_timeout", "run_timeout %q: want a positive duration such as 30s or 500ms", f.RunTimeout)
 		}
 		sc.RunTimeout = d
+	}
+	if f.CallTimeout != "" {
+		d, err := time.ParseDuration(f.CallTimeout)
+		if err != nil || d <= 0 {
+			return nil, t.errorf("/call_timeout", "call_timeout %q: want a positive duration such as 30s or 500ms", f.CallTimeout)
+		}
+		sc.CallTimeout = d
 	}
 	for i, rt := range f.Tools {
 		var td canonical.ToolDefinition

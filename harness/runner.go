@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -113,6 +114,17 @@ func (r *run) adapterFor(model string) (adapters.Adapter, error) {
 		c.Logger = r.logs.logger()
 		if r.sc.MaxRetries != nil {
 			c.MaxRetries = *r.sc.MaxRetries
+		}
+		if len(r.sc.AdapterOptions) > 0 {
+			opts := maps.Clone(c.Options)
+			if opts == nil {
+				opts = map[string]any{}
+			}
+			maps.Copy(opts, r.sc.AdapterOptions)
+			c.Options = opts
+		}
+		if r.sc.CallTimeout > 0 {
+			c.Timeout = r.sc.CallTimeout
 		}
 	})
 	if err != nil {

@@ -56,7 +56,12 @@ type Scenario struct {
 	// RunTimeout, when set, bounds each run of the scenario in wall time
 	// instead of Config.RunTimeout.
 	RunTimeout time.Duration `json:"run_timeout,omitempty"`
-	Steps      []Step        `json:"steps"`
+	// AdapterOptions are set on every adapter of the run, over the
+	// registry's options (idle_timeout_seconds, max_body_bytes, ...).
+	AdapterOptions map[string]any `json:"adapter_options,omitempty"`
+	// CallTimeout, when set, is the adapters' whole-call timeout.
+	CallTimeout time.Duration `json:"call_timeout,omitempty"`
+	Steps       []Step        `json:"steps"`
 
 	// File is the path the scenario was loaded from; Rel is that path
 	// relative to the directory LoadDir was given ("" otherwise).

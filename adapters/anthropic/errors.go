@@ -30,6 +30,7 @@ import (
 //	overloaded_error       529     rate_limit        overloaded
 //	(no body / unknown)    529     rate_limit        overloaded
 //	(no body / unknown)    other   driver.ClassifyStatus(status)
+//	(any)                  408     network           -   (000 §6.2: a timeout before the response)
 //
 // Message is error.message and ProviderRequestID the body's request_id
 // (the Caller falls back to the request-id header). Retryable follows the
@@ -100,6 +101,11 @@ func errorFor(status int, errType, message string) *canonical.AdapterError {
 		if status == 529 {
 			class, code = canonical.ErrRateLimit, canonical.CodeOverloaded
 		}
+	}
+	if status == http.StatusRequestTimeout {
+		// 000 §6.2: a 408 is a timeout before the response, whatever
+		// type its body gives.
+		class, code = canonical.ErrNetwork, ""
 	}
 	if message == "" {
 		message = errType

@@ -40,6 +40,8 @@ func TestClassify(t *testing.T) {
 		{"api error", 500, errorBody("api_error", "Internal server error"), canonical.ErrServer, "", true},
 		{"timeout", 504, errorBody("timeout_error", "Request timeout"), canonical.ErrServer, canonical.CodeTimeout, true},
 		{"502 from the edge", 502, `Bad Gateway`, canonical.ErrServer, "", true},
+		{"408 is network whatever the body's type", 408, errorBody("invalid_request_error", "Invalid request."), canonical.ErrNetwork, "", true},
+		{"408 without body", 408, ``, canonical.ErrNetwork, "", true},
 		{"overloaded", 529, errorBody("overloaded_error", "Overloaded"), canonical.ErrRateLimit, canonical.CodeOverloaded, true},
 		{"529 without body", 529, ``, canonical.ErrRateLimit, canonical.CodeOverloaded, true},
 		{"529 with an unknown type", 529, errorBody("brand_new_error", "x"), canonical.ErrRateLimit, canonical.CodeOverloaded, true},

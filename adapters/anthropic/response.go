@@ -3,6 +3,7 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/metis-llm/metis/adapters/driver"
@@ -19,6 +20,15 @@ type wireResponse struct {
 	StopReason   wireName    `json:"stop_reason"`
 	StopSequence string      `json:"stop_sequence"`
 	Usage        wireUsage   `json:"usage"`
+	Role         string      `json:"role"`
+}
+
+// describeType quotes a body's type for an error, or says it has none.
+func describeType(t wireName) string {
+	if t == "" {
+		return "none"
+	}
+	return fmt.Sprintf("%q", string(t))
 }
 
 // wireBlock is a response content block (and content_block_start's
@@ -202,6 +212,11 @@ func (d *decoder) decodeBody(body []byte, a *driver.Assembler) error {
 	}
 	if r.Type == "error" {
 		return classifyEvent(d.provider, body)
+	}
+	if r.Type != "message" && (r.Type != "" || r.Role != "assistant") {
+		// null, {}, or an object of another type: not a Messages API
+		// answer, whatever it decodes to.
+		return driver.InvalidResponse(d.provider, nil, "response body is not a message: want \"type\": \"message\", got %s", describeType(r.Type))
 	}
 	d.id, d.model, d.stopSequence = r.ID, r.Model, r.StopSequence
 	for i, b := range r.Content {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"iter"
 	"log/slog"
@@ -32,6 +31,7 @@ type Adapter struct {
 	caller   *Caller
 	cancels  Cancels
 	capOpts  []CapabilityOption
+	limits   *Options[Limits]
 }
 
 var _ adapters.Adapter = (*Adapter)(nil)
@@ -53,7 +53,11 @@ func New(cfg adapters.Config, info Info, newProvider func(cfg *adapters.Config) 
 	if err != nil {
 		return nil, err
 	}
-	a := &Adapter{cfg: cfg, info: info, p: p, log: cfg.Logger}
+	limits, err := decodeLimits(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	a := &Adapter{cfg: cfg, info: info, p: p, log: cfg.Logger, limits: limits}
 	if a.log == nil {
 		a.log = slog.Default()
 	}
@@ -153,7 +157,7 @@ func (a *Adapter) prepare(ctx context.Context, req *canonical.Request, stream bo
 		r.ToolIDs = adapters.NewToolIDMap()
 	}
 	r.Stream = stream
-	c := &Call{Adapter: a.cfg.Name, Request: &r, Model: a.Model(r.Model), Stream: stream, Log: a.log, observer: a.cfg.Observer, ctx: ctx}
+	c := &Call{Adapter: a.cfg.Name, Request: &r, Model: a.Model(r.Model), Stream: stream, Log: a.log, Limits: a.limits.For(r.Model), observer: a.cfg.Observer, ctx: ctx}
 	fail := func(err error) (*Call, *Request, error) {
 		var ae *canonical.AdapterError
 		if errors.As(err, &ae) {
@@ -279,11 +283,11 @@ func (a *Adapter) now() time.Time {
 	return time.Now()
 }
 
-// send runs the attempts of call c, with its lifecycle events.
-func (a *Adapter) send(ctx context.Context, c *Call, w *Request) (*http.Response, adapters.Event, int, error) {
+// send runs the attempts of call c, with its lifecycle events and opt.
+func (a *Adapter) send(ctx context.Context, c *Call, w *Request, opt sendOptions) (*http.Response, []byte, adapters.Event, int, error) {
 	ev := a.event(c, "")
-	resp, n, err := a.caller.do(ctx, &ev, a.attempt(w))
-	return resp, ev, n, err
+	resp, body, n, err := a.caller.do(ctx, &ev, a.attempt(w), opt)
+	return resp, body, ev, n, err
 }
 
 // finished emits the end of a call whose 2xx body was decoded:
@@ -316,9 +320,10 @@ func (a *Adapter) finished(ctx context.Context, ev *adapters.Event, attempt, sta
 }
 
 // Stream makes a streaming call (adapters.Adapter.Stream). Failures
-// before the body yield the error alone; failures after it complete the
-// message (stop reason error or cancelled) as Assembler.Fail describes.
-// The body is always closed.
+// before the body yield the error alone, and so does a 2xx body that is
+// not a stream (see the package doc); failures after it complete the message
+// (stop reason error or cancelled) as Assembler.Fail describes. The body
+// is always closed.
 func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
 	c, w, err := a.prepare(ctx, req, true)
 	if err != nil {
@@ -328,13 +333,20 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 		began := time.Now()
 		ctx, done := a.cancels.Track(ctx, c.Request.RequestID, Timeout(&a.cfg))
 		defer done()
-		resp, ev, n, err := a.send(ctx, c, w)
+		ctx, idle := watchIdle(ctx, c.Limits.IdleTimeout)
+		defer idle.release()
+		resp, _, ev, n, err := a.send(ctx, c, w, sendOptions{idle: idle, idleHeaders: true})
 		if err != nil {
 			yield(canonical.StreamEvent{}, err)
 			return
 		}
 		defer resp.Body.Close()
-		asm := a.decodeStream(ctx, c, resp.Body, yield, began)
+		asm, nr := a.decodeStream(ctx, c, resp.StatusCode, resp.Header, resp.Body, idle, yield, began)
+		if nr != nil {
+			a.finished(ctx, &ev, n, resp.StatusCode, nil, nr)
+			yield(canonical.StreamEvent{}, nr)
+			return
+		}
 		if a.cfg.Observer != nil {
 			out, err := asm.outcome()
 			a.finished(ctx, &ev, n, resp.StatusCode, out, err)
@@ -352,24 +364,37 @@ func (a *Adapter) StreamBody(req *canonical.Request, body io.Reader) iter.Seq2[c
 		return FailedStream(err)
 	}
 	return func(yield func(canonical.StreamEvent, error) bool) {
-		a.decodeStream(context.Background(), c, body, yield, time.Now())
+		if _, nr := a.decodeStream(context.Background(), c, http.StatusOK, nil, body, nil, yield, time.Now()); nr != nil {
+			yield(canonical.StreamEvent{}, nr)
+		}
 	}
 }
 
-// decodeStream reads a 2xx stream body into events.
-func (a *Adapter) decodeStream(ctx context.Context, c *Call, r io.Reader, yield func(canonical.StreamEvent, error) bool, began time.Time) *Assembler {
+// decodeStream reads a 2xx stream body into events. A body that is not a
+// stream (see the package doc) is not decoded: its error is returned, for
+// the caller to yield alone.
+func (a *Adapter) decodeStream(ctx context.Context, c *Call, status int, h http.Header, r io.Reader, idle *idleTimer, yield func(canonical.StreamEvent, error) bool, began time.Time) (*Assembler, *canonical.AdapterError) {
+	body := &bodyReader{ctx: ctx, r: r, idle: idle, maxEvent: c.Limits.MaxEventBytes}
+	if doc := documentType(h); doc != "" || isDocumentStart(body.sniff()) {
+		if doc == "" {
+			doc = "a document"
+		}
+		rest, _ := io.ReadAll(io.LimitReader(body, maxErrorBody))
+		return nil, a.notAResponse(c, status, h, rest, doc+", not an event stream")
+	}
 	asm := a.newAssembler(ctx, c, yield, began)
-	body := &ctxReader{ctx: ctx, r: r}
 	err := safeDecode(asm, func() error { return a.p.DecodeStream(c, body, asm) })
 	if asm.Finished() || asm.stopped {
-		return asm
+		return asm, nil
 	}
 	asm.Fail(ctx, err)
-	return asm
+	return asm, nil
 }
 
 // Complete makes a non-streaming call and decodes the whole body (kept
-// verbatim in Response.RawBody).
+// verbatim in Response.RawBody). The body is read within the attempt, so
+// a body the connection cuts off is retried like a failed attempt; a
+// complete body that is not a response is an error (see the package doc).
 func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
 	c, w, err := a.prepare(ctx, req, false)
 	if err != nil {
@@ -378,19 +403,13 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 	began := time.Now()
 	ctx, done := a.cancels.Track(ctx, c.Request.RequestID, Timeout(&a.cfg))
 	defer done()
-	resp, ev, n, err := a.send(ctx, c, w)
+	ctx, idle := watchIdle(ctx, c.Limits.IdleTimeout)
+	defer idle.release()
+	resp, body, ev, n, err := a.send(ctx, c, w, sendOptions{idle: idle, readBody: true, maxBody: c.Limits.MaxBodyBytes})
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		ae := NetworkError(ctx, a.cfg.Name, err)
-		ae.RequestID = c.Request.RequestID
-		a.finished(ctx, &ev, n, resp.StatusCode, nil, ae)
-		return nil, ae
-	}
-	out, err := a.decodeBody(ctx, c, body, began)
+	out, err := a.decodeBody(ctx, c, resp.StatusCode, resp.Header, body, began)
 	a.finished(ctx, &ev, n, resp.StatusCode, out, err)
 	return out, err
 }
@@ -402,16 +421,23 @@ func (a *Adapter) CompleteBody(req *canonical.Request, body []byte) (*canonical.
 	if err != nil {
 		return nil, err
 	}
-	return a.decodeBody(context.Background(), c, body, time.Now())
+	return a.decodeBody(context.Background(), c, http.StatusOK, nil, body, time.Now())
 }
 
-// decodeBody decodes a whole 2xx body.
-func (a *Adapter) decodeBody(ctx context.Context, c *Call, body []byte, began time.Time) (*canonical.Response, error) {
+// decodeBody decodes a whole 2xx body; one that is not a response is an
+// error (see the package doc).
+func (a *Adapter) decodeBody(ctx context.Context, c *Call, status int, h http.Header, body []byte, began time.Time) (*canonical.Response, error) {
+	if reason := notABody(h, body); reason != "" {
+		return nil, a.notAResponse(c, status, h, body, reason)
+	}
 	asm := a.newAssembler(ctx, c, nil, began)
 	asm.SetRawBody(body)
 	err := safeDecode(asm, func() error { return a.p.DecodeBody(c, body, asm) })
 	if err == nil && asm.finishErr != nil {
 		err = asm.finishErr
+	}
+	if err == nil && !asm.Finished() {
+		err = InvalidResponse(a.cfg.Name, nil, "response body has no final state")
 	}
 	if err != nil {
 		// The whole body is in hand, so anything but the decoder's own
@@ -420,15 +446,20 @@ func (a *Adapter) decodeBody(ctx context.Context, c *Call, body []byte, began ti
 		if !errors.As(err, &ae) {
 			ae = InvalidResponse(a.cfg.Name, err, "decoding response body: %v", err)
 		}
+		if statesError(body) || ae.Code == canonical.CodeInvalidResponse && ae.Class == canonical.ErrServer {
+			// The decoder could not read it as a response: an error the
+			// body states (classified as one stated in a stream, whatever
+			// the decoder made of it), or a body that is not one.
+			nr := a.notAResponse(c, status, h, body, ae.Message)
+			if nr.Code == canonical.CodeInvalidResponse && nr.Err == nil {
+				nr.Err = ae.Err
+			}
+			return nil, nr
+		}
 		if ae.Provider == "" {
 			ae.Provider = a.cfg.Name
 		}
-		ae.RequestID = c.Request.RequestID
-		return nil, ae
-	}
-	if !asm.Finished() {
-		ae := InvalidResponse(a.cfg.Name, nil, "response body has no final state")
-		ae.RequestID = c.Request.RequestID
+		ae.Status, ae.RequestID = status, c.Request.RequestID
 		return nil, ae
 	}
 	return asm.Response(), nil
@@ -458,18 +489,4 @@ func safeDecode(asm *Assembler, f func() error) (err error) {
 		}
 	}()
 	return f()
-}
-
-// ctxReader fails reads once ctx is done, so a cancelled call stops at the
-// next read even if the transport does not notice.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, fmt.Errorf("reading body: %w", err)
-	}
-	return c.r.Read(p)
 }

@@ -603,7 +603,7 @@ func (a *Assembler) Fail(ctx context.Context, err error) {
 		return
 	}
 	a.failing = true
-	if ctx.Err() == context.Canceled || errors.Is(err, errCancelled) {
+	if ctx.Err() == context.Canceled && idleError(ctx, "") == nil || errors.Is(err, errCancelled) {
 		a.Finish(canonical.StopCancelled, "")
 		return
 	}
@@ -619,10 +619,10 @@ func (a *Assembler) Fail(ctx context.Context, err error) {
 var errCancelled = errors.New("request cancelled")
 
 // StreamError classifies an error that ended a stream early: an
-// AdapterError is kept (its Provider filled in when empty), a deadline is
-// network/timeout, a nil or EOF error a truncated stream, malformed JSON
-// or an oversized SSE event an invalid_response, anything else (a read
-// failure) a network error.
+// AdapterError is kept (its Provider filled in when empty), a deadline or
+// the idle timeout is network/timeout, a nil or EOF error a truncated
+// stream, malformed JSON or an oversized SSE event an invalid_response,
+// anything else (a read failure) a network error.
 func StreamError(ctx context.Context, provider string, err error) *canonical.AdapterError {
 	var (
 		ae     *canonical.AdapterError
@@ -635,6 +635,8 @@ func StreamError(ctx context.Context, provider string, err error) *canonical.Ada
 			ae.Provider = provider
 		}
 		return ae
+	case idleError(ctx, provider) != nil:
+		return idleError(ctx, provider)
 	case ctx.Err() == context.DeadlineExceeded || errors.Is(err, context.DeadlineExceeded):
 		ae = canonical.NewError(canonical.ErrNetwork, canonical.CodeTimeout, "stream timed out")
 	case err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):

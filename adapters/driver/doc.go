@@ -37,7 +37,9 @@
 //  6. Retries: the Caller sends attempts with the policy of 000 §6.4
 //     (1+MaxRetries attempts, backoff with jitter or Retry-After, only
 //     transient classes), classifying each failure with
-//     Provider.Classify. Nothing is retried once a 2xx body arrived.
+//     Provider.Classify. Nothing is retried once a 2xx body arrived,
+//     except a non-streamed body the connection cut off: that body is
+//     read within its attempt, and the cut is a network failure.
 //  7. Decode: the 2xx body goes to Provider.DecodeBody (kept verbatim in
 //     Response.RawBody) or Provider.DecodeStream, which drive an
 //     Assembler; a decoder panic is an invalid_response error, while a
@@ -66,7 +68,31 @@
 //  9. Close releases idle connections.
 //
 // The whole call is bounded by Config.Timeout (DefaultTimeout when
-// zero).
+// zero); the idle timeout and the size limits of Limits bound the waits
+// for the server and what it sends.
+//
+// # A 2xx that is not a response
+//
+// A success status with a body that is not a response is an error, on
+// every adapter, streamed or not (the driver checks before and after the
+// Provider's decoder):
+//
+//   - a streamed call answered with a document instead of an event stream
+//     (a JSON, HTML or XML content type, or a body that starts with '{',
+//     '[' or '<') fails before its first event;
+//   - a non-streamed call answered with an HTML or XML page, an empty
+//     body, a body that is not JSON, or JSON null fails before decoding,
+//     and one its Provider's decoder cannot read as a response (a JSON
+//     error object, {}, a required field missing) fails after.
+//
+// When the body states an error — a JSON object with an "error" member,
+// "type" or "object" "error", or an AWS "__type" — the error is the one it states, as the
+// Provider's Classify reads it (with status 0, as for an error inside a
+// stream); otherwise it is server_error/invalid_response. Either way the
+// AdapterError keeps the HTTP status, and its message the first bytes of
+// the body (credentials redacted). Such a call is not retried: a 2xx
+// answer arrived. A body the connection cut off is another matter: it is
+// network/stream_truncated, and a non-streamed call retries it.
 //
 // # Writing a provider
 //

@@ -53,8 +53,15 @@ func DecodeOptions[O any](cfg *adapters.Config, defaults O) (*Options[O], error)
 	if err != nil {
 		panic("driver.DecodeOptions: " + err.Error()) // a programming error in the provider
 	}
+	return decodeOptions(cfg, defaults, spec, false)
+}
+
+// decodeOptions is DecodeOptions with spec, O's fields. The driver's own
+// keys (the Limits options) are accepted and left to it; lenient accepts
+// any other key too, for the driver's decoding of its own.
+func decodeOptions[O any](cfg *adapters.Config, defaults O, spec *optionFields, lenient bool) (*Options[O], error) {
 	o := &Options[O]{adapter: defaults}
-	if err := spec.decode(reflect.ValueOf(&o.adapter).Elem(), cfg.Options, "options", true); err != nil {
+	if err := spec.decode(reflect.ValueOf(&o.adapter).Elem(), cfg.Options, "options", true, lenient); err != nil {
 		return nil, OptionError(cfg, err)
 	}
 	ids := make([]string, 0, len(cfg.Models))
@@ -68,7 +75,7 @@ func DecodeOptions[O any](cfg *adapters.Config, defaults O) (*Options[O], error)
 			continue
 		}
 		m := o.adapter
-		if err := spec.decode(reflect.ValueOf(&m).Elem(), opts, "models."+id+".options", false); err != nil {
+		if err := spec.decode(reflect.ValueOf(&m).Elem(), opts, "models."+id+".options", false, lenient); err != nil {
 			return nil, OptionError(cfg, err)
 		}
 		if o.models == nil {
@@ -158,6 +165,10 @@ func (s *optionFields) known(adapterLevel bool) string {
 			out = append(out, k)
 		}
 	}
+	if s != limitSpec {
+		out = append(out, limitSpec.keys...)
+		sort.Strings(out)
+	}
 	if len(out) == 0 {
 		return "none"
 	}
@@ -165,8 +176,9 @@ func (s *optionFields) known(adapterLevel bool) string {
 }
 
 // decode sets dst's fields from opts; field is the dotted path of opts
-// for errors.
-func (s *optionFields) decode(dst reflect.Value, opts map[string]any, field string, adapterLevel bool) error {
+// for errors. Keys of the driver's own options are skipped, and with
+// lenient every key s does not know.
+func (s *optionFields) decode(dst reflect.Value, opts map[string]any, field string, adapterLevel, lenient bool) error {
 	keys := make([]string, 0, len(opts))
 	for k := range opts {
 		keys = append(keys, k)
@@ -176,6 +188,9 @@ func (s *optionFields) decode(dst reflect.Value, opts map[string]any, field stri
 		f := field + "." + key
 		of, ok := s.byKey[key]
 		if !ok {
+			if _, driver := limitSpec.byKey[key]; lenient || driver {
+				continue
+			}
 			return fmt.Errorf("%s: unknown option (want %s)", f, s.known(adapterLevel))
 		}
 		if opts[key] == nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
@@ -63,14 +64,68 @@ func TestDecodeOptionsErrors(t *testing.T) {
 		{"list: [a, 1]\n", "", `adapter "x": options.list: [1]: want a string, got a number 1`},
 		{"list: {a: 1}\n", "", `adapter "x": options.list: want a string or a list of strings, got an object`},
 		{"", "global: g\n", `adapter "x": models.x:m.options.global: global is set for the whole adapter, not per model`},
-		{"typo: 1\n", "", `adapter "x": options.typo: unknown option (want count, flag, global, list, maybe, name, ratio)`},
-		{"", "typo: 1\n", `adapter "x": models.x:m.options.typo: unknown option (want count, flag, list, maybe, name, ratio)`},
+		{"typo: 1\n", "", `adapter "x": options.typo: unknown option (want count, flag, global, idle_timeout_seconds, list, max_body_bytes, max_event_bytes, maybe, name, ratio)`},
+		{"", "typo: 1\n", `adapter "x": models.x:m.options.typo: unknown option (want count, flag, idle_timeout_seconds, list, max_body_bytes, max_event_bytes, maybe, name, ratio)`},
+		// The driver's own options are checked by the driver (see
+		// TestLimitOptions); a provider's decoding lets them through.
 	} {
 		_, err := decodeYAML(t, tc.adapter, tc.model)
 		var ae *canonical.AdapterError
 		if !errors.As(err, &ae) || ae.Message != tc.want || ae.Code != canonical.CodeNotConfigured {
 			t.Errorf("%q / %q: error %v, want %q", tc.adapter, tc.model, err, tc.want)
 		}
+	}
+}
+
+// TestLimitOptions: the driver's limits are set per adapter and per model
+// next to any provider's options, with defaults, and bad values are
+// errors naming the key.
+func TestLimitOptions(t *testing.T) {
+	cfg := &adapters.Config{Name: "x",
+		Options: map[string]any{"idle_timeout_seconds": 0.25, "max_body_bytes": 1024, "flag": true},
+		Models: map[string]adapters.ModelConfig{
+			"x:slow": {Options: map[string]any{"idle_timeout_seconds": 0, "max_event_bytes": 99}},
+			"x:m":    {Options: map[string]any{"count": 3}},
+		}}
+	o, err := decodeLimits(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adapter := Limits{IdleTimeout: 250 * time.Millisecond, MaxBodyBytes: 1024, MaxEventBytes: DefaultMaxSSEEvent}
+	for model, want := range map[string]Limits{
+		"x:other": adapter,
+		"x:m":     adapter,
+		"x:slow":  {IdleTimeout: 0, MaxBodyBytes: 1024, MaxEventBytes: 99},
+	} {
+		if diff := cmp.Diff(want, o.For(model)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", model, diff)
+		}
+	}
+	if _, err := DecodeOptions(cfg, testOptions{}); err != nil {
+		t.Errorf("the provider's decoding refuses the driver's keys: %v", err)
+	}
+	none, err := decodeLimits(&adapters.Config{Name: "x"})
+	if err != nil || none.For("x:m") != DefaultLimits {
+		t.Errorf("no options: %+v, %v; want the defaults", none.For("x:m"), err)
+	}
+	for _, tc := range []struct {
+		opts map[string]any
+		want string
+	}{
+		{map[string]any{"idle_timeout_seconds": -1}, `adapter "x": options.idle_timeout_seconds: want a number of seconds ≥ 0 (0 turns it off), got -1`},
+		{map[string]any{"idle_timeout_seconds": "5s"}, `adapter "x": options.idle_timeout_seconds: want a number, got a string "5s"`},
+		{map[string]any{"max_body_bytes": 0}, `adapter "x": options.max_body_bytes: want a positive number of bytes, got 0`},
+		{map[string]any{"max_event_bytes": 1.5}, `adapter "x": options.max_event_bytes: want an integer, got a number 1.5`},
+	} {
+		_, err := decodeLimits(&adapters.Config{Name: "x", Options: tc.opts})
+		var ae *canonical.AdapterError
+		if !errors.As(err, &ae) || ae.Message != tc.want {
+			t.Errorf("%v: error %v, want %q", tc.opts, err, tc.want)
+		}
+	}
+	_, err = decodeLimits(&adapters.Config{Name: "x", Models: map[string]adapters.ModelConfig{"x:m": {Options: map[string]any{"max_event_bytes": -2}}}})
+	if want := `adapter "x": models.x:m.options.max_event_bytes: want a positive number of bytes, got -2`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("per-model error %v, want %q", err, want)
 	}
 }
 

@@ -42,7 +42,9 @@ type Provider interface {
 	// Classify maps a non-2xx response to an AdapterError; body is the
 	// response body, cut at 1 MiB. DefaultClassify is the status-only
 	// mapping to start from. A RetryAfter it sets from the body wins over
-	// the headers.
+	// the headers. Status 0 asks for the error a 2xx body states (see the
+	// package doc): classify from the body, as for an error event inside
+	// a stream.
 	Classify(status int, h http.Header, body []byte) *canonical.AdapterError
 }
 
@@ -96,6 +98,10 @@ type Call struct {
 	Stream bool
 	// Log receives WARN entries (Config.Logger or slog.Default()).
 	Log *slog.Logger
+	// Limits are the call's limits (its model's options; see Limits).
+	// The driver applies them; a decoder with a framing of its own
+	// bounds its frames by MaxEventBytes.
+	Limits Limits
 	// State is the Provider's own: anything Encode wants its decoders or
 	// Finish to know about this call.
 	State any

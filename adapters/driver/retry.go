@@ -72,15 +72,32 @@ func NewCaller(cfg *adapters.Config, classify func(int, http.Header, []byte) *ca
 // attempt's context) and returns the first 2xx response, or the last
 // failure as a *canonical.AdapterError carrying the attempt count.
 func (c *Caller) Do(ctx context.Context, requestID string, newReq func(context.Context) (*http.Request, error)) (*http.Response, error) {
-	resp, _, err := c.do(ctx, &adapters.Event{Adapter: c.Provider, RequestID: requestID}, newReq)
+	resp, _, _, err := c.do(ctx, &adapters.Event{Adapter: c.Provider, RequestID: requestID}, newReq, sendOptions{})
 	return resp, err
+}
+
+// sendOptions are what a call adds to the retry policy.
+type sendOptions struct {
+	// idle, when set with idleHeaders, bounds each attempt's wait for its
+	// response headers (streamed calls); with readBody, the reading of
+	// the body.
+	idle        *idleTimer
+	idleHeaders bool
+	// readBody makes each attempt read a 2xx body whole, at most maxBody
+	// bytes, so that a body the connection cuts off is retried like any
+	// network failure (non-streamed calls).
+	readBody bool
+	maxBody  int64
 }
 
 // do is Do for a call whose lifecycle events start from ev (Adapter,
 // Model, RequestID, SessionID, Stream); it also returns the number of the
 // attempt that succeeded and fills ev.Time with the first attempt's
 // start, from which latencies count.
-func (c *Caller) do(ctx context.Context, ev *adapters.Event, newReq func(context.Context) (*http.Request, error)) (*http.Response, int, error) {
+//
+// With opt.readBody, the body is read (and closed) within the attempt and
+// returned with the response.
+func (c *Caller) do(ctx context.Context, ev *adapters.Event, newReq func(context.Context) (*http.Request, error), opt sendOptions) (*http.Response, []byte, int, error) {
 	clock := c.Clock
 	if clock == nil {
 		clock = adapters.RealClock{}
@@ -111,16 +128,27 @@ func (c *Caller) do(ctx context.Context, ev *adapters.Event, newReq func(context
 			}
 			ae.RequestID, ae.Attempts = requestID, n-1
 			c.failed(ctx, ev, clock, n, 0, ae, false)
-			return nil, 0, ae
+			return nil, nil, 0, ae
+		}
+		if opt.idleHeaders {
+			opt.idle.arm()
 		}
 		resp, err := c.Client.Do(req)
-		var ae *canonical.AdapterError
+		var (
+			ae   *canonical.AdapterError
+			body []byte
+		)
 		switch {
 		case err != nil:
 			ae = NetworkError(ctx, c.Provider, err)
+		case resp.StatusCode >= 200 && resp.StatusCode < 300 && opt.readBody:
+			if body, ae = readBody(ctx, c.Provider, resp, opt.maxBody, opt.idle); ae == nil {
+				c.observe(adapters.Attempt{RequestID: requestID, N: n, Status: resp.StatusCode})
+				return resp, body, n, nil
+			}
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
 			c.observe(adapters.Attempt{RequestID: requestID, N: n, Status: resp.StatusCode})
-			return resp, n, nil
+			return resp, nil, n, nil
 		default:
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 			resp.Body.Close()
@@ -152,10 +180,13 @@ func (c *Caller) do(ctx context.Context, ev *adapters.Event, newReq func(context
 		if resp != nil {
 			status = resp.StatusCode
 		}
+		if opt.idleHeaders {
+			opt.idle.pause() // no waiting for the server during the backoff
+		}
 		if !ae.Retryable || n >= attempts || ctx.Err() != nil {
 			c.observe(adapters.Attempt{RequestID: requestID, N: n, Status: status, Err: ae})
 			c.failed(ctx, ev, clock, n, status, ae, false)
-			return nil, 0, ae
+			return nil, nil, 0, ae
 		}
 		wait := c.backoff(n)
 		if ae.RetryAfter > 0 {
@@ -172,7 +203,7 @@ func (c *Caller) do(ctx context.Context, ev *adapters.Event, newReq func(context
 			ne := NetworkError(ctx, c.Provider, err)
 			ne.RequestID, ne.Attempts = requestID, n
 			c.failed(ctx, ev, clock, n, 0, ne, false)
-			return nil, 0, ne
+			return nil, nil, 0, ne
 		}
 	}
 }
@@ -271,6 +302,9 @@ func providerRequestID(h http.Header) string {
 func NetworkError(ctx context.Context, provider string, err error) *canonical.AdapterError {
 	var ae *canonical.AdapterError
 	if errors.As(err, &ae) {
+		return ae
+	}
+	if ae := idleError(ctx, provider); ae != nil {
 		return ae
 	}
 	switch {

@@ -108,8 +108,15 @@ const maxNames = 32
 
 // NewSSEReader returns a reader over r. Its 32 KiB read buffer comes from
 // a pool shared by all readers and goes back to it when the stream ends.
+// When r is the body the driver hands a Provider's DecodeStream, events
+// are bounded by the call's max_event_bytes (see Limits); otherwise by
+// DefaultMaxSSEEvent.
 func NewSSEReader(r io.Reader) *SSEReader {
-	return &SSEReader{r: r, maxEvent: DefaultMaxSSEEvent}
+	s := &SSEReader{r: r, maxEvent: DefaultMaxSSEEvent}
+	if l, ok := r.(eventLimited); ok && l.maxEventSize() > 0 {
+		s.maxEvent = l.maxEventSize()
+	}
+	return s
 }
 
 // SetMaxEventSize bounds the size of one event's data; a larger event
@@ -162,7 +169,7 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 				s.data = append(s.data, '\n')
 			}
 			if len(s.data)+len(value) > s.maxEvent {
-				return SSEEvent{}, fmt.Errorf("%w: more than %d bytes", ErrSSEEventTooLarge, s.maxEvent)
+				return SSEEvent{}, fmt.Errorf("%w: more than %d bytes (the max_event_bytes option)", ErrSSEEventTooLarge, s.maxEvent)
 			}
 			if !s.hasData && s.owned && len(value) > cap(s.data) {
 				// A long first data line already sits in s.line: take its
@@ -250,7 +257,7 @@ func (s *SSEReader) readLine() ([]byte, error) {
 			}
 			// No terminator in the buffer: keep the partial line.
 			if len(s.line)+len(chunk) > s.maxEvent+64 {
-				return nil, fmt.Errorf("%w: line longer than %d bytes", ErrSSEEventTooLarge, s.maxEvent)
+				return nil, fmt.Errorf("%w: line longer than %d bytes (the max_event_bytes option)", ErrSSEEventTooLarge, s.maxEvent)
 			}
 			s.line = append(s.line, chunk...)
 			spanning = true

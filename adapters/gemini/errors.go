@@ -47,7 +47,8 @@ type statusDetail struct {
 //	DEADLINE_EXCEEDED                        network, code timeout
 //	CANCELLED                                network
 //
-// A body that is not a status keeps the status mapping (413
+// HTTP status 408 is network whatever the body says (000 §6.2: a timeout
+// before the response). A body that is not a status keeps the status mapping (413
 // context_overflow, 429 rate_limit, 5xx server_error, ...).
 func classify(status int, h http.Header, body []byte) *canonical.AdapterError {
 	s, ok := parseStatus(body)
@@ -113,6 +114,9 @@ func classifyStatus(httpStatus int, s *rpcStatus) *canonical.AdapterError {
 		class, code = canonical.ErrNetwork, canonical.CodeTimeout
 	case "CANCELLED":
 		class = canonical.ErrNetwork
+	}
+	if httpStatus == http.StatusRequestTimeout {
+		class, code = canonical.ErrNetwork, ""
 	}
 	message := s.Message
 	if message == "" {

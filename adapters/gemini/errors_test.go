@@ -73,6 +73,8 @@ func TestClassify(t *testing.T) {
 			canonical.ErrServer, canonical.CodeOverloaded, true, 0, "overloaded"},
 		{"504 deadline", 504, statusBody(504, "DEADLINE_EXCEEDED", "Deadline expired before operation could complete."),
 			canonical.ErrNetwork, canonical.CodeTimeout, true, 0, "Deadline expired"},
+		{"408 is network whatever the status", 408, statusBody(400, "INVALID_ARGUMENT", "Request contains an invalid argument."),
+			canonical.ErrNetwork, "", true, 0, "invalid argument"},
 		{"499 cancelled", 499, statusBody(499, "CANCELLED", "The operation was cancelled."), canonical.ErrNetwork, "", true, 0, "cancelled"},
 		{"529 html", 529, "<html>overloaded</html>", canonical.ErrServer, "", true, 0, "overloaded"},
 		{"array-wrapped status (streaming endpoint)", 429, `[{"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED"}}]`,

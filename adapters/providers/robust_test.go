@@ -4,13 +4,23 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/internal/wire"
 )
 
 // The tests in this file hold every built-in adapter to the hardening
@@ -121,4 +131,408 @@ func TestLoopBodyPanicSurfaces(t *testing.T) {
 			})
 		}
 	}
+}
+
+// wireAPI is the error dialect of each builtin, for internal/wire; ""
+// for a builtin whose errors internal/wire does not render.
+var wireAPI = map[string]wire.API{
+	"anthropic": wire.Anthropic, "vertex-anthropic": wire.Anthropic,
+	"openai": wire.OpenAIResponses, "azure": wire.OpenAIResponses,
+	"openai-chat": wire.OpenAIChat, "openaicompat": wire.OpenAIChat, "azure-chat": wire.OpenAIChat,
+	"gemini": wire.Gemini, "vertex": wire.Gemini,
+}
+
+// TestNotAResponse: a 200 whose body is not a response is an error on
+// every adapter, streamed and not — never an empty end_turn, never a
+// network error that loses what the server said. A body that states an
+// error is that error (here a server error in the provider's own shape);
+// anything else is server_error/invalid_response with the start of the
+// body in the message. Nothing is retried: an answer arrived.
+func TestNotAResponse(t *testing.T) {
+	const page = "<!DOCTYPE html>\n<html><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"
+	type want struct {
+		class    canonical.ErrorClass
+		code     string
+		contains string
+	}
+	invalid := func(contains string) want { return want{canonical.ErrServer, canonical.CodeInvalidResponse, contains} }
+	for _, b := range builtins {
+		// Bedrock states an error the AWS way.
+		stated := []byte(`{"__type":"InternalServerException","message":"upstream failed"}`)
+		statedWant := want{canonical.ErrServer, "", "upstream failed"}
+		if api, ok := wireAPI[b.typ]; ok {
+			e := wire.ErrorFor(api, wire.Server, "m")
+			e.Message = "upstream failed"
+			stated = e.Body(api)
+			statedWant = want{canonical.ErrServer, "", "upstream failed"}
+		}
+		for _, tc := range []struct {
+			name, ctype string
+			body        []byte
+			stream      bool
+			want        want
+		}{
+			{"HTML page", "text/html; charset=utf-8", []byte(page), false, invalid("502 Bad Gateway")},
+			{"HTML page as text/plain", "text/plain", []byte(page), false, invalid("502 Bad Gateway")},
+			{"error object", "application/json", stated, false, statedWant},
+			{"null", "application/json", []byte("null"), false, invalid("JSON null")},
+			{"empty object", "application/json", []byte("{}"), false, invalid("{}")},
+			{"empty", "application/json", nil, false, invalid("empty body")},
+			{"plain text", "text/plain", []byte("Service temporarily unavailable"), false, invalid("Service temporarily unavailable")},
+			{"HTML page", "text/html", []byte(page), true, invalid("502 Bad Gateway")},
+			{"HTML page as an event stream", "text/event-stream", []byte(page), true, invalid("502 Bad Gateway")},
+			{"error object", "application/json", stated, true, statedWant},
+			{"error object as an event stream", "text/event-stream", stated, true, statedWant},
+			{"null", "application/json", []byte("null"), true, invalid("null")},
+			{"a whole body instead of a stream", "application/json", mustRecorded(t, b.typ, false), true, invalid("not an event stream")},
+		} {
+			mode := "complete"
+			if tc.stream {
+				mode = "stream"
+			}
+			t.Run(b.typ+"/"+mode+"/"+tc.name, func(t *testing.T) {
+				var requests atomic.Int32
+				srv := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+					requests.Add(1)
+					w.Header().Set("Content-Type", tc.ctype)
+					w.Write(tc.body)
+				})
+				a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", func(c *adapters.Config) { c.MaxRetries = 2 })
+				var (
+					err error
+					evs []canonical.StreamEvent
+				)
+				if tc.stream {
+					evs, err = adaptertest.Collect(a.Stream(context.Background(), userRequest(b.model)))
+				} else {
+					var resp *canonical.Response
+					resp, err = a.Complete(context.Background(), userRequest(b.model))
+					if resp != nil {
+						t.Fatalf("a response (stop %s) from %q", resp.StopReason, tc.body)
+					}
+				}
+				var ae *canonical.AdapterError
+				if !errors.As(err, &ae) {
+					t.Fatalf("error %v (%T), want an AdapterError", err, err)
+				}
+				got := want{ae.Class, ae.Code, tc.want.contains}
+				if !strings.Contains(ae.Error(), tc.want.contains) {
+					got.contains = ae.Error()
+				}
+				if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+					t.Errorf("(-want +got):\n%s\nerror: %v", diff, err)
+				}
+				if ae.Status != http.StatusOK {
+					t.Errorf("status %d, want 200", ae.Status)
+				}
+				if len(evs) > 0 {
+					t.Errorf("events before the error: %+v", evs)
+				}
+				if requests.Load() != 1 {
+					t.Errorf("%d requests: a 2xx answer is not retried", requests.Load())
+				}
+			})
+		}
+	}
+}
+
+func mustRecorded(t *testing.T, typ string, stream bool) []byte {
+	b, _, _ := recorded(t, typ, stream)
+	return b
+}
+
+// cutOff answers 200 with the first half of body and closes the
+// connection: the response says how long the body is, so the client
+// meets an unexpected EOF, as when a connection drops mid-body.
+func cutOff(w http.ResponseWriter, body []byte, ctype string) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ctype, len(body))
+	buf.Write(body[:len(body)/2])
+	buf.Flush()
+}
+
+// TestCutOffBody: a body the connection cuts off is not a complete body
+// that fails to decode. Non-streamed, it is network/stream_truncated and
+// retried under the retry rules (a retry that gets the whole body
+// succeeds); streamed, the message completes with stop reason error and
+// the content so far, then the same error, without a retry.
+func TestCutOffBody(t *testing.T) {
+	for _, b := range builtins {
+		body, ctype, _ := recorded(t, b.typ, false)
+		t.Run(b.typ+"/complete, then whole", func(t *testing.T) {
+			var requests atomic.Int32
+			srv := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+				if requests.Add(1) == 1 {
+					cutOff(w, body, ctype)
+					return
+				}
+				answer(body, ctype)(w, nil)
+			})
+			var attempts []adapters.Attempt
+			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", func(c *adapters.Config) {
+				c.MaxRetries = 2
+				c.OnAttempt = func(at adapters.Attempt) { attempts = append(attempts, at) }
+			})
+			resp, err := a.Complete(context.Background(), userRequest(b.model))
+			if err != nil {
+				t.Fatalf("a retry got the whole body, yet: %v", err)
+			}
+			if resp.StopReason == canonical.StopError {
+				t.Errorf("stop reason %s", resp.StopReason)
+			}
+			if requests.Load() != 2 || len(attempts) != 2 || canonical.CodeOf(attempts[0].Err) != canonical.CodeStreamTruncated {
+				t.Errorf("%d requests, attempts %+v; want the cut one retried", requests.Load(), attempts)
+			}
+		})
+		t.Run(b.typ+"/complete, always cut", func(t *testing.T) {
+			var requests atomic.Int32
+			srv := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+				requests.Add(1)
+				cutOff(w, body, ctype)
+			})
+			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", func(c *adapters.Config) { c.MaxRetries = 2 })
+			_, err := a.Complete(context.Background(), userRequest(b.model))
+			var ae *canonical.AdapterError
+			if !errors.As(err, &ae) || ae.Class != canonical.ErrNetwork || ae.Code != canonical.CodeStreamTruncated || !ae.Retryable || ae.Attempts != 3 {
+				t.Fatalf("error %#v, want network/stream_truncated, retryable, after 3 attempts", err)
+			}
+			if !strings.Contains(ae.Message, "cut off") || requests.Load() != 3 {
+				t.Errorf("%d requests, message %q", requests.Load(), ae.Message)
+			}
+		})
+		stream, sctype, _ := recorded(t, b.typ, true)
+		t.Run(b.typ+"/stream", func(t *testing.T) {
+			var requests atomic.Int32
+			srv := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+				requests.Add(1)
+				cutOff(w, stream, sctype)
+			})
+			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", func(c *adapters.Config) { c.MaxRetries = 2 })
+			evs, err := adaptertest.Collect(a.Stream(context.Background(), userRequest(b.model)))
+			if canonical.ClassOf(err) != canonical.ErrNetwork || canonical.CodeOf(err) != canonical.CodeStreamTruncated {
+				t.Fatalf("error %v, want network/stream_truncated", err)
+			}
+			if n := len(evs); n < 2 || evs[n-1].Type != canonical.EventMessageComplete || evs[n-1].Response.StopReason != canonical.StopError {
+				t.Fatalf("events %+v: want the content so far, then message.complete with stop reason error", evs)
+			}
+			if requests.Load() != 1 {
+				t.Errorf("%d requests: a stream is not retried once its body arrived", requests.Load())
+			}
+		})
+	}
+}
+
+// TestBodyLimits: a non-streamed body larger than max_body_bytes and a
+// stream event larger than max_event_bytes are invalid_response errors
+// that name the option; neither is retried.
+func TestBodyLimits(t *testing.T) {
+	for _, b := range builtins {
+		body, ctype, _ := recorded(t, b.typ, false)
+		t.Run(b.typ+"/max_body_bytes", func(t *testing.T) {
+			var requests atomic.Int32
+			srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				requests.Add(1)
+				answer(body, ctype)(w, r)
+			})
+			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", func(c *adapters.Config) {
+				c.Options = withOption(c.Options, "max_body_bytes", len(body)-1)
+			})
+			_, err := a.Complete(context.Background(), userRequest(b.model))
+			if canonical.CodeOf(err) != canonical.CodeInvalidResponse || !strings.Contains(err.Error(), "max_body_bytes") || requests.Load() != 1 {
+				t.Fatalf("error %v after %d requests, want invalid_response naming max_body_bytes after 1", err, requests.Load())
+			}
+			// At the limit, the body is read.
+			a = openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", func(c *adapters.Config) {
+				c.Options = withOption(c.Options, "max_body_bytes", len(body))
+			})
+			if _, err := a.Complete(context.Background(), userRequest(b.model)); err != nil {
+				t.Fatalf("a body of exactly max_body_bytes: %v", err)
+			}
+		})
+		if b.typ == "bedrock" {
+			continue // event-stream frames carry AWS's own bound (16 MiB)
+		}
+		stream, sctype, _ := recorded(t, b.typ, true)
+		t.Run(b.typ+"/max_event_bytes", func(t *testing.T) {
+			srv := serve(t, answer(stream, sctype))
+			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", func(c *adapters.Config) {
+				c.Options = withOption(c.Options, "max_event_bytes", 40)
+			})
+			evs, err := adaptertest.Collect(a.Stream(context.Background(), userRequest(b.model)))
+			if canonical.CodeOf(err) != canonical.CodeInvalidResponse || !strings.Contains(err.Error(), "max_event_bytes") {
+				t.Fatalf("error %v, want invalid_response naming max_event_bytes", err)
+			}
+			if n := len(evs); n == 0 || evs[n-1].Type != canonical.EventMessageComplete || evs[n-1].Response.StopReason != canonical.StopError {
+				t.Fatalf("events %+v: want message.complete with stop reason error", evs)
+			}
+		})
+	}
+}
+
+// withOption returns opts with key set, copied.
+func withOption(opts map[string]any, key string, v any) map[string]any {
+	out := map[string]any{key: v}
+	for k, val := range opts {
+		out[k] = val
+	}
+	return out
+}
+
+// head returns the first half of a recorded stream's events (SSE events,
+// or event-stream frames for Bedrock), whole.
+func head(t *testing.T, stream []byte, ctype string) []byte {
+	t.Helper()
+	var ends []int
+	if ctype == "application/vnd.amazon.eventstream" {
+		for off := 0; off+4 <= len(stream); {
+			off += int(binary.BigEndian.Uint32(stream[off:]))
+			ends = append(ends, off)
+		}
+	} else {
+		norm := strings.ReplaceAll(string(stream), "\r\n", "\n")
+		stream = []byte(norm)
+		for off := 0; ; {
+			i := strings.Index(norm[off:], "\n\n")
+			if i < 0 {
+				break
+			}
+			off += i + 2
+			ends = append(ends, off)
+		}
+	}
+	if len(ends) < 2 {
+		t.Fatalf("a stream of %d events", len(ends))
+	}
+	return stream[:ends[len(ends)/2-1]]
+}
+
+// hold answers with body, flushed, then sends nothing until the client
+// goes away.
+func hold(body []byte, ctype string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		readAll(r) // so that the server notices when the client goes
+		w.Header().Set("Content-Type", ctype)
+		w.WriteHeader(http.StatusOK)
+		w.Write(body)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}
+}
+
+// idleTimeout is the idle timeout of these tests, in seconds: short, yet
+// ten times the pause between the pieces of a slow but steady answer, so
+// that a loaded machine (or the race detector) does not make it strike.
+const idleTimeout = 0.4
+
+// TestIdleTimeout: a server that stops sending ends the call through the
+// adapter's idle timeout (the idle_timeout_seconds option), long before
+// the whole-call timeout: class network, code timeout, the content so far
+// kept in message.complete with stop reason error, no retry, and no
+// goroutine left behind. The idle timeout bounds the wait for a streamed
+// call's headers and between reads of any body, not the whole call: a
+// slow stream that keeps sending, and a non-streamed answer that takes
+// longer than the idle timeout to begin, succeed.
+func TestIdleTimeout(t *testing.T) {
+	idle := func(c *adapters.Config) {
+		c.MaxRetries = 2
+		c.Timeout = time.Minute
+		c.Options = withOption(c.Options, "idle_timeout_seconds", idleTimeout)
+	}
+	isIdle := func(err error) bool {
+		return canonical.ClassOf(err) == canonical.ErrNetwork && canonical.CodeOf(err) == canonical.CodeTimeout &&
+			strings.Contains(err.Error(), "idle timeout")
+	}
+	for _, b := range builtins {
+		stream, sctype, _ := recorded(t, b.typ, true)
+		if b.typ == "vertex" {
+			// Its listed stream is one event: stall in a longer one of
+			// the same protocol.
+			stream = adaptertest.ReadFixture(t, "gemini", "stream-image-inlinedata-input", "response.txt")
+		}
+		body, ctype, _ := recorded(t, b.typ, false)
+		t.Run(b.typ+"/stream stalls mid-stream", func(t *testing.T) {
+			before := goleak.IgnoreCurrent()
+			srv := httptest.NewServer(hold(head(t, stream, sctype), sctype))
+			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", idle)
+			began := time.Now()
+			evs, err := adaptertest.Collect(a.Stream(context.Background(), userRequest(b.model)))
+			if !isIdle(err) {
+				t.Fatalf("error %v, want network/timeout from the idle timeout", err)
+			}
+			if took := time.Since(began); took > 20*time.Second {
+				t.Errorf("took %s", took)
+			}
+			n := len(evs)
+			if n < 2 || evs[0].Type != canonical.EventMessageStart || evs[n-1].Type != canonical.EventMessageComplete || evs[n-1].Response.StopReason != canonical.StopError {
+				t.Fatalf("events %+v: want the events so far, then message.complete with stop reason error", evs)
+			}
+			srv.Close()
+			a.Close()
+			goleak.VerifyNone(t, before)
+		})
+		t.Run(b.typ+"/stream never answers", func(t *testing.T) {
+			var requests atomic.Int32
+			srv := serve(t, func(_ http.ResponseWriter, r *http.Request) {
+				requests.Add(1)
+				readAll(r) // so that the server notices when the client goes
+				<-r.Context().Done()
+			})
+			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", idle)
+			evs, err := adaptertest.Collect(a.Stream(context.Background(), userRequest(b.model)))
+			if !isIdle(err) || len(evs) != 0 || requests.Load() != 1 {
+				t.Fatalf("error %v, %d events, %d requests; want the idle timeout alone, not retried", err, len(evs), requests.Load())
+			}
+		})
+		t.Run(b.typ+"/complete body stalls", func(t *testing.T) {
+			var requests atomic.Int32
+			srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				requests.Add(1)
+				hold(body[:len(body)/2], ctype)(w, r)
+			})
+			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", idle)
+			_, err := a.Complete(context.Background(), userRequest(b.model))
+			if !isIdle(err) || requests.Load() != 1 {
+				t.Fatalf("error %v after %d requests; want the idle timeout after 1", err, requests.Load())
+			}
+		})
+		t.Run(b.typ+"/slow but steady", func(t *testing.T) {
+			srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				streamed := r.URL.Query().Get("alt") == "sse" || strings.Contains(r.URL.Path, "stream") || bytes.Contains(readAll(r), []byte(`"stream":true`))
+				data, ct := body, ctype
+				if streamed {
+					data, ct = stream, sctype
+				} else {
+					// The headers of a non-streamed answer come later
+					// than the idle timeout.
+					time.Sleep(time.Duration(1.5 * idleTimeout * float64(time.Second)))
+				}
+				// The body comes in pieces, each well within the idle
+				// timeout, together longer than it.
+				w.Header().Set("Content-Type", ct)
+				w.WriteHeader(http.StatusOK)
+				piece := len(data)/12 + 1
+				for off := 0; off < len(data); off += piece {
+					w.Write(data[off:min(off+piece, len(data))])
+					w.(http.Flusher).Flush()
+					time.Sleep(time.Duration(0.1 * idleTimeout * float64(time.Second)))
+				}
+			})
+			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", idle)
+			if _, err := adaptertest.Collect(a.Stream(context.Background(), userRequest(b.model))); err != nil {
+				t.Errorf("stream: %v", err)
+			}
+			if _, err := a.Complete(context.Background(), userRequest(b.model)); err != nil {
+				t.Errorf("complete: %v", err)
+			}
+		})
+	}
+}
+
+func readAll(r *http.Request) []byte {
+	b, _ := io.ReadAll(r.Body)
+	return b
 }

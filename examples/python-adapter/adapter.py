@@ -142,6 +142,8 @@ def error_for(status, err_type, message):
         cls, code = "rate_limit", "overloaded"
     elif status == 529:
         cls, code = "rate_limit", "overloaded"
+    if status == 408:  # 000 §6.2: a timeout before the response, whatever the body's type
+        cls, code = "network", ""
     return AdapterError(cls, code, message or err_type, status)
 
 
@@ -161,10 +163,106 @@ def classify(status, headers, body):
             e.message = "HTTP %d with an empty body" % status
         return e
     e = error_for(status, err_type, message)
-    if status == 408:
-        e.cls, e.code = "network", ""  # 000 §6.2: a timeout before the response, whatever the body says
     e.provider_request_id = we.get("request_id", "") or ""
     return e
+
+
+# -- a 2xx that is not a response (000 §6.2) --------------------------------
+# A success status whose body is not a response is an error: the error the
+# body states, else server_error/invalid_response quoting the body's start.
+
+BODY_EXCERPT = 256
+
+
+def document_type(headers):
+    """Names the document a Content-Type announces, or ""."""
+    mt = (headers.get("content-type") or "").split(";")[0].strip().lower()
+    if mt in ("text/html", "application/xhtml+xml"):
+        return "an HTML page"
+    if mt == "application/json" or mt.endswith("+json"):
+        return "a JSON document"
+    if mt in ("text/xml", "application/xml") or mt.endswith("+xml"):
+        return "an XML document"
+    return ""
+
+
+def not_a_body(headers, body):
+    """Why a non-streamed 2xx body cannot be a response, or ""."""
+    doc = document_type(headers)
+    if doc in ("an HTML page", "an XML document"):
+        return doc
+    b = body.removeprefix(b"\xef\xbb\xbf").strip()
+    if not b:
+        return "an empty body"
+    if b == b"null":
+        return "JSON null"
+    if b[:1] == b"<":
+        return "an HTML or XML document"
+    if b[:1] not in (b"{", b"["):
+        return "not JSON"
+    return ""
+
+
+def states_error(body):
+    """Whether body is an error report rather than a response."""
+    try:
+        top = json.loads(body)
+    except ValueError:
+        return False
+    if isinstance(top, list):
+        top = top[0] if top else None
+    if not isinstance(top, dict):
+        return False
+    typ, obj = top.get("type"), top.get("object")
+    if typ == "error" or obj == "error":
+        return True
+    if typ is not None or obj is not None:
+        return False  # a response of its own kind
+    e = top.get("error")
+    return isinstance(e, dict) or (isinstance(e, str) and e != "") or bool(top.get("__type"))
+
+
+def describe_body(headers, body):
+    ct = headers.get("content-type") or "none"
+    trimmed = body.strip()
+    if not trimmed:
+        return "content type %s, %d bytes of white space" % (ct, len(body))
+    excerpt = trimmed[:BODY_EXCERPT].decode("utf-8", "ignore")
+    more = " (%d bytes in all)" % len(body) if len(trimmed) > BODY_EXCERPT else ""
+    return "content type %s, body %s%s" % (ct, json.dumps(excerpt, ensure_ascii=False), more)
+
+
+def not_a_response(status, headers, body, reason):
+    """The error of a 2xx body that is not a response."""
+    if states_error(body):
+        e = classify(0, headers, body)
+        if e.cls == "other":
+            e.cls, e.retryable = "server_error", True
+        if not e.provider_request_id:
+            e.provider_request_id = headers.get("request-id") or headers.get("x-request-id") or ""
+    else:
+        e = AdapterError("server_error", "invalid_response",
+                         "HTTP %d body is not a response: %s; %s" % (status, reason, describe_body(headers, body)))
+        e.retryable = False
+    e.status = status
+    return e
+
+
+class Prefixed:
+    """A body whose first bytes were read ahead: readline serves them first."""
+
+    def __init__(self, head, resp):
+        self.head, self.resp = head, resp
+
+    def readline(self):
+        if not self.head:
+            return self.resp.readline()
+        i = self.head.find(b"\n")
+        if i >= 0:
+            line, self.head = self.head[:i + 1], self.head[i + 1:]
+            return line
+        line, self.head = self.head, b""
+        return line + self.resp.readline()
 
 
 def retry_after_ms(headers):
@@ -769,15 +867,10 @@ class Decoder:
             raise AdapterError("server_error", "invalid_response", "decoding response body: %s" % e)
         if isinstance(r, dict) and r.get("type") == "error":
             raise error_event(data)
-        if not isinstance(r, dict) or r.get("type", "message") != "message" or not isinstance(r.get("content"), list):
-            # A 200 that is not a message: an error object, null, {}.
-            err = r.get("error") if isinstance(r, dict) else None
-            if isinstance(err, dict):
-                e = error_for(0, str(err.get("type", "")), str(err.get("message", "")))
-                if e.cls == "other":
-                    e.cls, e.code = "server_error", "invalid_response"
-                raise e
-            raise AdapterError("server_error", "invalid_response", "a 200 whose body is not a message: %s" % data[:200].decode("utf-8", "replace"))
+        if not isinstance(r, dict) or (r.get("type") != "message" and (r.get("type") or r.get("role") != "assistant")):
+            got = r.get("type") if isinstance(r, dict) else None
+            raise AdapterError("server_error", "invalid_response", "response body is not a message: want \"type\": \"message\", got %s"
+                               % (json.dumps(got) if got else "none"))
         self.id, self.model, self.stop_sequence = r.get("id", ""), r.get("model", ""), r.get("stop_sequence") or ""
         for i, b in enumerate(r.get("content") or []):
             self.block(i, b)
@@ -932,7 +1025,7 @@ class Call:
         except AdapterError as e:
             return self.fail(e)
         try:
-            conn, resp = self.send(body)
+            conn, resp, data = self.send(body)
         except Cancelled:
             return self.fail(AdapterError("cancelled", "", "request cancelled"))
         except AdapterError as e:
@@ -941,21 +1034,22 @@ class Call:
             if self.stream:
                 self.read_stream(resp)
             else:
-                self.read_body(resp)
+                self.read_body(resp, data)
         finally:
             conn.close()
 
-    def read_body(self, resp):
+    def read_body(self, resp, data):
+        """Decodes a whole 2xx body (read within its attempt, see send)."""
+        reason = not_a_body(resp.headers, data)
+        if reason:
+            return self.fail(not_a_response(resp.status, resp.headers, data, reason))
         asm = Assembler(self, self.req["model"], self.a.name)
-        try:
-            data = resp.read()
-        except (OSError, http.client.HTTPException) as e:
-            if self.cancelled:
-                return self.fail(AdapterError("cancelled", "", "request cancelled"))
-            return self.fail(AdapterError("network", "", "reading the body: %s" % e))
         try:
             r = Decoder(asm).body(data)
         except AdapterError as e:
+            if states_error(data) or (e.cls, e.code) == ("server_error", "invalid_response"):
+                return self.fail(not_a_response(resp.status, resp.headers, data, e.message))
+            e.status = resp.status
             return self.fail(e)
         raw = None
         try:
@@ -968,11 +1062,31 @@ class Call:
         self.a.out.send(msg)
 
     def read_stream(self, resp):
+        # A document instead of an event stream (an HTML page, an error
+        # object, null) fails before the first event, with what it says.
+        head = b""
+        try:
+            while not head.lstrip(b"\xef\xbb\xbf \t\r\n"):
+                chunk = resp.read1(512)
+                if not chunk:
+                    break
+                head += chunk
+        except (OSError, http.client.HTTPException):
+            pass  # the stream's own reading meets it again
+        first = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+        doc = document_type(resp.headers)
+        if doc or first in (b"{", b"[", b"<"):
+            try:
+                head += resp.read(1 << 20)
+            except (OSError, http.client.HTTPException):
+                pass
+            return self.fail(not_a_response(resp.status, resp.headers, head, (doc or "a document") + ", not an event stream"))
+        body = Prefixed(head, resp)
         asm = Assembler(self, self.req["model"], self.a.name)
         dec = Decoder(asm)
 
         def events():
-            for ev in sse_events(resp):
+            for ev in sse_events(body):
                 if self.cancelled:
                     return
                 yield ev
@@ -1006,7 +1120,7 @@ class Call:
         attempts = 1 + max(self.a.cfg.get("max_retries", 0), 0)
         n = 1
         while True:
-            status, err = 0, None
+            status, err, data = 0, None, None
             try:
                 conn, resp = self.http(body)
             except Cancelled:
@@ -1019,9 +1133,27 @@ class Call:
                 else:
                     err = AdapterError("network", "", str(e) or type(e).__name__)
             else:
-                if 200 <= resp.status < 300:
+                if 200 <= resp.status < 300 and self.stream:
                     self.attempt(n, resp.status)
-                    return conn, resp
+                    return conn, resp, None
+                if 200 <= resp.status < 300:
+                    # A non-streamed body is read within its attempt: one
+                    # the connection cuts off is retried like any failure.
+                    try:
+                        data = resp.read()
+                    except http.client.IncompleteRead as e:
+                        err = AdapterError("network", "stream_truncated",
+                                           "response body cut off after %d bytes: the connection closed before its end" % len(e.partial))
+                    except (OSError, http.client.HTTPException) as e:
+                        err = AdapterError("network", "", "reading response body: %s" % e)
+                    if err is None:
+                        self.attempt(n, resp.status)
+                        return conn, resp, data
+                    conn.close()
+                    status = resp.status
+                    if self.cancelled:
+                        err = AdapterError("cancelled", "", "request cancelled")
+            if err is None:  # an HTTP error status
                 data = resp.read(1 << 20)
                 conn.close()
                 status = resp.status

@@ -94,7 +94,7 @@ func (b *streamBody) advance() {
 	b.injected = true
 	switch b.f.Kind {
 	case KindTruncate:
-		b.err = io.EOF
+		b.err = io.ErrUnexpectedEOF // the connection closed before the body's end
 	case KindPartial:
 		ev, err := b.next()
 		if err != nil {
@@ -102,7 +102,7 @@ func (b *streamBody) advance() {
 			return
 		}
 		b.out = cutFrame(ev)
-		b.err = io.EOF
+		b.err = io.ErrUnexpectedEOF
 	case KindErrorEvent:
 		b.out = errorEvent(b.api, b.f, &b.st)
 		b.err = io.EOF

@@ -23,7 +23,7 @@
 //
 // A spec is the mapping of an inject step, as written in the scenario:
 //
-//	kind            status (default when status or error is given), reset,
+//	kind            status (default when status or error is given), body, reset,
 //	                error_event, truncate, partial, stall, malformed, drip,
 //	                burst
 //	times           attempts the fault applies to; an integer ≥ 1, default 1
@@ -47,6 +47,19 @@
 // Completions (and OpenAI-compatible servers), :generateContent and
 // :streamGenerateContent Gemini. Unknown paths get the OpenAI shape.
 //
+// kind body answers a success status with a body that is not a response,
+// without calling the next transport (a gateway's HTML page, an error
+// object sent with 200, JSON null):
+//
+//	body            the whole body: a string verbatim ("null" is JSON null,
+//	                "" an empty body), or a mapping sent as JSON
+//	error           instead of body, the provider's own error body for that
+//	                error, as a status fault sends it, but with a 2xx status
+//	message         replaces that error body's message
+//	content_type    the Content-Type, default application/json
+//	status          a 2xx status, default 200
+//	headers         extra response headers
+//
 // The stream kinds call the next transport and alter the body of its
 // successful (2xx) response; other responses pass through untouched. A
 // text/event-stream body is handled event by event; any other body counts
@@ -61,13 +74,15 @@
 //	                sequence_number and response object), Gemini a google.rpc
 //	                status chunk. error and message choose the error as above;
 //	                body replaces the event's data verbatim.
-//	truncate        then the body ends cleanly, without the terminal event:
-//	                between two events.
-//	partial         then the first half of the next event, and the body ends
-//	                cleanly in the middle of it: an event's name and the start
-//	                of its data line's JSON value, cut inside the value, with
-//	                no blank line to dispatch it (a connection closed in the
-//	                middle of a frame). A non-streamed body is cut in the
+//	truncate        then the connection closes before the body's end, without
+//	                the terminal event: between two events. Reads end with
+//	                io.ErrUnexpectedEOF, as net/http reports a body short of
+//	                its Content-Length or chunked without its last chunk.
+//	partial         then the first half of the next event, and the connection
+//	                closes in the middle of it (io.ErrUnexpectedEOF, as for
+//	                truncate): an event's name and the start of its data
+//	                line's JSON value, cut inside the value, with no blank
+//	                line to dispatch it. A non-streamed body is cut in the
 //	                middle of its JSON document.
 //	malformed       then "data: {not json" is inserted, and the rest follows.
 //	stall           then no byte arrives until the request's context is done,

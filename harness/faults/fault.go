@@ -20,11 +20,12 @@ const (
 	KindMalformed  Kind = "malformed"
 	KindDrip       Kind = "drip"
 	KindPartial    Kind = "partial"
+	KindBody       Kind = "body"
 	KindBurst      Kind = "burst"
 )
 
 // kinds lists the kinds in the order error messages name them.
-var kinds = []Kind{KindStatus, KindReset, KindErrorEvent, KindTruncate, KindPartial, KindStall, KindMalformed, KindDrip, KindBurst}
+var kinds = []Kind{KindStatus, KindBody, KindReset, KindErrorEvent, KindTruncate, KindPartial, KindStall, KindMalformed, KindDrip, KindBurst}
 
 // Kinds returns every fault kind, in the order the documentation lists
 // them.
@@ -67,8 +68,8 @@ type Fault struct {
 	// below 1 mean 1.
 	Times int
 
-	// Status is the HTTP status of a status fault; 0 means the provider's
-	// status for Error.
+	// Status is the HTTP status of a status fault (0 means the provider's
+	// status for Error) or of a body fault (0 means 200).
 	Status int
 	// Error selects the provider error body of a status or error_event
 	// fault; "" means inferred from Status (status), or overloaded for
@@ -77,8 +78,11 @@ type Fault struct {
 	// Message replaces the message of the generated error body.
 	Message string
 	// Body replaces the generated body (status) or event data
-	// (error_event) verbatim.
+	// (error_event) verbatim; it is the whole body of a body fault.
 	Body []byte
+	// ContentType is the Content-Type of a body fault's answer; ""
+	// means application/json.
+	ContentType string
 	// Header holds extra response headers of a status fault.
 	Header http.Header
 

@@ -103,6 +103,9 @@ func (in *Injector) RoundTrip(req *http.Request) (*http.Response, error) {
 	case f.Kind == KindStatus:
 		closeBody(req)
 		return statusResponse(req, f), nil
+	case f.Kind == KindBody:
+		closeBody(req)
+		return bodyResponse(req, f), nil
 	case f.Kind == KindReset && f.AfterEvents < 0:
 		closeBody(req)
 		return nil, resetError()

@@ -28,17 +28,18 @@ func (e *FieldError) Error() string {
 
 // fields are the keys a single fault's spec may have, in the order error
 // messages list them.
-var fields = []string{"kind", "times", "status", "error", "message", "body", "headers", "retry_after", "retry_after_ms", "after_events", "chunk_bytes", "delay_ms"}
+var fields = []string{"kind", "times", "status", "error", "message", "body", "content_type", "headers", "retry_after", "retry_after_ms", "after_events", "chunk_bytes", "delay_ms"}
 
 // fieldKinds says which kinds each kind-specific field belongs to.
 var fieldKinds = map[string][]Kind{
-	"status":         {KindStatus},
-	"headers":        {KindStatus},
+	"status":         {KindStatus, KindBody},
+	"headers":        {KindStatus, KindBody},
 	"retry_after":    {KindStatus},
 	"retry_after_ms": {KindStatus},
-	"error":          {KindStatus, KindErrorEvent},
-	"message":        {KindStatus, KindErrorEvent},
-	"body":           {KindStatus, KindErrorEvent},
+	"error":          {KindStatus, KindErrorEvent, KindBody},
+	"message":        {KindStatus, KindErrorEvent, KindBody},
+	"body":           {KindStatus, KindErrorEvent, KindBody},
+	"content_type":   {KindBody},
 	"after_events":   {KindErrorEvent, KindTruncate, KindPartial, KindMalformed, KindStall, KindReset},
 	"chunk_bytes":    {KindDrip},
 	"delay_ms":       {KindDrip},
@@ -130,6 +131,8 @@ func (p *parser) fault() (Fault, error) {
 		err = p.status(&f)
 	case KindErrorEvent:
 		err = p.errorEvent(&f)
+	case KindBody:
+		err = p.bodyFault(&f)
 	case KindTruncate, KindPartial, KindMalformed:
 		f.AfterEvents, err = p.int("after_events", 0, 0, math.MaxInt32)
 	case KindStall, KindReset:
@@ -198,6 +201,36 @@ func (p *parser) status(f *Fault) error {
 			return err
 		}
 		f.Header.Set("retry-after-ms", strconv.Itoa(ms))
+	}
+	if len(f.Header) == 0 {
+		f.Header = nil
+	}
+	return nil
+}
+
+func (p *parser) bodyFault(f *Fault) error {
+	var err error
+	if f.Status, err = p.int("status", http.StatusOK, 200, 299); err != nil {
+		return err
+	}
+	if err := p.errorKind(f); err != nil {
+		return err
+	}
+	if f.Message, err = p.string("message"); err != nil {
+		return err
+	}
+	if f.Body, err = p.body(); err != nil {
+		return err
+	}
+	_, hasBody := p.spec["body"]
+	if hasBody == (f.Error != "") {
+		return p.errf("body", "a body fault needs body or error (the provider's error body), not both")
+	}
+	if f.ContentType, err = p.string("content_type"); err != nil {
+		return err
+	}
+	if f.Header, err = p.headers(); err != nil {
+		return err
 	}
 	if len(f.Header) == 0 {
 		f.Header = nil

@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 
@@ -54,7 +55,11 @@ func TestPartialFrame(t *testing.T) {
 			resp, err := in.RoundTrip(newRequest(t, context.Background(), tt.url))
 			require.NoError(t, err)
 			got, err := readAll(resp.Body)
-			require.NoError(t, err, "the connection closes cleanly")
+			if tt.want == tt.body {
+				require.NoError(t, err, "no event to cut: the body ends as it would have")
+			} else {
+				require.ErrorIs(t, err, io.ErrUnexpectedEOF, "the connection closes before the body's end")
+			}
 			assert.Equal(t, tt.want, got)
 		})
 	}
@@ -90,7 +95,9 @@ func FuzzPartialFrame(f *testing.F) {
 		resp, err := in.RoundTrip(newRequest(t, context.Background(), anthropicURL))
 		require.NoError(t, err)
 		got, err := readAll(resp.Body)
-		require.NoError(t, err)
+		if err != nil {
+			require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+		}
 		require.True(t, strings.HasPrefix(body, got), "not a prefix: %q of %q", got, body)
 		var events [][]byte
 		if stream {

@@ -62,3 +62,42 @@ func statusResponse(req *http.Request, f *Fault) *http.Response {
 		Request:       req,
 	}
 }
+
+// bodyResponse builds the answer of a body fault to req: a success
+// status with f.Body, or with the provider's error body for f.Error (as
+// internal/wire renders it, message replaced by f.Message), as
+// f.ContentType (application/json by default).
+func bodyResponse(req *http.Request, f *Fault) *http.Response {
+	body := f.Body
+	if f.Error != "" {
+		api := APIOf(req.URL)
+		e := wire.ErrorFor(api, f.Error, "")
+		if f.Message != "" {
+			e.Message = f.Message
+		}
+		body = e.Body(api)
+	}
+	status := f.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	ct := f.ContentType
+	if ct == "" {
+		ct = "application/json"
+	}
+	h := http.Header{"Content-Type": {ct}}
+	for k, vs := range f.Header {
+		h[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+	}
+	return &http.Response{
+		Status:        fmt.Sprintf("%d %s", status, http.StatusText(status)),
+		StatusCode:    status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        h,
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Request:       req,
+	}
+}

@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -140,7 +141,11 @@ func TestStreamFaults(t *testing.T) {
 			assert.Equal(t, int64(-1), resp.ContentLength)
 			assert.Empty(t, resp.Header.Get("Content-Length"))
 			got, err := readAll(resp.Body)
-			require.NoError(t, err)
+			if tt.fault.Kind == faults.KindTruncate && tt.want != tt.body {
+				require.ErrorIs(t, err, io.ErrUnexpectedEOF, "the connection closes before the body's end")
+			} else {
+				require.NoError(t, err)
+			}
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, 1, next.Calls())
 		})
@@ -172,7 +177,7 @@ func TestTruncateJSONBody(t *testing.T) {
 	resp, err := in.RoundTrip(newRequest(t, context.Background(), anthropicURL))
 	require.NoError(t, err)
 	got, err := readAll(resp.Body)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF, "the connection closes before the body's end")
 	assert.Empty(t, got, "a JSON body is one event: truncating at 0 empties it")
 }
 
@@ -330,7 +335,9 @@ func TestTimesAndSequence(t *testing.T) {
 		resp, err := in.RoundTrip(newRequest(t, context.Background(), anthropicURL))
 		require.NoError(t, err)
 		body, err := readAll(resp.Body)
-		require.NoError(t, err)
+		if err != nil {
+			require.ErrorIs(t, err, io.ErrUnexpectedEOF, "the truncated answer")
+		}
 		resp.Body.Close()
 		got = append(got, answer{resp.StatusCode, body})
 	}
@@ -395,4 +402,47 @@ func TestBurst(t *testing.T) {
 	cancel()
 	_, err = resp.Body.Read(small)
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// TestBodyFault: a body fault answers a success status with its body, or
+// with the provider's own error body, without calling the next transport.
+func TestBodyFault(t *testing.T) {
+	for _, tc := range []struct {
+		name, url string
+		fault     faults.Fault
+		status    int
+		ctype     string
+		body      string
+	}{
+		{"an HTML page", anthropicURL, faults.Fault{Kind: faults.KindBody, Body: []byte("<html>502</html>"), ContentType: "text/html"},
+			200, "text/html", "<html>502</html>"},
+		{"JSON null", chatURL, faults.Fault{Kind: faults.KindBody, Body: []byte("null")}, 200, "application/json", "null"},
+		{"Anthropic's error body", anthropicURL, faults.Fault{Kind: faults.KindBody, Status: 200, Error: faults.ErrorServer, Message: "boom"},
+			200, "application/json", `{"type":"error","error":{"type":"api_error","message":"boom"}}`},
+		{"Gemini's error body", geminiURL, faults.Fault{Kind: faults.KindBody, Status: 203, Error: faults.ErrorServer, Message: "boom"},
+			203, "application/json", `{"error":{"code":500,"message":"boom","status":"INTERNAL"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			next := sse(anthropicStream)
+			resp, err := faults.Transport(next, tc.fault).RoundTrip(newRequest(t, context.Background(), tc.url))
+			require.NoError(t, err)
+			got, err := readAll(resp.Body)
+			require.NoError(t, err)
+			assert.Equal(t, tc.status, resp.StatusCode)
+			assert.Equal(t, tc.ctype, resp.Header.Get("Content-Type"))
+			assert.JSONEq(t, jsonOrString(tc.body), jsonOrString(got))
+			assert.Equal(t, int64(len(got)), resp.ContentLength)
+			assert.Zero(t, next.Calls(), "the server is not asked")
+		})
+	}
+}
+
+// jsonOrString makes a body comparable with JSONEq whether or not it is
+// JSON.
+func jsonOrString(s string) string {
+	if json.Valid([]byte(s)) {
+		return s
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
 }

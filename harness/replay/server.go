@@ -520,6 +520,12 @@ func (s *Server) proxy(w http.ResponseWriter, req *http.Request, r *Run) {
 	}
 	w.WriteHeader(resp.StatusCode)
 	rc := http.NewResponseController(w)
+	if stream {
+		// The headers go out now, as a server's do before its first
+		// event: a body that stalls or breaks before its first byte is
+		// then seen as the client would see it, after the headers.
+		rc.Flush() //nolint:errcheck // a failed flush shows as a failed write next
+	}
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := resp.Body.Read(buf)
