@@ -21,11 +21,11 @@ import (
 // clock) and the retry succeeds.
 func TestIdleTimerPausedDuringBackoff(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	s := newStreamServer(reply{status: 503, header: map[string]string{"Retry-After": "0.3"}}, reply{body: sse(evText, evStop)})
+	s := newStreamServer(reply{status: 503, header: map[string]string{"Retry-After": "1"}}, reply{body: sse(evText, evStop)})
 	defer s.Close()
 	a := newFakeAdapter(s.srv.URL+"/v1/fake", adapters.Config{
 		Name: "fake", HTTPClient: s.client, MaxRetries: 1,
-		Options: map[string]any{"idle_timeout_seconds": 0.1},
+		Options: map[string]any{"idle_timeout_seconds": 0.5}, // well within a loaded machine's answer, shorter than the backoff
 	})
 	events, errs := collect(a.Stream(context.Background(), testRequest()), nil)
 	if len(errs) != 0 {
