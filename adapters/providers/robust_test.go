@@ -76,6 +76,16 @@ func serve(t *testing.T, h http.HandlerFunc) *httptest.Server {
 	return srv
 }
 
+// serveCounting is serve, counting the requests h answers.
+func serveCounting(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	return serve(t, func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		h(w, r)
+	}), &n
+}
+
 // answer is a handler answering 200 with body as ctype.
 func answer(body []byte, ctype string) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
@@ -191,9 +201,7 @@ func TestNotAResponse(t *testing.T) {
 				mode = "stream"
 			}
 			t.Run(b.typ+"/"+mode+"/"+tc.name, func(t *testing.T) {
-				var requests atomic.Int32
-				srv := serve(t, func(w http.ResponseWriter, _ *http.Request) {
-					requests.Add(1)
+				srv, requests := serveCounting(t, func(w http.ResponseWriter, _ *http.Request) {
 					w.Header().Set("Content-Type", tc.ctype)
 					w.Write(tc.body)
 				})
@@ -289,9 +297,7 @@ func TestCutOffBody(t *testing.T) {
 			}
 		})
 		t.Run(b.typ+"/complete, always cut", func(t *testing.T) {
-			var requests atomic.Int32
-			srv := serve(t, func(w http.ResponseWriter, _ *http.Request) {
-				requests.Add(1)
+			srv, requests := serveCounting(t, func(w http.ResponseWriter, _ *http.Request) {
 				cutOff(w, body, ctype)
 			})
 			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", func(c *adapters.Config) { c.MaxRetries = 2 })
@@ -306,9 +312,7 @@ func TestCutOffBody(t *testing.T) {
 		})
 		stream, sctype, _ := recorded(t, b.typ, true)
 		t.Run(b.typ+"/stream", func(t *testing.T) {
-			var requests atomic.Int32
-			srv := serve(t, func(w http.ResponseWriter, _ *http.Request) {
-				requests.Add(1)
+			srv, requests := serveCounting(t, func(w http.ResponseWriter, _ *http.Request) {
 				cutOff(w, stream, sctype)
 			})
 			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", func(c *adapters.Config) { c.MaxRetries = 2 })
@@ -333,9 +337,7 @@ func TestBodyLimits(t *testing.T) {
 	for _, b := range builtins {
 		body, ctype, _ := recorded(t, b.typ, false)
 		t.Run(b.typ+"/max_body_bytes", func(t *testing.T) {
-			var requests atomic.Int32
-			srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
-				requests.Add(1)
+			srv, requests := serveCounting(t, func(w http.ResponseWriter, r *http.Request) {
 				answer(body, ctype)(w, r)
 			})
 			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", func(c *adapters.Config) {
@@ -475,9 +477,7 @@ func TestIdleTimeout(t *testing.T) {
 			goleak.VerifyNone(t, before)
 		})
 		t.Run(b.typ+"/stream never answers", func(t *testing.T) {
-			var requests atomic.Int32
-			srv := serve(t, func(_ http.ResponseWriter, r *http.Request) {
-				requests.Add(1)
+			srv, requests := serveCounting(t, func(_ http.ResponseWriter, r *http.Request) {
 				readAll(r) // so that the server notices when the client goes
 				<-r.Context().Done()
 			})
@@ -488,9 +488,7 @@ func TestIdleTimeout(t *testing.T) {
 			}
 		})
 		t.Run(b.typ+"/complete body stalls", func(t *testing.T) {
-			var requests atomic.Int32
-			srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
-				requests.Add(1)
+			srv, requests := serveCounting(t, func(w http.ResponseWriter, r *http.Request) {
 				hold(body[:len(body)/2], ctype)(w, r)
 			})
 			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", idle)

@@ -45,7 +45,12 @@ func statusResponse(req *http.Request, f *Fault) *http.Response {
 	if body == nil {
 		body = e.Body(api)
 	}
-	status := e.Status
+	return cannedResponse(req, e.Status, h, body)
+}
+
+// cannedResponse is an HTTP/1.1 answer to req with status, h and the
+// whole body.
+func cannedResponse(req *http.Request, status int, h http.Header, body []byte) *http.Response {
 	text := http.StatusText(status)
 	if status == 529 {
 		text = "Overloaded" // not in net/http's table; Anthropic's name for it
@@ -89,15 +94,5 @@ func bodyResponse(req *http.Request, f *Fault) *http.Response {
 	for k, vs := range f.Header {
 		h[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
 	}
-	return &http.Response{
-		Status:        fmt.Sprintf("%d %s", status, http.StatusText(status)),
-		StatusCode:    status,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        h,
-		Body:          io.NopCloser(bytes.NewReader(body)),
-		ContentLength: int64(len(body)),
-		Request:       req,
-	}
+	return cannedResponse(req, status, h, body)
 }
