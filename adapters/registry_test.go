@@ -27,7 +27,7 @@ func TestDefaultRegistry(t *testing.T) {
 	reg, err := DefaultRegistry()
 	require.NoError(t, err)
 
-	assert.Equal(t, []string{"anthropic", "gemini", "llamacpp", "lmstudio", "ollama", "openai", "openrouter", "vllm"}, reg.Adapters())
+	assert.Equal(t, []string{"anthropic", "azure", "bedrock", "gemini", "llamacpp", "lmstudio", "ollama", "openai", "openrouter", "vertex", "vertex-anthropic", "vllm"}, reg.Adapters())
 
 	var ids []string
 	for _, m := range reg.Models() {
@@ -35,11 +35,13 @@ func TestDefaultRegistry(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		"anthropic:claude-haiku-4-5", "anthropic:claude-opus-4-7", "anthropic:claude-sonnet-4-6",
+		"azure:gpt-4.1-mini", "azure:gpt-5-mini", "bedrock:anthropic.claude-sonnet-4-5",
 		"gemini:gemini-2.5-flash", "gemini:gemini-2.5-pro", "gemini:gemini-3-pro-preview",
 		"llamacpp:gpt-oss-20b", "llamacpp:tinyllama-1.1b", "lmstudio:qwen3-8b",
 		"ollama:llama-3.3-70b", "ollama:qwen3",
 		"openai:gpt-4.1", "openai:gpt-5", "openai:gpt-5-mini",
-		"openrouter:deepseek/deepseek-v3", "vllm:qwen2.5-7b-instruct",
+		"openrouter:deepseek/deepseek-v3", "vertex-anthropic:claude-sonnet-4-5", "vertex:gemini-2.5-pro",
+		"vllm:qwen2.5-7b-instruct",
 	}, ids, "sorted by id")
 
 	opus, err := reg.Resolve("anthropic:claude-opus-4-7")
@@ -153,9 +155,9 @@ func TestRegistryMissingKey(t *testing.T) {
 func TestRegistryUnknownAdapter(t *testing.T) {
 	reg, err := DefaultRegistry()
 	require.NoError(t, err)
-	_, err = reg.Config("bedrock", env())
+	_, err = reg.Config("mainframe", env())
 	assert.Equal(t, canonical.CodeNotConfigured, canonical.CodeOf(err))
-	assert.Contains(t, err.Error(), `"bedrock"`)
+	assert.Contains(t, err.Error(), `"mainframe"`)
 }
 
 func TestLoadRegistryCustom(t *testing.T) {

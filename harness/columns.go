@@ -219,6 +219,18 @@ func (c *Config) wireOf(reg *adapters.Registry, model string) string {
 		return WireResponses
 	case "openaicompat":
 		return WireChat
+	case "azure": // OpenAI's dialects on Azure; Responses by default
+		if d, _ := mc.Options["dialect"].(string); d == "chat" {
+			return WireChat
+		}
+		if d, _ := ac.Options["dialect"].(string); d == "chat" {
+			return WireChat
+		}
+		return WireResponses
+	case "vertex":
+		return WireGemini
+	case "vertex-anthropic", "bedrock":
+		return WireAnthropic
 	}
 	return ac.Type
 }

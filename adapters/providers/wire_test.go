@@ -35,6 +35,11 @@ func TestWireErrorsClassify(t *testing.T) {
 		{wire.OpenAIResponses, "openai", "openai:gpt-5", true, canonical.ErrServer},
 		{wire.OpenAIChat, "openai-chat", "openai:gpt-4.1", true, canonical.ErrServer},
 		{wire.Gemini, "gemini", "gemini:gemini-2.5-flash", true, canonical.ErrServer},
+		{wire.Vertex, "vertex", "vertex:gemini-2.5-flash", true, canonical.ErrServer},
+		{wire.VertexAnthropic, "vertex-anthropic", "vertex-anthropic:claude-sonnet-4-6", true, canonical.ErrRateLimit},
+		{wire.AzureResponses, "azure", "azure:gpt-5", true, canonical.ErrServer},
+		{wire.AzureChat, "azure-chat", "azure:gpt-4.1", true, canonical.ErrServer},
+		{wire.Bedrock, "bedrock", "bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0", true, canonical.ErrServer},
 	}
 	type outcome struct {
 		Status int
@@ -60,6 +65,20 @@ func TestWireErrorsClassify(t *testing.T) {
 			// API_KEY_INVALID; no key at all is 403 PERMISSION_DENIED.
 			want[wire.Auth] = outcome{400, canonical.ErrAuth, ""}
 			want[wire.MissingKey] = outcome{403, canonical.ErrAuth, ""}
+		case wire.Vertex:
+			// Vertex AI refuses a missing or bad OAuth token with 401
+			// UNAUTHENTICATED, not the Gemini API's key errors.
+			want[wire.Auth] = outcome{401, canonical.ErrAuth, ""}
+			want[wire.MissingKey] = outcome{401, canonical.ErrAuth, ""}
+		case wire.VertexAnthropic:
+			// The model's own errors are the Messages API's.
+			want[wire.Overloaded] = outcome{529, canonical.ErrRateLimit, canonical.CodeOverloaded}
+		case wire.Bedrock:
+			want[wire.Auth] = outcome{403, canonical.ErrAuth, ""}
+			want[wire.MissingKey] = outcome{403, canonical.ErrAuth, ""}
+			want[wire.Overloaded] = outcome{503, canonical.ErrServer, canonical.CodeOverloaded}
+			// An unknown model id is a 400 ValidationException on Bedrock.
+			want[wire.ModelNotFound] = outcome{400, canonical.ErrInvalidRequest, canonical.CodeModelNotFound}
 		default:
 			want[wire.Overloaded] = outcome{503, canonical.ErrServer, ""}
 		}
@@ -100,6 +119,11 @@ func TestWireErrorEventsClassify(t *testing.T) {
 		{wire.OpenAIResponses, "openai", "openai:gpt-5", canonical.ErrServer},
 		{wire.OpenAIChat, "openai-chat", "openai:gpt-4.1", canonical.ErrServer},
 		{wire.Gemini, "gemini", "gemini:gemini-2.5-flash", canonical.ErrServer},
+		{wire.Vertex, "vertex", "vertex:gemini-2.5-flash", canonical.ErrServer},
+		{wire.VertexAnthropic, "vertex-anthropic", "vertex-anthropic:claude-sonnet-4-6", canonical.ErrServer},
+		{wire.AzureResponses, "azure", "azure:gpt-5", canonical.ErrServer},
+		{wire.AzureChat, "azure-chat", "azure:gpt-4.1", canonical.ErrServer},
+		{wire.Bedrock, "bedrock", "bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0", canonical.ErrServer},
 	} {
 		t.Run(string(a.api), func(t *testing.T) {
 			ad := openBuiltin(t, a.typ, "http://127.0.0.1:1", "sk-test-FAKE", nil)
@@ -118,5 +142,20 @@ func TestWireErrorEventsClassify(t *testing.T) {
 				t.Errorf("events %+v: want message.complete with stop reason error last", evs)
 			}
 		})
+	}
+}
+
+// TestWireBedrockOverloadedEvent: an overloaded model mid-stream on
+// Bedrock is a modelStreamErrorException carrying the model's 529, which
+// the adapter classifies as Anthropic's overload.
+func TestWireBedrockOverloadedEvent(t *testing.T) {
+	ad := openBuiltin(t, "bedrock", "http://127.0.0.1:1", "sk-test-FAKE", nil)
+	sb := ad.(interface {
+		StreamBody(*canonical.Request, io.Reader) iter.Seq2[canonical.StreamEvent, error]
+	})
+	body := wire.ErrorFor(wire.Bedrock, wire.Overloaded, "m").Event(wire.Bedrock, nil)
+	_, err := adaptertest.Collect(sb.StreamBody(userRequest("bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0"), bytes.NewReader(body)))
+	if diff := cmp.Diff([]string{string(canonical.ErrRateLimit), canonical.CodeOverloaded}, []string{string(canonical.ClassOf(err)), canonical.CodeOf(err)}); diff != "" {
+		t.Errorf("(-want +got):\n%s\nerror: %v", diff, err)
 	}
 }

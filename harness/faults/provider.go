@@ -28,6 +28,17 @@ const (
 func APIOf(u *url.URL) API {
 	p := u.Path
 	switch {
+	// The cloud platforms first: their paths end like the vendors'.
+	case strings.HasSuffix(p, ":rawPredict"), strings.HasSuffix(p, ":streamRawPredict"):
+		return wire.VertexAnthropic
+	case strings.Contains(p, "/publishers/google/models/"):
+		return wire.Vertex
+	case strings.Contains(p, "/model/") && (strings.HasSuffix(p, "/invoke") || strings.HasSuffix(p, "/invoke-with-response-stream")):
+		return wire.Bedrock
+	case strings.Contains(p, "/openai/") && strings.HasSuffix(p, "/responses"):
+		return wire.AzureResponses
+	case strings.Contains(p, "/openai/") && strings.HasSuffix(p, "/chat/completions"):
+		return wire.AzureChat
 	case strings.HasSuffix(p, "/v1/messages"):
 		return Anthropic
 	case strings.HasSuffix(p, "/responses"):

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/internal/wire"
 )
 
 func TestStatusFaults(t *testing.T) {
@@ -129,6 +130,13 @@ func TestAPIOf(t *testing.T) {
 		"https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent": faults.Gemini,
 		"http://localhost:8000/proxy/v1/chat/completions":                                          faults.OpenAIChat,
 		"http://localhost:11434/api/tags":                                                          faults.Unknown,
+		// The cloud platforms, whose paths end like the vendors'.
+		"https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/publishers/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse": wire.Vertex,
+		"https://aiplatform.googleapis.com/v1/projects/p/locations/global/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict":          wire.VertexAnthropic,
+		"https://r.openai.azure.com/openai/v1/responses":                                                    wire.AzureResponses,
+		"https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21":           wire.AzureChat,
+		"https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-haiku-4-5-v1%3A0/invoke": wire.Bedrock,
+		"https://bedrock-runtime.us-east-1.amazonaws.com/model/m/invoke-with-response-stream":               wire.Bedrock,
 	} {
 		req, err := http.NewRequest(http.MethodGet, url, nil)
 		require.NoError(t, err)

@@ -32,6 +32,9 @@ type Error struct {
 // ErrorFor returns how api renders a failure of kind for model (which
 // some messages name; "" for none). The messages are the providers' own.
 func ErrorFor(api API, kind Kind, model string) Error {
+	if IsCloud(api) {
+		return cloudError(api, kind, model)
+	}
 	switch api {
 	case Anthropic:
 		return anthropicError(kind, model)
@@ -125,6 +128,9 @@ func (e Error) WithStatus(api API, status int) Error {
 	if status == 0 || status == e.Status {
 		return e
 	}
+	if IsCloud(api) {
+		return e.cloudWithStatus(api, status)
+	}
 	e.Status = status
 	if api == Gemini {
 		e.Type = GeminiStatus(status)
@@ -136,6 +142,9 @@ func (e Error) WithStatus(api API, status int) Error {
 // Content-Type: Anthropic's request-id, x-should-retry (true for the
 // statuses its SDKs retry: 408, 409, 429, 5xx) and retry-after.
 func (e Error) Header(api API) http.Header {
+	if IsCloud(api) {
+		return e.cloudHeader(api)
+	}
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	if api != Anthropic {
@@ -154,6 +163,9 @@ func (e Error) Header(api API) http.Header {
 
 // Body renders e as api's HTTP error body.
 func (e Error) Body(api API) []byte {
+	if IsCloud(api) {
+		return e.cloudBody(api)
+	}
 	switch api {
 	case Anthropic:
 		return JSON(struct {

@@ -20,6 +20,7 @@ type Stream struct {
 }
 
 func (st *Stream) eol(api API) string {
+	api = Base(api)
 	if st.EOL != "" {
 		return st.EOL
 	}
@@ -44,6 +45,10 @@ func SSE(name string, data []byte, eol string) []byte {
 
 // EventName is the SSE event name of api's error events ("" for none).
 func EventName(api API) string {
+	if api == Bedrock {
+		return "" // exception frames, not server-sent events
+	}
+	api = Base(api)
 	if api == Anthropic || api == OpenAIResponses {
 		return "error"
 	}
@@ -58,6 +63,9 @@ func EventName(api API) string {
 func (e Error) Event(api API, st *Stream) []byte {
 	if st == nil {
 		st = &Stream{}
+	}
+	if IsCloud(api) {
+		return e.cloudEvent(api, st)
 	}
 	eol := st.eol(api)
 	switch api {
@@ -126,7 +134,7 @@ func (e Error) responsesFailure(st *Stream, eol string) []byte {
 // StreamKind is the kind of a mid-stream error when none is named: an
 // Anthropic overload (what its streams report most), else a server error.
 func StreamKind(api API) Kind {
-	if api == Anthropic {
+	if Base(api) == Anthropic {
 		return Overloaded
 	}
 	return Server

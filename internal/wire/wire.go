@@ -15,7 +15,11 @@
 // is 400 INVALID_ARGUMENT with reason API_KEY_INVALID (a missing one 403
 // PERMISSION_DENIED), not 401.
 //
-// The package depends on the standard library only.
+// The cloud platforms (cloud.go) carry these formats with failures of
+// their own: Vertex AI's OAuth and quota errors as google.rpc.Status,
+// Azure OpenAI's codes, Bedrock's exceptions (x-amzn-ErrorType, and
+// event-stream exception frames encoded with the AWS SDK's eventstream
+// package, the package's one dependency beyond the standard library).
 package wire
 
 import (

@@ -1,0 +1,213 @@
+package emulator
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+
+	"github.com/metis-llm/metis/internal/sigv4"
+	"github.com/metis-llm/metis/internal/wire"
+)
+
+// BedrockAnthropicVersion is the anthropic_version Bedrock's Claude
+// bodies must carry.
+const BedrockAnthropicVersion = "bedrock-2023-05-31"
+
+// serveBedrock answers InvokeModel and InvokeModelWithResponseStream. m is
+// the route's match on the escaped path: model id, operation. A request
+// is signed with SigV4 — access key id and secret both the emulator's
+// key, checked by signing it again with the AWS SDK's signer for the host
+// it came to or the region's Bedrock host — or carries the key as a
+// Bedrock API key (Authorization: Bearer). The body must carry
+// anthropic_version bedrock-2023-05-31 and neither model nor stream.
+// Failures are Bedrock's (x-amzn-ErrorType and {"message"}); a stream is
+// application/vnd.amazon.eventstream, each Messages event a chunk frame
+// {"bytes": base64, "p": padding}, an error event an exception frame.
+func (s *Server) serveBedrock(w http.ResponseWriter, r *http.Request, body []byte, m []string) {
+	model, err := url.PathUnescape(m[1])
+	if err != nil {
+		writePlainError(w, http.StatusBadRequest, "emulator: bad model id: "+err.Error())
+		return
+	}
+	stream := m[2] == "invoke-with-response-stream"
+	fail := func(kind wire.Kind, msg string) {
+		errorFor(API(wire.Bedrock), kind, msg, model, s.reserve(1).id("req_emu_")).write(w)
+	}
+	if !s.cfg.noAuth {
+		if kind, msg := s.bedrockAuth(r, body); kind != "" {
+			fail(kind, msg)
+			return
+		}
+	}
+	fields, err := objectFields(body)
+	if err != nil {
+		fail(ErrorInvalidRequest, "Malformed input request: "+err.Error()+", please reformat your input and try again.")
+		return
+	}
+	for _, k := range []string{"model", "stream"} {
+		if fields[k] != nil {
+			fail(ErrorInvalidRequest, fmt.Sprintf("Malformed input request: #: extraneous key [%s] is not permitted, please reformat your input and try again.", k))
+			return
+		}
+	}
+	if string(fields["anthropic_version"]) != `"`+BedrockAnthropicVersion+`"` {
+		fail(ErrorInvalidRequest, "Malformed input request: #: required key [anthropic_version] not found or invalid, please reformat your input and try again.")
+		return
+	}
+	h := r.Header.Clone()
+	h.Del("Authorization")
+	h.Set("X-Api-Key", s.cfg.apiKey)
+	if s.cfg.apiKey == "" {
+		h.Set("X-Api-Key", "emulator")
+	}
+	h.Set("Anthropic-Version", "2023-06-01")
+	// The Messages body names the model as Anthropic does; Bedrock's
+	// messages report that name (claude-sonnet-4-5-20250929), not the id.
+	rec := vendor(r, "/v1/messages", h, setFields(body, map[string]any{"model": bedrockClaudeName(model), "stream": stream}, "anthropic_version"), s.serveAnthropic)
+	reqID := s.reserve(1).id("req_emu_")
+	if rec.Code != http.StatusOK {
+		e := wire.ErrorFor(wire.Bedrock, wire.KindForStatus(rec.Code), model)
+		if msg := errorMessage(rec.Body.Bytes()); msg != "" {
+			e.Message = msg
+		}
+		e.RequestID = reqID
+		render(API(wire.Bedrock), e).write(w)
+		return
+	}
+	w.Header().Set("X-Amzn-Requestid", reqID)
+	if !stream {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.Write(rec.Body.Bytes()) //nolint:errcheck
+		return
+	}
+	w.Header().Set("Content-Type", "application/vnd.amazon.eventstream")
+	w.Header().Set("X-Amzn-Bedrock-Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(bedrockFrames(splitSSE(rec.Body.Bytes()), model)) //nolint:errcheck
+}
+
+// bedrockAuth checks the request's credentials; it returns the kind of
+// failure and its message, or "" when they are good.
+func (s *Server) bedrockAuth(r *http.Request, body []byte) (wire.Kind, string) {
+	auth := r.Header.Get("Authorization")
+	switch {
+	case auth == "":
+		return errorMissingKey, ""
+	case bearer(r) != "":
+		if s.cfg.apiKey != "" && bearer(r) != s.cfg.apiKey {
+			return ErrorAuth, ""
+		}
+		return "", ""
+	}
+	a, err := sigv4.Parse(auth)
+	if err != nil {
+		return errorMissingKey, "Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters."
+	}
+	key := s.cfg.apiKey
+	secret := func(id string) (string, bool) { return key, key == "" || id == key }
+	if key == "" {
+		secret = func(id string) (string, bool) { return id, true }
+	}
+	if _, err := sigv4.Verify(r, body, secret, r.Host, "bedrock-runtime."+a.Region+".amazonaws.com"); err != nil {
+		if strings.Contains(err.Error(), "unknown access key") {
+			return ErrorAuth, ""
+		}
+		return ErrorAuth, "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
+	}
+	return "", ""
+}
+
+// bedrockFrames re-frames a Messages stream as Bedrock does: each event's
+// JSON (compacted) base64 in a chunk frame with padding, pings dropped,
+// invocation metrics added to message_stop, an error event an exception
+// frame that ends the stream.
+func bedrockFrames(events []sseEvent, model string) []byte {
+	var out bytes.Buffer
+	var in, outTokens int
+	for i, ev := range events {
+		var head struct {
+			Type    string `json:"type"`
+			Message struct {
+				Usage struct {
+					InputTokens int `json:"input_tokens"`
+				} `json:"usage"`
+			} `json:"message"`
+			Usage struct {
+				OutputTokens int `json:"output_tokens"`
+			} `json:"usage"`
+			Error struct {
+				Type    string `json:"type"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal(ev.data, &head)
+		switch head.Type {
+		case "ping":
+			continue
+		case "message_start":
+			in = head.Message.Usage.InputTokens
+		case "message_delta":
+			outTokens = head.Usage.OutputTokens
+		case "error":
+			kind := wire.Server
+			switch head.Error.Type {
+			case "overloaded_error":
+				kind = wire.Overloaded
+			case "rate_limit_error":
+				kind = wire.RateLimit
+			case "invalid_request_error":
+				kind = wire.InvalidRequest
+			}
+			e := wire.ErrorFor(wire.Bedrock, kind, model)
+			if head.Error.Message != "" {
+				e.Message = head.Error.Message
+			}
+			out.Write(e.Event(wire.Bedrock, nil))
+			return out.Bytes()
+		}
+		data := ev.data
+		if head.Type == "message_stop" {
+			data = jsonEdit(data, func(v map[string]any) {
+				v["amazon-bedrock-invocationMetrics"] = map[string]int{"inputTokenCount": in, "outputTokenCount": outTokens, "invocationLatency": 120, "firstByteLatency": 40}
+			})
+		}
+		var compact bytes.Buffer
+		if json.Compact(&compact, data) == nil {
+			data = compact.Bytes()
+		}
+		payload := marshal(map[string]string{"bytes": base64.StdEncoding.EncodeToString(data), "p": bedrockPadding[:1+(i*7)%len(bedrockPadding)]})
+		out.Write(wire.BedrockFrame(eventstream.Headers{
+			{Name: ":event-type", Value: eventstream.StringValue("chunk")},
+			{Name: ":content-type", Value: eventstream.StringValue("application/json")},
+			{Name: ":message-type", Value: eventstream.StringValue("event")},
+		}, payload))
+	}
+	return out.Bytes()
+}
+
+// bedrockPadding is what Bedrock's "p" field holds, cut to a length that
+// varies from chunk to chunk.
+const bedrockPadding = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+// bedrockClaudeName is the Anthropic name of a Bedrock model id: the
+// geography and provider prefixes and the -v1:0 version go
+// (us.anthropic.claude-sonnet-4-5-20250929-v1:0 → claude-sonnet-4-5-20250929).
+func bedrockClaudeName(id string) string {
+	if i := strings.LastIndexByte(id, '/'); i >= 0 {
+		id = id[i+1:]
+	}
+	if i := strings.Index(id, "anthropic."); i >= 0 {
+		id = id[i+len("anthropic."):]
+	}
+	if i := strings.LastIndex(id, "-v"); i > 0 && strings.Trim(id[i+2:], "0123456789:") == "" {
+		id = id[:i]
+	}
+	return id
+}
