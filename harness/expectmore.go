@@ -484,7 +484,7 @@ func expectFragments(events []canonical.StreamEvent, exs []*exchange) Check {
 	c := Check{Name: CheckFragments, OK: true}
 	var raw []byte
 	for _, ex := range exs {
-		raw = append(raw, ex.responseBody()...)
+		raw = append(raw, unframed(ex.responseBody())...)
 	}
 	n := 0
 	for i, ev := range events {

@@ -1,7 +1,7 @@
 package bedrock
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -30,23 +30,28 @@ type chunk struct {
 // DecodeStream reads an InvokeModelWithResponseStream answer: event-stream
 // frames decoded by the AWS SDK's eventstream package, each chunk's
 // bytes fed to the Anthropic stream decoder, an exception frame ending
-// the stream with its classified error.
+// the stream with its classified error. Each frame is read exactly (its
+// prelude, then the rest), never ahead, so that a cancelled call stops
+// at the next frame.
 func (p *provider) DecodeStream(c *driver.Call, body io.Reader, a *driver.Assembler) error {
-	br := bufio.NewReader(body)
+	frames := frameReader{r: body}
 	dec := eventstream.NewDecoder()
 	events := messages.NewStreamDecoder(c)
 	var (
 		payload []byte // reused for every frame's payload
 		ck      chunk
+		src     bytes.Reader
 	)
 	for n := 1; !a.Stopped(); n++ {
-		if err := checkPrelude(br, n); err != nil {
+		frame, err := frames.next(p.name, n)
+		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil // the body ended between frames: truncated unless finished
 			}
 			return err
 		}
-		msg, err := dec.Decode(br, payload[:0])
+		src.Reset(frame)
+		msg, err := dec.Decode(&src, payload[:0])
 		if err != nil {
 			return frameError(p.name, n, err)
 		}
@@ -74,23 +79,49 @@ func (p *provider) DecodeStream(c *driver.Call, body io.Reader, a *driver.Assemb
 	return nil
 }
 
-// checkPrelude refuses a frame whose total or header length is
-// impossible before the decoder reads it, so that garbage cannot make it
-// buffer the rest of the body. It returns io.EOF at a clean end of body.
-func checkPrelude(br *bufio.Reader, n int) error {
-	head, err := br.Peek(8)
-	if len(head) == 0 && errors.Is(err, io.EOF) {
-		return io.EOF
+// frameReader reads whole event-stream frames into a reused buffer.
+type frameReader struct {
+	r   io.Reader
+	buf []byte
+}
+
+// next returns the bytes of the next frame: io.EOF at a clean end of
+// body, a truncation for a body that ends inside a frame, invalid_response
+// for a prelude whose lengths are impossible (checked before the rest is
+// read, so that garbage cannot make it buffer the rest of the body).
+func (f *frameReader) next(provider string, n int) ([]byte, error) {
+	if cap(f.buf) < preludeLen {
+		f.buf = make([]byte, 0, 4096)
 	}
-	if len(head) < 8 {
-		return fmt.Errorf("event-stream frame %d: %w", n, io.ErrUnexpectedEOF)
+	head := f.buf[:preludeLen]
+	k, err := io.ReadFull(f.r, head)
+	switch {
+	case k == 0 && errors.Is(err, io.EOF):
+		return nil, io.EOF
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, fmt.Errorf("event-stream frame %d: %w", n, io.ErrUnexpectedEOF)
+	case err != nil:
+		return nil, fmt.Errorf("event-stream frame %d: %w", n, err)
 	}
 	total, headers := binary.BigEndian.Uint32(head), binary.BigEndian.Uint32(head[4:])
 	if total < minFrame || total > maxFrame || headers > total-minFrame {
-		return driver.InvalidResponse("", nil, "event-stream frame %d: impossible lengths (total %d, headers %d)", n, total, headers)
+		return nil, driver.InvalidResponse(provider, nil, "event-stream frame %d: impossible lengths (total %d, headers %d)", n, total, headers)
 	}
-	return nil
+	if cap(f.buf) < int(total) {
+		f.buf = append(f.buf[:preludeLen], make([]byte, int(total)-preludeLen)...)
+	}
+	frame := f.buf[:total]
+	if _, err := io.ReadFull(f.r, frame[preludeLen:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("event-stream frame %d: %w", n, io.ErrUnexpectedEOF)
+		}
+		return nil, fmt.Errorf("event-stream frame %d: %w", n, err)
+	}
+	return frame, nil
 }
+
+// preludeLen is a frame's total length, headers length and prelude CRC.
+const preludeLen = 12
 
 // frameError classifies a decoder failure: a body that broke off is a
 // truncated stream, anything else (a CRC mismatch, bad headers) a frame

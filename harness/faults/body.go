@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/metis-llm/metis/internal/wire"
 )
 
 // errClosed is returned by Read after Close, as net/http does.
@@ -107,6 +109,10 @@ func (b *streamBody) advance() {
 		b.out = errorEvent(b.api, b.f, &b.st)
 		b.err = io.EOF
 	case KindMalformed:
+		if b.api == wire.Bedrock {
+			b.out = wire.BedrockChunk([]byte("{not json"))
+			return
+		}
 		eol := b.st.EOL
 		if eol == "" {
 			eol = "\n"

@@ -122,7 +122,7 @@ func (in *Injector) RoundTrip(req *http.Request) (*http.Response, error) {
 	eventStream := isEventStream(resp.Header.Get("Content-Type"))
 	if !eventStream && (f.Kind == KindErrorEvent || f.Kind == KindMalformed) {
 		resp.Body.Close()
-		return nil, fmt.Errorf("faults: %s needs a text/event-stream response, but %s %s answered %q",
+		return nil, fmt.Errorf("faults: %s needs an event-stream response (text/event-stream or application/vnd.amazon.eventstream), but %s %s answered %q",
 			f.Kind, req.Method, req.URL.Path, resp.Header.Get("Content-Type"))
 	}
 	out := *resp
@@ -136,6 +136,9 @@ func (in *Injector) RoundTrip(req *http.Request) (*http.Response, error) {
 		out.Body = &burstBody{ctx: req.Context(), src: resp.Body}
 	default:
 		out.Body = newStreamBody(req.Context(), resp.Body, f, APIOf(req.URL), eventStream)
+		if isAWSEventStream(resp.Header.Get("Content-Type")) {
+			out.Body.(*streamBody).next = newFrameSplitter(resp.Body).next
+		}
 	}
 	return &out, nil
 }
@@ -157,7 +160,16 @@ func closeBody(req *http.Request) {
 
 func isEventStream(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "text/event-stream"
+	return err == nil && (mt == "text/event-stream" || mt == awsEventStream)
+}
+
+// awsEventStream is Bedrock's binary event stream, whose events are
+// length-prefixed frames rather than server-sent events.
+const awsEventStream = "application/vnd.amazon.eventstream"
+
+func isAWSEventStream(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == awsEventStream
 }
 
 var _ http.RoundTripper = (*Injector)(nil)

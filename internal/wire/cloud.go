@@ -207,10 +207,26 @@ func (e Error) cloudEvent(api API, st *Stream) []byte {
 			OriginalMessage    string `json:"originalMessage"`
 		}{"Received error from the model: " + e.Message, 529, "Overloaded"}, "")
 	}
+	return BedrockException(lowerFirst(typ), payload)
+}
+
+// BedrockException is an exception frame of Bedrock's event stream: typ
+// is the :exception-type (throttlingException, ...), payload its JSON.
+func BedrockException(typ string, payload []byte) []byte {
 	return BedrockFrame(eventstream.Headers{
-		{Name: ":exception-type", Value: eventstream.StringValue(lowerFirst(typ))},
+		{Name: ":exception-type", Value: eventstream.StringValue(typ)},
 		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
 		{Name: ":message-type", Value: eventstream.StringValue("exception")},
+	}, payload)
+}
+
+// BedrockChunk is a chunk frame of Bedrock's event stream carrying
+// payload as it is (a well-formed one is {"bytes": base64, "p": ...}).
+func BedrockChunk(payload []byte) []byte {
+	return BedrockFrame(eventstream.Headers{
+		{Name: ":event-type", Value: eventstream.StringValue("chunk")},
+		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
+		{Name: ":message-type", Value: eventstream.StringValue("event")},
 	}, payload)
 }
 
