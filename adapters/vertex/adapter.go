@@ -39,7 +39,9 @@
 //     application-default login, or the metadata server on Google Cloud.
 //     They are looked up at the first call, not by New, so building the
 //     adapter never touches the network; tokens are cached and refreshed
-//     before they expire.
+//     before they expire. The metadata server is asked only where the
+//     machine says it is Google Cloud (GCE_METADATA_HOST, Cloud Run,
+//     Cloud Functions, App Engine, a Google BIOS), never probed elsewhere.
 //
 // Credentials that cannot be found fail the call before the wire with
 // class auth, code not_configured, naming the ways to set them.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -99,6 +102,9 @@ func (a *adcSource) Token() (*oauth2.Token, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.ts == nil {
+		if !adcMayExist() {
+			return nil, &noCredentialsError{err: errors.New("no credentials file, and this machine does not look like Google Cloud (no metadata server is asked)")}
+		}
 		creds, err := google.FindDefaultCredentials(context.Background(), Scope)
 		if err != nil {
 			return nil, &noCredentialsError{err: err}
@@ -113,3 +119,31 @@ type noCredentialsError struct{ err error }
 
 func (e *noCredentialsError) Error() string { return e.err.Error() }
 func (e *noCredentialsError) Unwrap() error { return e.err }
+
+// adcMayExist reports whether Application Default Credentials can be
+// found without asking a metadata server that is not there: a credentials
+// file is named or in gcloud's place, or the machine says it runs on
+// Google Cloud (GCE_METADATA_HOST, Cloud Run, Cloud Functions, App
+// Engine, or a Google BIOS). Off Google Cloud the lookup would otherwise
+// probe 169.254.169.254 and wait for it on every machine without
+// credentials, test machines included.
+func adcMayExist() bool {
+	for _, env := range []string{"GOOGLE_APPLICATION_CREDENTIALS", "GCE_METADATA_HOST", "K_SERVICE", "FUNCTION_TARGET", "GAE_ENV"} {
+		if os.Getenv(env) != "" {
+			return true
+		}
+	}
+	if dir, err := os.UserConfigDir(); err == nil {
+		name := filepath.Join(dir, "gcloud", "application_default_credentials.json")
+		if runtime.GOOS != "windows" {
+			if home, err := os.UserHomeDir(); err == nil {
+				name = filepath.Join(home, ".config", "gcloud", "application_default_credentials.json")
+			}
+		}
+		if _, err := os.Stat(name); err == nil {
+			return true
+		}
+	}
+	product, err := os.ReadFile("/sys/class/dmi/id/product_name")
+	return err == nil && strings.Contains(string(product), "Google")
+}

@@ -492,12 +492,15 @@ func (s *Server) proxy(w http.ResponseWriter, req *http.Request, r *Run) {
 	provider := req.PathValue("provider")
 	prefix := "/runs/" + r.ID + "/" + provider
 	p := strings.TrimPrefix(req.URL.Path, prefix)
+	// The escaped form too, so that a path escaped on the wire (Bedrock's
+	// model ids: ":" as %3A) matches its recording.
+	raw := strings.TrimPrefix(req.URL.EscapedPath(), prefix)
 	if p == "" {
-		p = "/"
+		p, raw = "/", ""
 	}
 	out := req.Clone(req.Context())
 	out.RequestURI = ""
-	out.URL = &url.URL{Scheme: "http", Host: req.Host, Path: p, RawQuery: req.URL.RawQuery}
+	out.URL = &url.URL{Scheme: "http", Host: req.Host, Path: p, RawPath: raw, RawQuery: req.URL.RawQuery}
 	for _, h := range hopHeaders {
 		out.Header.Del(h)
 	}

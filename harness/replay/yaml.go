@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"encoding/base64"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -384,6 +385,22 @@ func (p *yamlParser) str(v []byte, indent int) (string, bool) {
 		return singleQuoted(v)
 	case '|':
 		return p.literal(v, indent)
+	case '!':
+		// A body that is not UTF-8 (Bedrock's binary event stream), which
+		// the YAML library writes as base64 in a literal block.
+		rest, ok := bytes.CutPrefix(v, []byte("!!binary "))
+		if !ok {
+			return "", false
+		}
+		text, ok := p.literal(bytes.TrimSpace(rest), indent)
+		if !ok {
+			return "", false
+		}
+		b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(text), ""))
+		if err != nil {
+			return "", false
+		}
+		return string(b), true
 	}
 	if !plainString(v) {
 		return "", false
