@@ -90,7 +90,7 @@ func (s *Server) serveBedrock(w http.ResponseWriter, r *http.Request, body []byt
 	w.Header().Set("Content-Type", "application/vnd.amazon.eventstream")
 	w.Header().Set("X-Amzn-Bedrock-Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	w.Write(bedrockFrames(splitSSE(rec.Body.Bytes()), model)) //nolint:errcheck
+	w.Write(bedrockFrames(claudeOnPlatform(splitSSE(rec.Body.Bytes()), false), model)) //nolint:errcheck
 }
 
 // bedrockAuth checks the request's credentials; it returns the kind of
@@ -125,7 +125,8 @@ func (s *Server) bedrockAuth(r *http.Request, body []byte) (wire.Kind, string) {
 }
 
 // bedrockFrames re-frames a Messages stream as Bedrock does: each event's
-// JSON (compacted) base64 in a chunk frame with padding, pings dropped,
+// JSON (compacted) base64 in a chunk frame with padding (claudeOnPlatform
+// has dropped the pings and cut message_delta's usage to output_tokens),
 // invocation metrics added to message_stop, an error event an exception
 // frame that ends the stream.
 func bedrockFrames(events []sseEvent, model string) []byte {
@@ -149,8 +150,6 @@ func bedrockFrames(events []sseEvent, model string) []byte {
 		}
 		_ = json.Unmarshal(ev.data, &head)
 		switch head.Type {
-		case "ping":
-			continue
 		case "message_start":
 			in = head.Message.Usage.InputTokens
 		case "message_delta":

@@ -45,7 +45,6 @@ const (
 	whyOldOpenAIRole = "recorded in 2025-08, when OpenAI sent the role in a chunk of its own before a tool call; the openai profile follows the current API (role and first tool call in one chunk, as openai-chat/stream-tool-call-include-usage of 2026-07 shows)"
 	whyOldObfuscate  = "recorded in 2025, before OpenAI added the obfuscation field to stream events; the openai profile follows the current API"
 	whyServerTools   = "server-side tool blocks (server_tool_use, tool_search_tool_result) and a second text block have no emulator Reply form: a Reply is thinking, one text and client tool calls"
-	whyVertexUsage   = "Vertex AI's message_delta carries only output_tokens; the emulator sends the API's full usage"
 )
 
 var calibrations = map[string]calibration{
@@ -59,15 +58,13 @@ var calibrations = map[string]calibration{
 		"events: -content_block_delta:text_delta":              whyServerTools,
 	}},
 	"anthropic/stream-thinking-signature": {profile: "anthropic"},
-	"anthropic/vertex-stream-text": {profile: "anthropic", declared: map[string]string{
-		"usage: -message_delta has no input_tokens": whyVertexUsage,
-		"events: -ping": "Vertex AI sends its ping right after message_start; the API itself sends it after the first content_block_start, as the emulator does",
-		"events: +ping": "see events: -ping",
+	"anthropic/vertex-stream-text":        {profile: "anthropic"},
+	"bedrock-anthropic/bedrock-invoke-stream-claude3-2024-no-padding": {profile: "anthropic", declared: map[string]string{
+		"framing: +p padding": "recorded in 2024-03, before Bedrock padded its chunks with \"p\"; the emulator pads them as Bedrock does now (bedrock-invoke-stream-text of 2026-03)",
 	}},
-	"bedrock-anthropic/bedrock-invoke-stream-claude3-2024-no-padding": {unsupported: "a binary AWS event stream: the emulator serves no Bedrock endpoint"},
-	"bedrock-anthropic/bedrock-invoke-stream-text":                    {unsupported: "a binary AWS event stream: the emulator serves no Bedrock endpoint"},
-	"bedrock-converse/bedrock-converse-stream-reasoning-signature":    {unsupported: "Bedrock Converse, a different wire format the emulator does not serve"},
-	"bedrock-converse/bedrock-converse-stream-tool-use":               {unsupported: "Bedrock Converse, a different wire format the emulator does not serve"},
+	"bedrock-anthropic/bedrock-invoke-stream-text":                 {profile: "anthropic"},
+	"bedrock-converse/bedrock-converse-stream-reasoning-signature": {unsupported: "Bedrock Converse, a different wire format the emulator does not serve"},
+	"bedrock-converse/bedrock-converse-stream-tool-use":            {unsupported: "Bedrock Converse, a different wire format the emulator does not serve"},
 
 	"gemini/stream-functioncall-thought-signature": {profile: "gemini-3"},
 	"gemini/stream-functioncall-with-id-thinking":  {profile: "gemini-3"},
@@ -80,7 +77,7 @@ var calibrations = map[string]calibration{
 		"events: +empty+finish": "see events: -call+finish",
 	}},
 
-	"openai-chat/azure-stream-text-deployments-path-2024":  {unsupported: "Azure OpenAI's classic deployments path and its content-filter chunks: the emulator serves no Azure endpoint"},
+	"openai-chat/azure-stream-text-deployments-path-2024":  {profile: "openai", declared: map[string]string{"ids: +obfuscation field": "recorded in 2024, before the obfuscation field; Azure's Responses stream of 2026-06 (openai-responses/azure-stream-function-call) carries it, and the emulator sends it"}},
 	"openai-chat/deepseek-stream-reasoning-then-tool-call": {profile: "deepseek"},
 	"openai-chat/openrouter-stream-reasoning-details-tool-call": {profile: "openrouter", declared: map[string]string{
 		"events: -role": "after its reasoning deltas OpenRouter sent a chunk holding only the upstream's encrypted reasoning_details (xAI); the emulator sends no reasoning_details",
@@ -147,7 +144,7 @@ func TestEmulatorCalibration(t *testing.T) {
 			srv := start(t, emulator.WithReplies(reply), emulator.WithChunkSize(8))
 			status, _, body := do(t, srv, emulatorCall(t, rec.API, dir, recorded))
 			require.Equal(t, 200, status, body)
-			emulated := parseStream(t, rec.API, body, false)
+			emulated := parseBody(t, rec.API, body)
 			diffs := diffShapes(recorded.shape(), emulated.shape())
 			for _, d := range diffs {
 				if _, ok := cal.declared[d]; !ok && !declaredAspect(cal.declared, d) {
@@ -202,6 +199,8 @@ type stream struct {
 	stripped bool // the recorder kept data payloads only
 	crlf     bool
 	done     bool
+	// frameFlags are framing facts of a binary event stream (Bedrock's).
+	frameFlags []string
 }
 
 // parseStream splits an SSE body into events, tolerant of every framing
@@ -267,7 +266,9 @@ func readRecorded(t *testing.T, api, dir string) *recordedStream {
 		r.url, err = url.Parse(meta.Request.URI)
 		require.NoError(t, err)
 	}
-	if body, err := os.ReadFile(filepath.Join(dir, "response.txt")); err == nil {
+	if body, err := os.ReadFile(filepath.Join(dir, "response.bin")); err == nil {
+		r.stream = parseBody(t, api, string(body))
+	} else if body, err := os.ReadFile(filepath.Join(dir, "response.txt")); err == nil {
 		r.stream = parseStream(t, api, string(body), false)
 	} else {
 		lines, err := os.ReadFile(filepath.Join(dir, "response.chunks.jsonl"))
@@ -486,6 +487,9 @@ func emulatorCall(t *testing.T, api, dir string, r *recordedStream) call {
 	if req == nil {
 		req = map[string]any{}
 	}
+	if c, ok := platformCall(t, api, r, req); ok {
+		return c
+	}
 	switch api {
 	case "anthropic":
 		if req["model"] == nil {
@@ -573,6 +577,9 @@ func (s *stream) shape() shape {
 		}
 		if s.done {
 			flags["[DONE]"] = true
+		}
+		for _, f := range s.frameFlags {
+			flags[f] = true
 		}
 		for f := range flags {
 			sh.Framing = append(sh.Framing, f)
@@ -675,6 +682,9 @@ func eventKind(api string, d map[string]any) string {
 			return "error"
 		}
 		choices := anyList(d["choices"])
+		if len(choices) == 0 && d["prompt_filter_results"] != nil {
+			return "prompt_filter_results" // Azure's first chunk
+		}
 		if len(choices) == 0 {
 			return "usage-only"
 		}

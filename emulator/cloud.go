@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/metis-llm/metis/internal/wire"
@@ -199,4 +200,53 @@ func setFields(body []byte, set map[string]any, drop ...string) []byte {
 		m[k] = marshal(v)
 	}
 	return marshal(m)
+}
+
+// claudeOnPlatform reshapes Anthropic's stream as Vertex AI and Bedrock
+// send Claude's (their recordings in testdata/recordings show it):
+// message_delta's usage holds output_tokens only, and there is one ping,
+// right after message_start (Vertex AI: pingFirst), or none (Bedrock).
+func claudeOnPlatform(events []sseEvent, pingFirst bool) []sseEvent {
+	out := make([]sseEvent, 0, len(events))
+	var ping *sseEvent
+	for _, ev := range events {
+		switch ev.name {
+		case "ping":
+			if ping == nil {
+				ping = &ev
+			}
+			continue
+		case "message_delta":
+			ev.data = outputTokensOnly(ev.data)
+		}
+		out = append(out, ev)
+	}
+	if pingFirst && ping != nil && len(out) > 0 && out[0].name == "message_start" {
+		out = slices.Insert(out, 1, *ping)
+	}
+	return out
+}
+
+// outputTokensOnly rewrites a message_delta event's JSON with only
+// output_tokens in its usage, keeping the member order and any padding
+// inside or after the object.
+func outputTokensOnly(data []byte) []byte {
+	var d struct {
+		Type  string          `json:"type"`
+		Delta json.RawMessage `json:"delta"`
+		Usage struct {
+			OutputTokens int `json:"output_tokens"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal(data, &d) != nil {
+		return data
+	}
+	body := bytes.TrimRight(data, " ")
+	after := len(data) - len(body)
+	inner := bytes.TrimRight(bytes.TrimSuffix(body, []byte("}")), " ")
+	inside := len(body) - 1 - len(inner)
+	out := marshal(d)
+	out = append(out[:len(out)-1], bytes.Repeat([]byte(" "), max(inside, 0))...)
+	out = append(out, '}')
+	return append(out, bytes.Repeat([]byte(" "), after)...)
 }

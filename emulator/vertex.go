@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -102,6 +103,9 @@ func (s *Server) serveVertexAnthropic(w http.ResponseWriter, r *http.Request, bo
 	h.Set("X-Api-Key", token)
 	h.Set("Anthropic-Version", "2023-06-01")
 	rec := vendor(r, "/v1/messages", h, vendorBody, s.serveAnthropic)
+	if stream && rec.Code == http.StatusOK {
+		rec.Body = bytes.NewBuffer(joinSSE(claudeOnPlatform(splitSSE(rec.Body.Bytes()), true), "\n"))
+	}
 	s.vertexStatus(w, rec, model)
 }
 
