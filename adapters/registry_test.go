@@ -41,7 +41,7 @@ func TestDefaultRegistry(t *testing.T) {
 		"ollama:llama-3.3-70b", "ollama:qwen3",
 		"openai:gpt-4.1", "openai:gpt-5", "openai:gpt-5-mini",
 		"openrouter:deepseek/deepseek-v3", "vertex-anthropic:claude-sonnet-4-5", "vertex:gemini-2.5-pro",
-		"vllm:qwen2.5-7b-instruct",
+		"vertex:gemini-3-pro-preview", "vllm:qwen2.5-7b-instruct",
 	}, ids, "sorted by id")
 
 	opus, err := reg.Resolve("anthropic:claude-opus-4-7")

@@ -14,10 +14,31 @@ import (
 // body, decoders, thought-signature handling and error table as this
 // adapter's, shared rather than copied.
 
+// BodyOptions are what a platform adds to the generateContent body.
+type BodyOptions struct {
+	// StreamFunctionCallArguments asks, on a streamed call with tools,
+	// for each call's arguments in pieces as the model writes them
+	// (toolConfig.functionCallingConfig.streamFunctionCallArguments,
+	// Vertex AI only, Gemini 3 models): partialArgs with JSON paths and
+	// willContinue, which the stream decoder assembles (partial.go).
+	StreamFunctionCallArguments bool
+}
+
 // EncodeBody returns the generateContent body of call c (the package
-// doc's request mapping). wire is the model's name on the wire.
-func EncodeBody(c *driver.Call, wire string) ([]byte, error) {
-	return buildRequest(c, wireModel(wire))
+// doc's request mapping) with o's additions. wire is the model's name
+// on the wire.
+func EncodeBody(c *driver.Call, wire string, o BodyOptions) ([]byte, error) {
+	body, err := newRequest(c, wireModel(wire))
+	if err != nil {
+		return nil, err
+	}
+	if o.StreamFunctionCallArguments && c.Stream && len(body.Tools) > 0 {
+		if body.ToolConfig == nil {
+			body.ToolConfig = &toolConfig{}
+		}
+		body.ToolConfig.FunctionCallingConfig.StreamFunctionCallArguments = true
+	}
+	return encodeRequest(body)
 }
 
 // DecodeBody decodes a generateContent answer (Provider.DecodeBody).

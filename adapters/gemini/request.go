@@ -82,8 +82,10 @@ type toolConfig struct {
 }
 
 type functionCallingConfig struct {
-	Mode                 string   `json:"mode"`
+	Mode                 string   `json:"mode,omitempty"`
 	AllowedFunctionNames []string `json:"allowedFunctionNames,omitempty"`
+	// StreamFunctionCallArguments is Vertex AI's (EncodeBody's options).
+	StreamFunctionCallArguments bool `json:"streamFunctionCallArguments,omitempty"`
 }
 
 type generationConfig struct {
@@ -120,6 +122,15 @@ var effortBudgets = map[string]int{"low": 1024, "medium": 8192, "high": 24576}
 
 // buildRequest encodes the call's request for the wire model.
 func buildRequest(c *driver.Call, wire string) ([]byte, error) {
+	body, err := newRequest(c, wire)
+	if err != nil {
+		return nil, err
+	}
+	return encodeRequest(body)
+}
+
+// newRequest maps the call's request for the wire model.
+func newRequest(c *driver.Call, wire string) (*generateRequest, error) {
 	req := c.Request
 	b := &builder{
 		c:         c,
@@ -148,7 +159,11 @@ func buildRequest(c *driver.Call, wire string) ([]byte, error) {
 		ToolConfig:        toolChoice(req.ToolChoice, len(req.Tools) > 0),
 		GenerationConfig:  gen,
 	}
+	return body, nil
+}
 
+// encodeRequest encodes a mapped request.
+func encodeRequest(body *generateRequest) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

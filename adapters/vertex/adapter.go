@@ -52,7 +52,11 @@
 // "project" (adapter only; default $GOOGLE_CLOUD_PROJECT), "location"
 // (default "global"; a model may name its own region, as Claude models
 // are served in some regions only), "api_version" (Gemini only: v1, the
-// default, or v1beta1). "vertex-anthropic" also takes the Anthropic
+// default, or v1beta1), "stream_function_call_arguments" (Gemini only:
+// on a streamed call with tools, ask for each call's arguments in pieces,
+// functionCallingConfig.streamFunctionCallArguments, which Vertex AI
+// serves for Gemini 3 models; the Gemini adapter's decoder assembles
+// them). "vertex-anthropic" also takes the Anthropic
 // adapter's "beta" (the anthropic-beta header) and "cache" (cache_control
 // on the system prompt and the last tool).
 //
@@ -110,6 +114,8 @@ type geminiOptions struct {
 	Project    string `option:"project,adapter"`
 	Location   string `option:"location"`
 	APIVersion string `option:"api_version" enum:"v1|v1beta1"`
+	// StreamArguments asks for streamed function-call arguments.
+	StreamArguments bool `option:"stream_function_call_arguments"`
 }
 
 // anthropicOptions are the Claude adapter's and each model's options.

@@ -43,7 +43,7 @@ func (p *platform) modelURL(version, location, publisher, model, method string) 
 func (p *geminiProvider) Encode(c *driver.Call) (*driver.Request, error) {
 	o := p.opts.For(c.Model.ID)
 	wire := geminiModel(c.Model.WireName)
-	body, err := gemini.EncodeBody(c, wire)
+	body, err := gemini.EncodeBody(c, wire, gemini.BodyOptions{StreamFunctionCallArguments: o.StreamArguments})
 	if err != nil {
 		return nil, err
 	}
