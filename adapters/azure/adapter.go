@@ -103,8 +103,13 @@ type provider struct {
 	tokens oauth2.TokenSource // Entra tokens, when Config.APIKey is empty
 }
 
+// EnvEndpoint is the environment variable naming the resource endpoint
+// when the configuration has no base_url (read through Config.Getenv).
+const EnvEndpoint = "AZURE_OPENAI_ENDPOINT"
+
 // New returns the Azure OpenAI adapter for cfg. cfg.BaseURL (the
-// resource endpoint) and cfg.APIKey are required.
+// resource endpoint; else $AZURE_OPENAI_ENDPOINT) and cfg.APIKey are
+// required.
 func New(cfg adapters.Config) (*driver.Adapter, error) {
 	return NewWithTokenSource(cfg, nil)
 }
@@ -117,10 +122,14 @@ func NewWithTokenSource(cfg adapters.Config, ts oauth2.TokenSource) (*driver.Ada
 		if err != nil {
 			return nil, err
 		}
-		if cfg.BaseURL == "" {
+		base := cfg.BaseURL
+		if base == "" {
+			base = cfg.Env(EnvEndpoint)
+		}
+		if base == "" {
 			return nil, driver.OptionError(cfg, errNoEndpoint)
 		}
-		p := &provider{base: trimSlash(cfg.BaseURL), opts: opts, entra: opts.Adapter().Auth == "entra" || ts != nil}
+		p := &provider{base: trimSlash(base), opts: opts, entra: opts.Adapter().Auth == "entra" || ts != nil}
 		if cfg.APIKey == "" {
 			if ts == nil {
 				return nil, cfg.KeyError()

@@ -113,13 +113,34 @@ func TestConfigurationErrors(t *testing.T) {
 	assert.Equal(t, canonical.CodeNotConfigured, ae.Code)
 	assert.Equal(t, `adapter "azure" is not configured: environment variable AZURE_OPENAI_API_KEY is not set`, ae.Message)
 
-	_, err = New(adapters.Config{APIKey: "k"})
+	_, err = New(adapters.Config{APIKey: "k", Getenv: func(string) string { return "" }})
 	require.ErrorAs(t, err, &ae)
-	assert.Contains(t, ae.Message, "base_url is required")
+	assert.Contains(t, ae.Message, "base_url (or $AZURE_OPENAI_ENDPOINT) is required")
 
 	_, err = New(adapters.Config{BaseURL: "https://r.openai.azure.com", APIKey: "k", Options: map[string]any{"auth": "password"}})
 	require.ErrorAs(t, err, &ae)
 	assert.Contains(t, ae.Message, "options.auth")
+}
+
+// TestEndpointFromEnvironment: without base_url the resource endpoint is
+// $AZURE_OPENAI_ENDPOINT; a base_url wins over it.
+func TestEndpointFromEnvironment(t *testing.T) {
+	env := func(name string) string {
+		if name == EnvEndpoint {
+			return "https://from-env.openai.azure.com/"
+		}
+		return ""
+	}
+	for _, tc := range []struct{ base, want string }{
+		{"", "https://from-env.openai.azure.com/openai/v1/responses"},
+		{"https://r.openai.azure.com", "https://r.openai.azure.com/openai/v1/responses"},
+	} {
+		a, err := New(adapters.Config{BaseURL: tc.base, APIKey: "k", Getenv: env})
+		require.NoError(t, err)
+		w, err := a.Encode(hello("azure:gpt-5-mini"), false)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, w.URL)
+	}
 }
 
 func TestPaths(t *testing.T) {

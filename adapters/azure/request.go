@@ -11,7 +11,7 @@ import (
 	"github.com/metis-llm/metis/canonical"
 )
 
-var errNoEndpoint = errors.New("base_url is required: the resource endpoint, https://{resource}.openai.azure.com")
+var errNoEndpoint = errors.New("base_url (or $AZURE_OPENAI_ENDPOINT) is required: the resource endpoint, https://{resource}.openai.azure.com")
 
 func trimSlash(s string) string { return strings.TrimRight(s, "/") }
 
