@@ -68,21 +68,7 @@ func TestAnthropicSDKReadsEveryContentKind(t *testing.T) {
 				reply := tt.reply
 				srv := start(t, emulator.WithReplies(reply))
 				client := anthropicClient(srv)
-				params := anthropicParams(reply.Thinking != "")
-				var msg *anthropic.Message
-				if stream {
-					s := client.Messages.NewStreaming(context.Background(), params)
-					acc := anthropic.Message{}
-					for s.Next() {
-						require.NoError(t, acc.Accumulate(s.Current()))
-					}
-					require.NoError(t, s.Err())
-					msg = &acc
-				} else {
-					var err error
-					msg, err = client.Messages.New(context.Background(), params)
-					require.NoError(t, err)
-				}
+				msg := anthropicMessage(t, client, anthropicParams(reply.Thinking != ""), stream)
 				got := anthropicFacts(t, msg)
 				assert.Equal(t, reply.Text, got.Text)
 				assert.Equal(t, reply.Thinking, got.Thinking)
@@ -97,6 +83,24 @@ func TestAnthropicSDKReadsEveryContentKind(t *testing.T) {
 			})
 		}
 	}
+}
+
+// anthropicMessage sends params, streamed (accumulated by the SDK) or
+// not, and returns the message.
+func anthropicMessage(t *testing.T, client anthropic.Client, params anthropic.MessageNewParams, stream bool) *anthropic.Message {
+	t.Helper()
+	if !stream {
+		msg, err := client.Messages.New(context.Background(), params)
+		require.NoError(t, err)
+		return msg
+	}
+	s := client.Messages.NewStreaming(context.Background(), params)
+	acc := anthropic.Message{}
+	for s.Next() {
+		require.NoError(t, acc.Accumulate(s.Current()))
+	}
+	require.NoError(t, s.Err())
+	return &acc
 }
 
 func anthropicStop(r emulator.Reply) canonical.StopReason {

@@ -72,20 +72,7 @@ func TestClaudePlatformSDKReadsEveryContentKind(t *testing.T) {
 					c := claudePlatforms(t, srv, testKey)[platform]
 					params := anthropicParams(reply.Thinking != "")
 					params.Model = anthropic.Model(c.model)
-					var msg *anthropic.Message
-					if stream {
-						s := c.client.Messages.NewStreaming(context.Background(), params)
-						acc := anthropic.Message{}
-						for s.Next() {
-							require.NoError(t, acc.Accumulate(s.Current()))
-						}
-						require.NoError(t, s.Err())
-						msg = &acc
-					} else {
-						var err error
-						msg, err = c.client.Messages.New(context.Background(), params)
-						require.NoError(t, err)
-					}
+					msg := anthropicMessage(t, c.client, params, stream)
 					got := anthropicFacts(t, msg)
 					assert.Equal(t, reply.Text, got.Text)
 					assert.Equal(t, reply.Thinking, got.Thinking)
@@ -147,31 +134,10 @@ func TestAzureSDKReadsEveryContentKind(t *testing.T) {
 			t.Run(tt.name+streamName(stream), func(t *testing.T) {
 				reply := tt.reply
 				srv := start(t, emulator.WithReplies(reply), emulator.WithAPIKey(testKey))
-				client := azureClient(srv, testKey)
 				params := chatParams()
 				params.Model = azureChat
-				var cc *openai.ChatCompletion
-				if stream {
-					s := client.Chat.Completions.NewStreaming(context.Background(), params)
-					acc := openai.ChatCompletionAccumulator{}
-					for s.Next() {
-						acc.AddChunk(s.Current())
-					}
-					require.NoError(t, s.Err())
-					cc = &acc.ChatCompletion
-				} else {
-					var err error
-					cc, err = client.Chat.Completions.New(context.Background(), params)
-					require.NoError(t, err)
-				}
-				require.Len(t, cc.Choices, 1)
-				msg := cc.Choices[0].Message
-				assert.Equal(t, reply.Text, msg.Content)
-				var calls []emulator.ToolCall
-				for _, tc := range msg.ToolCalls {
-					calls = append(calls, emulator.ToolCall{ID: tc.ID, Name: tc.Function.Name, Input: compact(t, []byte(tc.Function.Arguments))})
-				}
-				assertCalls(t, reply.ToolCalls, calls, "call_")
+				cc := chatCompletion(t, azureClient(srv, testKey), params, stream)
+				assertChatCompletion(t, reply, cc)
 				assert.Equal(t, chatFinish("openai", reply, stream), cc.Choices[0].FinishReason)
 				assert.Equal(t, "/openai/deployments/"+azureChat+"/chat/completions", srv.Requests()[0].Path)
 			})

@@ -48,30 +48,8 @@ func TestOpenAIChatSDKReadsEveryContentKind(t *testing.T) {
 					reply := tt.reply
 					reply.Profile = profile
 					srv := start(t, emulator.WithReplies(reply))
-					client := openaiClient(srv)
-					params := chatParams()
-					var cc *openai.ChatCompletion
-					if stream {
-						s := client.Chat.Completions.NewStreaming(context.Background(), params)
-						acc := openai.ChatCompletionAccumulator{}
-						for s.Next() {
-							acc.AddChunk(s.Current())
-						}
-						require.NoError(t, s.Err())
-						cc = &acc.ChatCompletion
-					} else {
-						var err error
-						cc, err = client.Chat.Completions.New(context.Background(), params)
-						require.NoError(t, err)
-					}
-					require.Len(t, cc.Choices, 1)
-					msg := cc.Choices[0].Message
-					assert.Equal(t, reply.Text, msg.Content)
-					var calls []emulator.ToolCall
-					for _, tc := range msg.ToolCalls {
-						calls = append(calls, emulator.ToolCall{ID: tc.ID, Name: tc.Function.Name, Input: compact(t, []byte(tc.Function.Arguments))})
-					}
-					assertCalls(t, reply.ToolCalls, calls, "call_")
+					cc := chatCompletion(t, openaiClient(srv), chatParams(), stream)
+					assertChatCompletion(t, reply, cc)
 					assert.Equal(t, chatFinish(profile, reply, stream), cc.Choices[0].FinishReason)
 					u := reply.Usage
 					assert.Equal(t, int64(u.InputTokens+u.CachedInputTokens), cc.Usage.PromptTokens)
@@ -81,6 +59,38 @@ func TestOpenAIChatSDKReadsEveryContentKind(t *testing.T) {
 			}
 		}
 	}
+}
+
+// chatCompletion sends params, streamed (through the SDK's
+// ChatCompletionAccumulator) or not, and returns the completion.
+func chatCompletion(t *testing.T, client openai.Client, params openai.ChatCompletionNewParams, stream bool) *openai.ChatCompletion {
+	t.Helper()
+	if !stream {
+		cc, err := client.Chat.Completions.New(context.Background(), params)
+		require.NoError(t, err)
+		return cc
+	}
+	s := client.Chat.Completions.NewStreaming(context.Background(), params)
+	acc := openai.ChatCompletionAccumulator{}
+	for s.Next() {
+		acc.AddChunk(s.Current())
+	}
+	require.NoError(t, s.Err())
+	return &acc.ChatCompletion
+}
+
+// assertChatCompletion checks cc's one choice's text and tool calls
+// against reply.
+func assertChatCompletion(t *testing.T, reply emulator.Reply, cc *openai.ChatCompletion) {
+	t.Helper()
+	require.Len(t, cc.Choices, 1)
+	msg := cc.Choices[0].Message
+	assert.Equal(t, reply.Text, msg.Content)
+	var calls []emulator.ToolCall
+	for _, tc := range msg.ToolCalls {
+		calls = append(calls, emulator.ToolCall{ID: tc.ID, Name: tc.Function.Name, Input: compact(t, []byte(tc.Function.Arguments))})
+	}
+	assertCalls(t, reply.ToolCalls, calls, "call_")
 }
 
 func chatFinish(profile string, r emulator.Reply, stream bool) string {
