@@ -1,9 +1,9 @@
 package emulator
 
 import (
-	"crypto/subtle"
 	"net/http"
-	"strings"
+
+	"github.com/metis-llm/metis/internal/wire"
 )
 
 // apiKey extracts the key a request carries in api's way: x-api-key (or
@@ -26,29 +26,11 @@ func apiKey(api API, r *http.Request) string {
 		}
 		return r.URL.Query().Get("key")
 	}
-	auth := r.Header.Get("Authorization")
-	if len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
-		return strings.TrimSpace(auth[7:])
-	}
-	return ""
+	return bearer(r)
 }
 
 // authorize checks the request's key. On failure it answers with the
 // provider's error and returns false.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request, api API, model string) bool {
-	if s.cfg.noAuth {
-		return true
-	}
-	key := apiKey(api, r)
-	var kind ErrorKind
-	switch {
-	case key == "":
-		kind = errorMissingKey
-	case s.cfg.apiKey != "" && subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.apiKey)) != 1:
-		kind = ErrorAuth
-	default:
-		return true
-	}
-	errorFor(api, kind, "", model, s.reserve(1).id("req_emu_")).write(w)
-	return false
+	return s.checkKey(w, wire.API(api), apiKey(api, r), model)
 }
