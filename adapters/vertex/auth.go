@@ -76,8 +76,8 @@ func (p *platform) AuthorizeRequest(r *http.Request, _ []byte) error {
 	if err != nil {
 		var missing *noCredentialsError
 		if errors.As(err, &missing) {
-			ae := canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured, "adapter %q is not configured: no Google Cloud credentials (set api_key_env to a variable holding an access token, or %s, or Application Default Credentials: gcloud auth application-default login): %v", p.name, TokenEnv, missing.err)
-			ae.Err = err
+			ae := canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured, "adapter %q is not configured: no Google Cloud credentials (set api_key_env to a variable holding an access token, or %s, or Application Default Credentials: gcloud auth application-default login)", p.name, TokenEnv)
+			ae.Err = missing.err // Error() appends it, once
 			return ae
 		}
 		ae := canonical.NewError(canonical.ErrAuth, "", "getting a Google Cloud access token: %v", err)

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -121,6 +122,7 @@ func TestADCMissing(t *testing.T) {
 	assert.Equal(t, canonical.CodeNotConfigured, ae.Code)
 	assert.Contains(t, ae.Message, `adapter "vertex-anthropic" is not configured: no Google Cloud credentials`)
 	assert.Contains(t, ae.Message, TokenEnv)
+	assert.Equal(t, 1, strings.Count(ae.Error(), "missing.json"), "the lookup's reason is said once: %s", ae.Error())
 	assert.Zero(t, hits.Load(), "nothing was sent")
 }
 
