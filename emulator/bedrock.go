@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
@@ -82,15 +83,36 @@ func (s *Server) serveBedrock(w http.ResponseWriter, r *http.Request, body []byt
 	}
 	w.Header().Set("X-Amzn-Requestid", reqID)
 	if !stream {
+		body := claudeIDs(rec.Body.Bytes(), bedrockIDInfix)
 		w.Header().Set("Content-Type", "application/json")
+		bedrockTokenHeaders(w.Header(), body)
 		w.WriteHeader(http.StatusOK)
-		w.Write(rec.Body.Bytes()) //nolint:errcheck
+		w.Write(body) //nolint:errcheck
 		return
 	}
 	w.Header().Set("Content-Type", "application/vnd.amazon.eventstream")
 	w.Header().Set("X-Amzn-Bedrock-Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	w.Write(bedrockFrames(claudeOnPlatform(splitSSE(rec.Body.Bytes()), false), model)) //nolint:errcheck
+	w.Write(bedrockFrames(claudeOnPlatform(splitSSE(rec.Body.Bytes()), bedrockIDInfix, false), model)) //nolint:errcheck
+}
+
+// bedrockTokenHeaders repeats an InvokeModel answer's usage in the
+// headers Bedrock adds (x-amzn-bedrock-input-token-count and the rest).
+func bedrockTokenHeaders(h http.Header, body []byte) {
+	var m struct {
+		Usage struct {
+			InputTokens          int `json:"input_tokens"`
+			OutputTokens         int `json:"output_tokens"`
+			CacheReadInputTokens int `json:"cache_read_input_tokens"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return
+	}
+	h.Set("X-Amzn-Bedrock-Input-Token-Count", strconv.Itoa(m.Usage.InputTokens))
+	h.Set("X-Amzn-Bedrock-Output-Token-Count", strconv.Itoa(m.Usage.OutputTokens))
+	h.Set("X-Amzn-Bedrock-Cache-Read-Input-Token-Count", strconv.Itoa(m.Usage.CacheReadInputTokens))
+	h.Set("X-Amzn-Bedrock-Invocation-Latency", "120")
 }
 
 // bedrockAuth checks the request's credentials; it returns the kind of

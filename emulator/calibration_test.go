@@ -60,7 +60,8 @@ var calibrations = map[string]calibration{
 	"anthropic/stream-thinking-signature": {profile: "anthropic"},
 	"anthropic/vertex-stream-text":        {profile: "anthropic"},
 	"bedrock-anthropic/bedrock-invoke-stream-claude3-2024-no-padding": {profile: "anthropic", declared: map[string]string{
-		"framing: +p padding": "recorded in 2024-03, before Bedrock padded its chunks with \"p\"; the emulator pads them as Bedrock does now (bedrock-invoke-stream-text of 2026-03)",
+		"framing: +p padding":              "recorded in 2024-03, before Bedrock padded its chunks with \"p\"; the emulator pads them as Bedrock does now (bedrock-invoke-stream-text of 2026-03)",
+		"ids: +message id with bdrk infix": "recorded in 2024-03, when Bedrock passed Anthropic's msg_01… ids through; it names them msg_bdrk_… now (bedrock-invoke-stream-text of 2026-03), as the emulator does",
 	}},
 	"bedrock-anthropic/bedrock-invoke-stream-text":                 {profile: "anthropic"},
 	"bedrock-converse/bedrock-converse-stream-reasoning-signature": {unsupported: "Bedrock Converse, a different wire format the emulator does not serve"},
@@ -609,8 +610,13 @@ func (s *stream) shape() shape {
 			}
 			if d["type"] == "message_start" {
 				add(&usage, "message_start")
-				if str(d["message"].(map[string]any)["id"]) != "" {
+				if id := str(d["message"].(map[string]any)["id"]); id != "" {
 					idFlags["message id in message_start"] = true
+					for _, infix := range []string{"vrtx", "bdrk"} { // Vertex AI's, Bedrock's
+						if strings.Contains(id, "_"+infix+"_") {
+							idFlags["message id with "+infix+" infix"] = true
+						}
+					}
 				}
 			}
 		case "openai-chat":

@@ -202,14 +202,34 @@ func setFields(body []byte, set map[string]any, drop ...string) []byte {
 	return marshal(m)
 }
 
+// Claude's ids on the platforms carry an infix: msg_vrtx_…/toolu_vrtx_…
+// on Vertex AI, msg_bdrk_…/toolu_bdrk_… on Bedrock (as their recordings
+// show).
+const (
+	vertexIDInfix  = "vrtx"
+	bedrockIDInfix = "bdrk"
+)
+
+// claudeIDs gives the message and tool-use ids the emulator generated in
+// a Messages answer (msg_emu_…, toolu_emu_…) the platform's infix. Ids a
+// script names are the server's own and stay verbatim.
+func claudeIDs(body []byte, infix string) []byte {
+	for _, p := range []string{"msg_", "toolu_"} {
+		body = bytes.ReplaceAll(body, []byte(`"`+p+`emu_`), []byte(`"`+p+infix+`_emu_`))
+	}
+	return body
+}
+
 // claudeOnPlatform reshapes Anthropic's stream as Vertex AI and Bedrock
-// send Claude's (their recordings in testdata/recordings show it):
-// message_delta's usage holds output_tokens only, and there is one ping,
-// right after message_start (Vertex AI: pingFirst), or none (Bedrock).
-func claudeOnPlatform(events []sseEvent, pingFirst bool) []sseEvent {
+// send Claude's (their recordings in testdata/recordings show it): the
+// ids carry the platform's infix, message_delta's usage holds
+// output_tokens only, and there is one ping, right after message_start
+// (Vertex AI: pingFirst), or none (Bedrock).
+func claudeOnPlatform(events []sseEvent, infix string, pingFirst bool) []sseEvent {
 	out := make([]sseEvent, 0, len(events))
 	var ping *sseEvent
 	for _, ev := range events {
+		ev.data = claudeIDs(ev.data, infix)
 		switch ev.name {
 		case "ping":
 			if ping == nil {

@@ -3,6 +3,7 @@ package emulator_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -180,5 +181,49 @@ func TestCloudFraming(t *testing.T) {
 	_, body = post("/v1/projects/p/locations/global/publishers/google/models/gemini-2.5-flash:generateContent", "Authorization: Bearer "+cloudKey, `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
 	for _, k := range []string{`"createTime":`, `"responseId":"vertex_emu_`, `"trafficType":"ON_DEMAND"`} {
 		assert.Contains(t, body, k, "Vertex's extras")
+	}
+}
+
+// TestCloudClaudeIDs: Claude's generated ids carry the platform's infix
+// (msg_vrtx_/toolu_vrtx_ on Vertex AI, msg_bdrk_/toolu_bdrk_ on Bedrock,
+// as the recordings show), streamed and not; an id the script names is
+// the server's own and stays verbatim; Bedrock repeats the usage in its
+// token-count headers.
+func TestCloudClaudeIDs(t *testing.T) {
+	const body = `{"anthropic_version":%q,"max_tokens":50,"messages":[{"role":"user","content":"Read README.md"}]%s}`
+	for _, tc := range []struct {
+		name, path, version, stream, infix string
+	}{
+		{"vertex", "/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict", emulator.VertexAnthropicVersion, "", "vrtx"},
+		{"vertex stream", "/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict", emulator.VertexAnthropicVersion, `,"stream":true`, "vrtx"},
+		{"bedrock", "/model/us.anthropic.claude-sonnet-4-5-20250929-v1:0/invoke", emulator.BedrockAnthropicVersion, "", "bdrk"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := emulator.NewServer(emulator.WithAPIKey(cloudKey))
+			defer srv.Close()
+			srv.Enqueue(emulator.Reply{Text: "Let me look.", ToolCalls: []emulator.ToolCall{
+				{Name: "read_file", Input: json.RawMessage(`{"path":"README.md"}`)},
+				{ID: "toolu_scripted_1", Name: "read_file", Input: json.RawMessage(`{"path":"NOTES.md"}`)},
+			}, Usage: canonical.TokenUsage{InputTokens: 21, OutputTokens: 8}})
+			req, err := http.NewRequest(http.MethodPost, srv.URL+tc.path, strings.NewReader(fmt.Sprintf(body, tc.version, tc.stream)))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+cloudKey)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
+			text := string(b)
+			assert.Regexp(t, `"id":"msg_`+tc.infix+`_emu_\d+"`, text)
+			assert.Regexp(t, `"id":"toolu_`+tc.infix+`_emu_\d+"`, text)
+			assert.Contains(t, text, `"id":"toolu_scripted_1"`, "a scripted id is verbatim")
+			assert.NotContains(t, text, `"msg_emu_`)
+			if tc.name == "bedrock" {
+				assert.Equal(t, "21", resp.Header.Get("X-Amzn-Bedrock-Input-Token-Count"))
+				assert.Equal(t, "8", resp.Header.Get("X-Amzn-Bedrock-Output-Token-Count"))
+			}
+		})
 	}
 }

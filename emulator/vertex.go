@@ -103,8 +103,12 @@ func (s *Server) serveVertexAnthropic(w http.ResponseWriter, r *http.Request, bo
 	h.Set("X-Api-Key", token)
 	h.Set("Anthropic-Version", "2023-06-01")
 	rec := vendor(r, "/v1/messages", h, vendorBody, s.serveAnthropic)
-	if stream && rec.Code == http.StatusOK {
-		rec.Body = bytes.NewBuffer(joinSSE(claudeOnPlatform(splitSSE(rec.Body.Bytes()), true), "\n"))
+	switch {
+	case rec.Code != http.StatusOK:
+	case stream:
+		rec.Body = bytes.NewBuffer(joinSSE(claudeOnPlatform(splitSSE(rec.Body.Bytes()), vertexIDInfix, true), "\n"))
+	default:
+		rec.Body = bytes.NewBuffer(claudeIDs(rec.Body.Bytes(), vertexIDInfix))
 	}
 	s.vertexStatus(w, rec, model)
 }
