@@ -64,8 +64,20 @@ func (s *Server) serveAzure(w http.ResponseWriter, r *http.Request, body []byte,
 		}
 		w.WriteHeader(e.Status)
 		w.Write(e.Body(api)) //nolint:errcheck
-	case rec.Code != http.StatusOK || api == wire.AzureResponses:
+	case rec.Code != http.StatusOK:
 		pass(w, rec, rec.Body.Bytes())
+	case api == wire.AzureResponses && strings.HasPrefix(rec.Header().Get("Content-Type"), "text/event-stream"):
+		events := splitSSE(rec.Body.Bytes())
+		for i, ev := range events {
+			events[i].data = jsonEdit(ev.data, func(v map[string]any) {
+				if resp, ok := v["response"].(map[string]any); ok {
+					responseContentFilters(resp)
+				}
+			})
+		}
+		pass(w, rec, joinSSE(events, "\n"))
+	case api == wire.AzureResponses:
+		pass(w, rec, jsonEdit(rec.Body.Bytes(), responseContentFilters))
 	case strings.HasPrefix(rec.Header().Get("Content-Type"), "text/event-stream"):
 		events := splitSSE(rec.Body.Bytes())
 		out := []sseEvent{{data: marshal(map[string]any{
@@ -90,8 +102,35 @@ func safeResults() map[string]any {
 	return map[string]any{"hate": safe(), "self_harm": safe(), "sexual": safe(), "violence": safe()}
 }
 
+// promptResults is the filters' verdict on a harmless prompt: the
+// harm categories and the jailbreak check.
+func promptResults() map[string]any {
+	r := safeResults()
+	r["jailbreak"] = map[string]any{"detected": false, "filtered": false}
+	return r
+}
+
 func promptFilterResults() []any {
-	return []any{map[string]any{"prompt_index": 0, "content_filter_results": safeResults()}}
+	return []any{map[string]any{"prompt_index": 0, "content_filter_results": promptResults()}}
+}
+
+// responseContentFilters adds Azure's content_filters to a Responses
+// object: null while it is in progress, then a prompt and a completion
+// entry (the completion's with the protected-material checks).
+func responseContentFilters(resp map[string]any) {
+	if resp["status"] == "in_progress" || resp["status"] == "queued" {
+		resp["content_filters"] = nil
+		return
+	}
+	completion := safeResults()
+	for _, k := range []string{"protected_material_code", "protected_material_text"} {
+		completion[k] = map[string]any{"detected": false, "filtered": false}
+	}
+	entry := func(source string, results map[string]any) map[string]any {
+		return map[string]any{"blocked": false, "source_type": source, "content_filter_raw": []any{}, "content_filter_results": results,
+			"content_filter_offsets": map[string]any{"start_offset": 0, "end_offset": 0, "check_offset": 0}}
+	}
+	resp["content_filters"] = []any{entry("prompt", promptResults()), entry("completion", completion)}
 }
 
 // choiceFilterResults adds content_filter_results to every choice of a

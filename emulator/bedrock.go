@@ -83,7 +83,7 @@ func (s *Server) serveBedrock(w http.ResponseWriter, r *http.Request, body []byt
 	}
 	w.Header().Set("X-Amzn-Requestid", reqID)
 	if !stream {
-		body := claudeIDs(rec.Body.Bytes(), bedrockIDInfix)
+		body := bedrockClaude.body(rec.Body.Bytes())
 		w.Header().Set("Content-Type", "application/json")
 		bedrockTokenHeaders(w.Header(), body)
 		w.WriteHeader(http.StatusOK)
@@ -93,7 +93,7 @@ func (s *Server) serveBedrock(w http.ResponseWriter, r *http.Request, body []byt
 	w.Header().Set("Content-Type", "application/vnd.amazon.eventstream")
 	w.Header().Set("X-Amzn-Bedrock-Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	w.Write(bedrockFrames(claudeOnPlatform(splitSSE(rec.Body.Bytes()), bedrockIDInfix, false), model)) //nolint:errcheck
+	w.Write(bedrockFrames(bedrockClaude.events(splitSSE(rec.Body.Bytes())), model)) //nolint:errcheck
 }
 
 // bedrockTokenHeaders repeats an InvokeModel answer's usage in the
@@ -147,8 +147,8 @@ func (s *Server) bedrockAuth(r *http.Request, body []byte) (wire.Kind, string) {
 }
 
 // bedrockFrames re-frames a Messages stream as Bedrock does: each event's
-// JSON (compacted) base64 in a chunk frame with padding (claudeOnPlatform
-// has dropped the pings and cut message_delta's usage to output_tokens),
+// JSON (compacted) base64 in a chunk frame with padding (bedrockClaude
+// has reshaped the events),
 // invocation metrics added to message_stop, an error event an exception
 // frame that ends the stream.
 func bedrockFrames(events []sseEvent, model string) []byte {

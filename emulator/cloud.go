@@ -202,34 +202,45 @@ func setFields(body []byte, set map[string]any, drop ...string) []byte {
 	return marshal(m)
 }
 
-// Claude's ids on the platforms carry an infix: msg_vrtx_…/toolu_vrtx_…
-// on Vertex AI, msg_bdrk_…/toolu_bdrk_… on Bedrock (as their recordings
-// show).
-const (
-	vertexIDInfix  = "vrtx"
-	bedrockIDInfix = "bdrk"
+// claudePlatform is how a platform reshapes Anthropic's Messages answers
+// (their recordings in testdata/recordings show it).
+type claudePlatform struct {
+	// infix goes into the ids the emulator generated (msg_emu_…,
+	// toolu_emu_…): msg_vrtx_… on Vertex AI, msg_bdrk_… on Bedrock. Ids a
+	// script names are the server's own and stay verbatim.
+	infix string
+	// pingFirst sends the stream's one ping right after message_start
+	// (Vertex AI); otherwise there is none (Bedrock).
+	pingFirst bool
+	// dropUsage are usage members the platform does not send.
+	dropUsage []string
+}
+
+var (
+	vertexClaude  = claudePlatform{infix: "vrtx", pingFirst: true}
+	bedrockClaude = claudePlatform{infix: "bdrk", dropUsage: []string{"inference_geo"}}
 )
 
-// claudeIDs gives the message and tool-use ids the emulator generated in
-// a Messages answer (msg_emu_…, toolu_emu_…) the platform's infix. Ids a
-// script names are the server's own and stay verbatim.
-func claudeIDs(body []byte, infix string) []byte {
-	for _, p := range []string{"msg_", "toolu_"} {
-		body = bytes.ReplaceAll(body, []byte(`"`+p+`emu_`), []byte(`"`+p+infix+`_emu_`))
+// body reshapes a JSON answer or event: the ids' infix, the dropped
+// usage members (as the emulator writes them: a string value after a
+// comma).
+func (p claudePlatform) body(body []byte) []byte {
+	for _, prefix := range []string{"msg_", "toolu_"} {
+		body = bytes.ReplaceAll(body, []byte(`"`+prefix+`emu_`), []byte(`"`+prefix+p.infix+`_emu_`))
+	}
+	for _, k := range p.dropUsage {
+		body = regexp.MustCompile(`,"`+regexp.QuoteMeta(k)+`":"[^"]*"`).ReplaceAll(body, nil)
 	}
 	return body
 }
 
-// claudeOnPlatform reshapes Anthropic's stream as Vertex AI and Bedrock
-// send Claude's (their recordings in testdata/recordings show it): the
-// ids carry the platform's infix, message_delta's usage holds
-// output_tokens only, and there is one ping, right after message_start
-// (Vertex AI: pingFirst), or none (Bedrock).
-func claudeOnPlatform(events []sseEvent, infix string, pingFirst bool) []sseEvent {
+// events reshapes a Messages stream: each event as body does,
+// message_delta's usage cut to output_tokens, the pings placed.
+func (p claudePlatform) events(events []sseEvent) []sseEvent {
 	out := make([]sseEvent, 0, len(events))
 	var ping *sseEvent
 	for _, ev := range events {
-		ev.data = claudeIDs(ev.data, infix)
+		ev.data = p.body(ev.data)
 		switch ev.name {
 		case "ping":
 			if ping == nil {
@@ -241,7 +252,7 @@ func claudeOnPlatform(events []sseEvent, infix string, pingFirst bool) []sseEven
 		}
 		out = append(out, ev)
 	}
-	if pingFirst && ping != nil && len(out) > 0 && out[0].name == "message_start" {
+	if p.pingFirst && ping != nil && len(out) > 0 && out[0].name == "message_start" {
 		out = slices.Insert(out, 1, *ping)
 	}
 	return out

@@ -173,10 +173,17 @@ func TestCloudFraming(t *testing.T) {
 	}
 	_, body := post("/openai/v1/chat/completions", "Api-Key: "+cloudKey, `{"model":"gpt-4.1","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	first := strings.SplitN(body, "\n\n", 2)[0]
-	if diff := cmp.Diff(`data: {"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"content_filter_results":{"hate":{"filtered":false,"severity":"safe"},"self_harm":{"filtered":false,"severity":"safe"},"sexual":{"filtered":false,"severity":"safe"},"violence":{"filtered":false,"severity":"safe"}},"prompt_index":0}]}`, first); diff != "" {
+	if diff := cmp.Diff(`data: {"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"content_filter_results":{"hate":{"filtered":false,"severity":"safe"},"jailbreak":{"detected":false,"filtered":false},"self_harm":{"filtered":false,"severity":"safe"},"sexual":{"filtered":false,"severity":"safe"},"violence":{"filtered":false,"severity":"safe"}},"prompt_index":0}]}`, first); diff != "" {
 		t.Errorf("Azure's first chunk (-want +got):\n%s", diff)
 	}
 	assert.Contains(t, body, `"content_filter_results":{"hate"`, "choices with content carry the verdicts")
+
+	srv.Enqueue(emulator.Reply{Text: "Hi."})
+	_, body = post("/openai/v1/responses", "Api-Key: "+cloudKey, `{"model":"gpt-5-mini","stream":true,"input":"hi"}`)
+	created, rest, _ := strings.Cut(body, "\n\n")
+	assert.Contains(t, created, `"content_filters":null`, "in progress, Responses' filters are null")
+	assert.Contains(t, rest, `"content_filters":[{"blocked":false,`, "the completed response carries the filters' verdicts")
+	assert.Contains(t, rest, `"protected_material_code":{"detected":false,"filtered":false}`)
 
 	_, body = post("/v1/projects/p/locations/global/publishers/google/models/gemini-2.5-flash:generateContent", "Authorization: Bearer "+cloudKey, `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
 	for _, k := range []string{`"createTime":`, `"responseId":"vertex_emu_`, `"trafficType":"ON_DEMAND"`} {

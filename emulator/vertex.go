@@ -106,9 +106,9 @@ func (s *Server) serveVertexAnthropic(w http.ResponseWriter, r *http.Request, bo
 	switch {
 	case rec.Code != http.StatusOK:
 	case stream:
-		rec.Body = bytes.NewBuffer(joinSSE(claudeOnPlatform(splitSSE(rec.Body.Bytes()), vertexIDInfix, true), "\n"))
+		rec.Body = bytes.NewBuffer(joinSSE(vertexClaude.events(splitSSE(rec.Body.Bytes())), "\n"))
 	default:
-		rec.Body = bytes.NewBuffer(claudeIDs(rec.Body.Bytes(), vertexIDInfix))
+		rec.Body = bytes.NewBuffer(vertexClaude.body(rec.Body.Bytes()))
 	}
 	s.vertexStatus(w, rec, model)
 }
