@@ -121,9 +121,13 @@ func bedrockError(kind Kind) Error {
 	return Error{Status: 400, Type: "ValidationException", Message: "Malformed input request, please reformat your input and try again."}
 }
 
-// bedrockExceptionFor is the exception Bedrock answers status with.
+// bedrockExceptionFor is the exception Bedrock answers status with; none
+// for a 2xx, which names no exception (a 200 whose body is not a
+// response is the body's problem, not an exception's).
 func bedrockExceptionFor(status int) string {
 	switch {
+	case status >= 200 && status < 300:
+		return ""
 	case status == 401 || status == 403:
 		return "AccessDeniedException"
 	case status == 404:
@@ -164,7 +168,9 @@ func (e Error) cloudHeader(api API) http.Header {
 	case Bedrock:
 		h := http.Header{}
 		h.Set("Content-Type", "application/json")
-		h.Set("X-Amzn-ErrorType", e.Type+":http://internal.amazon.com/coral/com.amazon.bedrock/")
+		if e.Type != "" {
+			h.Set("X-Amzn-ErrorType", e.Type+":http://internal.amazon.com/coral/com.amazon.bedrock/")
+		}
 		if e.RequestID != "" {
 			h.Set("X-Amzn-RequestId", e.RequestID)
 		}
