@@ -3,17 +3,7 @@ package adaptertest
 // PendingRecordings names the vendored recordings (api/name) that no
 // adapter test decodes yet, with the issue that will. The coverage tests
 // of each adapter package accept exactly these; the list only shrinks.
-var PendingRecordings = map[string]string{
-	"openai-chat/bedrock-mantle-nonstream-reasoning-field":      "#16 fidelity (compatible servers)",
-	"openai-chat/deepseek-stream-reasoning-then-tool-call":      "#16 fidelity (compatible servers)",
-	"openai-chat/groq-error-404-model-not-found":                "#16 fidelity (compatible servers)",
-	"openai-chat/llamacpp-nonstream-text":                       "#16 fidelity (compatible servers)",
-	"openai-chat/openrouter-nonstream-leading-whitespace":       "#16 fidelity (compatible servers)",
-	"openai-chat/openrouter-stream-reasoning-details-tool-call": "#16 fidelity (compatible servers)",
-	"openai-chat/together-nonstream-finish-reason-eos":          "#16 fidelity (compatible servers)",
-	"openai-chat/vllm-crusoe-stream-text-token-ids":             "#16 fidelity (compatible servers)",
-	"openai-chat/vllm-nonstream-text":                           "#16 fidelity (compatible servers)",
-}
+var PendingRecordings = map[string]string{}
 
 // PlatformRecordings names the vendored recordings of the cloud
 // platforms (api/name) that a platform adapter's tests decode, with the
@@ -39,4 +29,22 @@ var PlatformRecordings = map[string]string{
 	"bedrock-anthropic/bedrock-invoke-stream-claude3-2024-no-padding":  "adapters/bedrock",
 	"bedrock-anthropic/bedrock-invoke-stream-text":                     "adapters/bedrock",
 	"bedrock-converse/bedrock-converse-stream-error-400-invalid-model": "adapters/bedrock",
+}
+
+// ServerRecordings names the vendored recordings of OpenAI-compatible
+// servers (api/name) that adapters/openaicompat's tests decode, each
+// configured as that server is: they sit in the folder of the wire
+// format they speak (openai-chat), whose provider package's coverage test
+// accepts them. adapters/openaicompat checks that the list is exactly
+// the recordings it tests.
+var ServerRecordings = map[string]string{
+	"openai-chat/bedrock-mantle-nonstream-reasoning-field":      "Amazon Bedrock Mantle",
+	"openai-chat/deepseek-stream-reasoning-then-tool-call":      "DeepSeek",
+	"openai-chat/groq-error-404-model-not-found":                "Groq",
+	"openai-chat/llamacpp-nonstream-text":                       "llama.cpp",
+	"openai-chat/openrouter-nonstream-leading-whitespace":       "OpenRouter",
+	"openai-chat/openrouter-stream-reasoning-details-tool-call": "OpenRouter",
+	"openai-chat/together-nonstream-finish-reason-eos":          "Together AI",
+	"openai-chat/vllm-crusoe-stream-text-token-ids":             "vLLM",
+	"openai-chat/vllm-nonstream-text":                           "vLLM",
 }

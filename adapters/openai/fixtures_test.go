@@ -198,7 +198,7 @@ func TestFixturesCovered(t *testing.T) {
 		}
 		for _, e := range entries {
 			if e.IsDir() {
-				assert.Truef(t, have[e.Name()] || adaptertest.PendingRecordings[api+"/"+e.Name()] != "" || adaptertest.PlatformRecordings[api+"/"+e.Name()] != "", "fixture %s/%s has no test case", api, e.Name())
+				assert.Truef(t, have[e.Name()] || adaptertest.PendingRecordings[api+"/"+e.Name()] != "" || adaptertest.PlatformRecordings[api+"/"+e.Name()] != "" || adaptertest.ServerRecordings[api+"/"+e.Name()] != "", "fixture %s/%s has no test case", api, e.Name())
 			}
 		}
 	}

@@ -57,6 +57,17 @@ func fuzzDecoders(t *testing.T, data []byte, stream func(io.Reader, *driver.Asse
 func FuzzResponsesStream(f *testing.F) {
 	addFixtureSeeds(f, "openai-responses")
 	f.Add(rsse(rCreated, rMsgAdded, rDelta, rMsgDone, rCompleted))
+	if b, err := os.ReadFile(filepath.Join("testdata", "responses_reasoning_items.sse")); err == nil {
+		f.Add(b)
+	}
+	f.Add(rsse(
+		`{"type":"response.output_item.added","output_index":0,"item":{"id":"fc_a","type":"function_call","call_id":"call_a","name":"f","arguments":""}}`,
+		`{"type":"response.output_item.added","output_index":1,"item":{"id":"fc_b","type":"function_call","call_id":"call_b","name":"g","arguments":""}}`,
+		`{"type":"response.function_call_arguments.delta","output_index":1,"delta":"{\"b\":1}"}`,
+		`{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{\"a\":1}"}`,
+		`{"type":"response.output_item.done","output_index":1,"item":{"id":"fc_b","type":"function_call","call_id":"call_b","name":"g","arguments":"{\"b\":1}"}}`,
+		`{"type":"response.output_item.done","output_index":0,"item":{"id":"fc_a","type":"function_call","call_id":"call_a","name":"f","arguments":"{\"a\":1}"}}`,
+		`{"type":"response.completed","response":{"status":"completed","output":[]}}`))
 	d := responsesDialect{provider: "openai", reasoning: true}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzDecoders(t, data, d.DecodeStream, d.DecodeBody)
@@ -66,6 +77,10 @@ func FuzzResponsesStream(f *testing.F) {
 func FuzzChatStream(f *testing.F) {
 	addFixtureSeeds(f, "openai-chat")
 	f.Add(sse(chatRole, chatHello, chatStop, chatUsage1, "[DONE]"))
+	f.Add(chatChunks(
+		`{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"f","arguments":"{\"a\":"}},{"index":1,"id":"call_b","type":"function","function":{"name":"g","arguments":"{\"b\":"}}]}`,
+		`{"tool_calls":[{"index":1,"function":{"arguments":"2}"}},{"index":0,"function":{"arguments":"1}"}}]}`,
+		"finish:tool_calls"))
 	d := ChatDialect{Provider: "openai", ReasoningFields: []string{"reasoning_content", "reasoning"}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzDecoders(t, data, d.DecodeStream, d.DecodeBody)

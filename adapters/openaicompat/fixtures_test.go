@@ -255,7 +255,7 @@ func TestChatFixturesCovered(t *testing.T) {
 	}
 	for _, e := range entries {
 		if e.IsDir() {
-			assert.True(t, known[e.Name()] || adaptertest.PendingRecordings["openai-chat/"+e.Name()] != "" || adaptertest.PlatformRecordings["openai-chat/"+e.Name()] != "", "fixture %s is not in chatFixtures", e.Name())
+			assert.True(t, known[e.Name()] || adaptertest.PendingRecordings["openai-chat/"+e.Name()] != "" || adaptertest.PlatformRecordings["openai-chat/"+e.Name()] != "" || adaptertest.ServerRecordings["openai-chat/"+e.Name()] != "", "fixture %s is not in chatFixtures", e.Name())
 		}
 	}
 }
