@@ -12,8 +12,11 @@
 //     adapters/openaicompat reuses for OpenAI-compatible servers.
 //
 // Both dialects share the error classification (ClassifyChat, whose doc
-// has the table), the strict-schema transform (StrictSchema) and the
-// capability table (capabilities.go). See the BuildRequest, DecodeStream
+// has the table), the strict-schema transform (StrictSchema) and its
+// inverse on the way back (DropStrictNulls: a strict tool's call loses
+// the nulls strict mode makes the model send for the optional parameters
+// it leaves out, in the canonical input and tool.use_end's final input;
+// the streamed fragments stay verbatim), and the capability table (capabilities.go). See the BuildRequest, DecodeStream
 // and DecodeBody docs of each dialect for the exact mapping.
 //
 // Authentication is "Authorization: Bearer <APIKey>". Options, decoded
@@ -133,7 +136,7 @@ func developerRole(wire string) bool {
 // Encode builds the wire body once for all attempts with the model's
 // dialect, kept in c.State for the decoders.
 func (p *provider) Encode(c *driver.Call) (*driver.Request, error) {
-	d := p.dialectFor(c.Adapter, c.Model)
+	d := dialectWithTools(p.dialectFor(c.Adapter, c.Model), c.Request.Tools)
 	c.State = d
 	body, err := d.BuildRequest(c)
 	if err != nil {

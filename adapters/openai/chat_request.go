@@ -80,6 +80,13 @@ type ChatDialect struct {
 	// https://generativelanguage.googleapis.com. A base URL that already
 	// ends in the prefix is accepted as it is.
 	APIPrefix string
+	// Tools are the call's tools (canonical.Request.Tools), set per call
+	// like Logger: the decoders drop from the input of a call of a tool
+	// sent strict the nulls strict mode makes the model send for the
+	// optional parameters it leaves out (DropStrictNulls), so that the
+	// canonical input matches the declared schema. Nil keeps every input
+	// as it arrives.
+	Tools []canonical.ToolDefinition
 	// Logger receives the decoders' WARN entries (an unknown finish_reason
 	// mapped by UnknownFinishReason); nil means slog.Default().
 	// BuildRequest writes to the logger it is given instead.

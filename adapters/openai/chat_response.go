@@ -200,7 +200,7 @@ type chatCall struct {
 
 func newChatState(d ChatDialect, a *driver.Assembler) *chatState {
 	s := &chatState{d: d, a: a}
-	s.q = toolQueue{a: a, provider: d.Provider, complete: wholeObject}
+	s.q = toolQueue{a: a, provider: d.Provider, complete: wholeObject, strict: strictToolsOf(d.Tools, !d.NoStrict)}
 	return s
 }
 

@@ -33,6 +33,30 @@ func ResponsesDialect(provider string, reasoning bool, parallelToolCalls *bool) 
 	return responsesDialect{provider: provider, reasoning: reasoning, parallelToolCalls: parallelToolCalls}
 }
 
+// WithTools returns d for a call offering tools (canonical.Request.Tools):
+// its decoders drop from each call of a tool sent strict the nulls strict
+// mode adds for optional parameters (DropStrictNulls, ChatDialect.Tools).
+// A platform calls it in Encode, as this package's adapter does, before
+// keeping the dialect for its decoders.
+func WithTools(d Dialect, tools []canonical.ToolDefinition) Dialect {
+	if dd, ok := d.(dialect); ok {
+		return dialectWithTools(dd, tools)
+	}
+	return d
+}
+
+func dialectWithTools(d dialect, tools []canonical.ToolDefinition) dialect {
+	switch x := d.(type) {
+	case ChatDialect:
+		x.Tools = tools
+		return x
+	case responsesDialect:
+		x.tools = tools
+		return x
+	}
+	return d
+}
+
 // ModelTraits is what this package knows of an OpenAI model by name.
 type ModelTraits struct {
 	// Reasoning: a reasoning model (o-series, gpt-5).

@@ -20,6 +20,8 @@ type responsesDialect struct {
 	// parallelToolCalls is the "parallel_tool_calls" option, sent when
 	// the request has tools.
 	parallelToolCalls *bool
+	// tools are the call's tools (WithTools), for the decoders.
+	tools []canonical.ToolDefinition
 }
 
 // URL returns the Responses endpoint under base.

@@ -242,11 +242,11 @@ type respState struct {
 	refusal  bool
 }
 
-func newRespState(provider string, a *driver.Assembler) *respState {
-	s := &respState{provider: provider, a: a, items: map[int]*itemState{}}
-	s.q = toolQueue{a: a, provider: provider, onStart: func(key int) {
+func newRespState(d responsesDialect, a *driver.Assembler) *respState {
+	s := &respState{provider: d.provider, a: a, items: map[int]*itemState{}}
+	s.q = toolQueue{a: a, provider: d.provider, onStart: func(key int) {
 		s.opened(key, canonical.BlockToolUse, s.item(key/respKeyStride))
-	}}
+	}, strict: strictToolsOf(d.tools, true)}
 	return s
 }
 
@@ -622,7 +622,8 @@ func (s *respState) revise(idx int, it *respItem, content canonical.Blocks) {
 		}
 	case "function_call":
 		if it.Arguments != "" {
-			s.a.ToolInputFinal(respKey(idx, 0), json.RawMessage(it.Arguments))
+			input, _ := s.q.strict.input(it.Name, json.RawMessage(it.Arguments))
+			s.a.ToolInputFinal(respKey(idx, 0), input)
 		}
 	}
 }
@@ -680,7 +681,7 @@ func peekType(data []byte) []byte {
 // response.failed, an invalid_response error naming the event for
 // malformed JSON, and the read error when the body fails.
 func (d responsesDialect) DecodeStream(body io.Reader, a *driver.Assembler) error {
-	s := newRespState(d.provider, a)
+	s := newRespState(d, a)
 	r := driver.NewSSEReader(body)
 	defer r.Release()
 	var ev respEvent
@@ -816,7 +817,7 @@ func (s *respState) event(typ []byte, ev *respEvent, data []byte) (done bool, er
 // DecodeBody reads a non-streamed Responses body (the response object)
 // into a through the same mapping, then finishes the message.
 func (d responsesDialect) DecodeBody(body []byte, a *driver.Assembler) error {
-	s := newRespState(d.provider, a)
+	s := newRespState(d, a)
 	var r respResponse
 	if err := json.Unmarshal(body, &r); err != nil {
 		return malformed(d.provider, err, "responses body")

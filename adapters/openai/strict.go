@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/metis-llm/metis/adapters/driver"
 )
@@ -217,4 +219,226 @@ func isObjectSchema(s *driver.JSONObject) bool {
 		return s.Has("properties")
 	}
 	return false
+}
+
+// DropStrictNulls returns a strict tool call's input without the nulls
+// strict mode makes the model send for the optional parameters it leaves
+// out (003 §10.1.1): StrictSchema made every optional property required
+// and nullable, so a null is the model's way of omitting it. schema is
+// the tool's declared (canonical) input schema; a member is dropped when
+// its value is null, its object's schema does not list it in "required",
+// and its declared schema does not admit null (a property that already
+// admits null, or constrains no type, keeps its null, as StrictSchema
+// left it unchanged). The rule applies wherever StrictSchema's does in
+// the input: through "properties", "items" (a schema or a tuple),
+// local "$ref"s to "$defs" or "definitions", and an "anyOf" with one
+// branch besides {"type":"null"}. Member order and number literals are
+// kept. It returns input itself and false when nothing is dropped, or
+// when input or schema is not valid JSON.
+func DropStrictNulls(schema, input json.RawMessage) (json.RawMessage, bool) {
+	if !bytes.Contains(input, []byte("null")) {
+		return input, false
+	}
+	var root map[string]any
+	if err := json.Unmarshal(schema, &root); err != nil || root == nil {
+		return input, false
+	}
+	v, err := driver.DecodeOrderedJSON(input)
+	if err != nil {
+		return input, false
+	}
+	w := nullWalker{root: root}
+	out, dropped := w.value(root, v, 0)
+	if !dropped {
+		return input, false
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return input, false
+	}
+	return b, true
+}
+
+// nullWalker walks an input alongside its declared schema.
+type nullWalker struct{ root map[string]any }
+
+// maxRefHops bounds the $ref chain followed for one value, so that a
+// schema referring to itself ends.
+const maxRefHops = 32
+
+// resolve follows s's local $ref (and an anyOf with one non-null branch)
+// to the schema that constrains a value; nil when it cannot tell.
+func (w nullWalker) resolve(s map[string]any) map[string]any {
+	for range maxRefHops {
+		if ref, ok := s["$ref"].(string); ok {
+			s = w.ref(ref)
+			if s == nil {
+				return nil
+			}
+			continue
+		}
+		if b := soleBranch(s); b != nil {
+			s = b
+			continue
+		}
+		return s
+	}
+	return nil
+}
+
+// ref returns the schema a local reference "#/$defs/x" or
+// "#/definitions/x" names, or nil.
+func (w nullWalker) ref(ref string) map[string]any {
+	for _, prefix := range []string{"#/$defs/", "#/definitions/"} {
+		if name, ok := strings.CutPrefix(ref, prefix); ok {
+			defs, _ := w.root[strings.TrimSuffix(prefix[2:], "/")].(map[string]any)
+			d, _ := defs[name].(map[string]any)
+			return d
+		}
+	}
+	return nil
+}
+
+// soleBranch returns the one branch of s's anyOf that is not
+// {"type":"null"}, or nil when there is no anyOf or more than one.
+func soleBranch(s map[string]any) map[string]any {
+	anyOf, ok := s["anyOf"].([]any)
+	if !ok {
+		return nil
+	}
+	var sole map[string]any
+	for _, b := range anyOf {
+		m, ok := b.(map[string]any)
+		if !ok {
+			return nil
+		}
+		if m["type"] == "null" {
+			continue
+		}
+		if sole != nil {
+			return nil
+		}
+		sole = m
+	}
+	return sole
+}
+
+// value returns v with the strict nulls under it dropped, and whether
+// any was.
+func (w nullWalker) value(s map[string]any, v any, depth int) (any, bool) {
+	if depth > driver.MaxJSONDepth {
+		return v, false
+	}
+	if s = w.resolve(s); s == nil {
+		return v, false
+	}
+	switch v := v.(type) {
+	case *driver.JSONObject:
+		props, _ := s["properties"].(map[string]any)
+		if props == nil {
+			return v, false
+		}
+		required := map[string]bool{}
+		if req, ok := s["required"].([]any); ok {
+			for _, r := range req {
+				if name, ok := r.(string); ok {
+					required[name] = true
+				}
+			}
+		}
+		out := &driver.JSONObject{}
+		dropped := false
+		for key, val := range v.All() {
+			ps, _ := props[key].(map[string]any)
+			if ps == nil {
+				out.Set(key, val)
+				continue
+			}
+			if val == nil && !required[key] && !w.admitsNull(ps, 0) {
+				dropped = true
+				continue
+			}
+			nv, d := w.value(ps, val, depth+1)
+			dropped = dropped || d
+			out.Set(key, nv)
+		}
+		if !dropped {
+			return v, false
+		}
+		return out, true
+	case []any:
+		var each func(i int) map[string]any
+		switch items := s["items"].(type) {
+		case map[string]any:
+			each = func(int) map[string]any { return items }
+		case []any:
+			each = func(i int) map[string]any {
+				if i < len(items) {
+					m, _ := items[i].(map[string]any)
+					return m
+				}
+				return nil
+			}
+		default:
+			return v, false
+		}
+		var out []any
+		for i, el := range v {
+			is := each(i)
+			if is == nil {
+				continue
+			}
+			if nv, d := w.value(is, el, depth+1); d {
+				if out == nil {
+					out = slices.Clone(v)
+				}
+				out[i] = nv
+			}
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	}
+	return v, false
+}
+
+// admitsNull reports whether the declared schema s accepts null: its
+// type is or includes "null", its enum lists null, its const is null, a
+// branch of its anyOf or oneOf admits null, or it constrains none of
+// these (an unconstrained schema, or one this walk cannot read).
+func (w nullWalker) admitsNull(s map[string]any, hops int) bool {
+	if hops > maxRefHops {
+		return true
+	}
+	if ref, ok := s["$ref"].(string); ok {
+		d := w.ref(ref)
+		return d == nil || w.admitsNull(d, hops+1)
+	}
+	constrained := false
+	switch t := s["type"].(type) {
+	case string:
+		return t == "null"
+	case []any:
+		return slices.Contains(t, any("null"))
+	}
+	if enum, ok := s["enum"].([]any); ok {
+		return slices.Contains(enum, nil)
+	}
+	if c, ok := s["const"]; ok {
+		return c == nil
+	}
+	for _, key := range []string{"anyOf", "oneOf"} {
+		branches, ok := s[key].([]any)
+		if !ok {
+			continue
+		}
+		constrained = true
+		for _, b := range branches {
+			if m, ok := b.(map[string]any); ok && w.admitsNull(m, hops+1) {
+				return true
+			}
+		}
+	}
+	return !constrained
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/metis-llm/metis/adapters/driver"
+	"github.com/metis-llm/metis/canonical"
 )
 
 // toolQueue routes the argument fragments of parallel tool calls to
@@ -29,6 +30,39 @@ type toolQueue struct {
 	complete func(args []byte) bool
 	// onStart runs when a call's block opens, before its tool.use_start.
 	onStart func(key int)
+	// strict are the call's tools sent strict, whose inputs lose the
+	// nulls strict mode adds (DropStrictNulls) as they end.
+	strict strictTools
+}
+
+// strictTools are the declared input schemas of a call's tools sent with
+// "strict": true, by name.
+type strictTools map[string]json.RawMessage
+
+// strictToolsOf returns the tools of tools that are sent strict (when on:
+// the dialect applies strict mode), or nil when none is.
+func strictToolsOf(tools []canonical.ToolDefinition, on bool) strictTools {
+	var st strictTools
+	for _, t := range tools {
+		if t.Strict && on {
+			if st == nil {
+				st = strictTools{}
+			}
+			st[t.Name] = t.InputSchema
+		}
+	}
+	return st
+}
+
+// input returns the canonical input of a call of the tool name whose
+// arguments are args: without the nulls strict mode adds, when the tool
+// is strict; args itself and false otherwise.
+func (st strictTools) input(name string, args json.RawMessage) (json.RawMessage, bool) {
+	schema, ok := st[name]
+	if !ok || !wholeObject(args) {
+		return args, false
+	}
+	return DropStrictNulls(schema, args)
 }
 
 // queuedCall is one tool call of the message.
@@ -124,8 +158,18 @@ func (q *toolQueue) emit(c *queuedCall, frag string) error {
 }
 
 func (q *toolQueue) end(c *queuedCall) error {
-	if c.final != nil {
-		q.a.ToolInputFinal(c.key, c.final)
+	final := c.final
+	if q.strict != nil {
+		args := json.RawMessage(c.args)
+		if wholeObject(c.final) {
+			args = c.final
+		}
+		if in, ok := q.strict.input(c.name, args); ok {
+			final = in
+		}
+	}
+	if final != nil {
+		q.a.ToolInputFinal(c.key, final)
 	}
 	c.ended = true
 	return keepGoing(q.a.EndBlock(c.key))

@@ -33,6 +33,7 @@ func (p *provider) dialect(c *driver.Call) openai.ChatDialect {
 		UnknownFinishReason: canonical.StopError,
 		ExtraContent:        true,
 		APIPrefix:           p.apiPrefix(),
+		Tools:               c.Request.Tools,
 		Logger:              c.Log,
 	}
 }
