@@ -170,3 +170,15 @@ func (p *provider) DecodeStream(c *driver.Call, body io.Reader, a *driver.Assemb
 func (p *provider) Classify(status int, h http.Header, body []byte) *canonical.AdapterError {
 	return ClassifyChat(status, h, body)
 }
+
+// Finish estimates the usage of a response that reported none
+// (driver.Finisher): a body with usage null or absent, or a stream that
+// ended without its usage chunk, gets EstimateUsage's counts, flagged
+// Estimated, with a WARN (000 §7.2), on both dialects, streamed or not,
+// never a silent zero.
+func (p *provider) Finish(c *driver.Call, a *driver.Assembler, resp *canonical.Response) error {
+	if !a.UsageReported() {
+		EstimateUsage(c, Estimator, resp)
+	}
+	return nil
+}

@@ -1,10 +1,13 @@
 package openai
 
 import (
+	"context"
+	"log/slog"
 	"math"
 	"strings"
 
 	"github.com/metis-llm/metis/adapters/driver"
+	"github.com/metis-llm/metis/canonical"
 )
 
 // Estimator is the token-estimate tuning of OpenAI (OpenAI-compatible
@@ -78,4 +81,44 @@ func imageTokens(model string, w, h int) int {
 		base, tile = 2833, 5667
 	}
 	return base + tile*tiles
+}
+
+// EstimateUsage fills the usage of a response the server reported none
+// for (000 §7.2: usage null or absent, or a stream without its usage
+// chunk): input tokens by e.Estimate over the call's request, output
+// tokens as one per four bytes (rounded up) of the response's text,
+// reasoning, tool names and tool inputs, Estimated set, and a WARN entry
+// "usage estimated: the server reported none" on c.Log naming the
+// adapter, request, model and both counts. This adapter's Finish and
+// adapters/openaicompat's run it when the Assembler saw no usage.
+func EstimateUsage(c *driver.Call, e driver.Estimator, resp *canonical.Response) {
+	u := canonical.TokenUsage{
+		InputTokens:  e.Estimate(c.Request),
+		OutputTokens: outputEstimate(resp.Content),
+		Estimated:    true,
+	}
+	resp.Usage = u
+	c.Log.LogAttrs(context.Background(), slog.LevelWarn, "usage estimated: the server reported none",
+		slog.String("adapter", c.Adapter),
+		slog.String("request_id", c.Request.RequestID),
+		slog.String("model", c.Request.Model),
+		slog.Int("input_tokens", u.InputTokens),
+		slog.Int("output_tokens", u.OutputTokens))
+}
+
+// outputEstimate is a token per four bytes (rounded up) of a response's
+// text, reasoning, tool names and tool inputs.
+func outputEstimate(content canonical.Blocks) int {
+	n := 0
+	for _, b := range content {
+		switch b := b.(type) {
+		case canonical.TextBlock:
+			n += len(b.Text)
+		case canonical.ThinkingBlock:
+			n += len(b.Text)
+		case canonical.ToolUseBlock:
+			n += len(b.Name) + len(b.Input)
+		}
+	}
+	return (n + 3) / 4
 }

@@ -2,9 +2,7 @@ package openaicompat
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"log/slog"
 
 	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/adapters/openai"
@@ -30,7 +28,7 @@ import (
 //     max_tokens, content_filter) are returned as they are.
 func (p *provider) Finish(c *driver.Call, a *driver.Assembler, resp *canonical.Response) error {
 	if !a.UsageReported() {
-		p.estimateUsage(c, resp)
+		openai.EstimateUsage(c, Info.Estimator, resp)
 	}
 	var pr openai.ChatProviderRaw
 	unparsed := false
@@ -66,39 +64,6 @@ func (p *provider) Finish(c *driver.Call, a *driver.Assembler, resp *canonical.R
 func objectOrEmpty(args []byte) bool {
 	t := bytes.TrimSpace(args)
 	return len(t) == 0 || t[0] == '{' && json.Valid(t)
-}
-
-// estimateUsage fills usage the server did not report (000 §7.2).
-func (p *provider) estimateUsage(c *driver.Call, resp *canonical.Response) {
-	u := canonical.TokenUsage{
-		InputTokens:  Info.Estimator.Estimate(c.Request),
-		OutputTokens: outputEstimate(resp.Content),
-		Estimated:    true,
-	}
-	resp.Usage = u
-	c.Log.LogAttrs(context.Background(), slog.LevelWarn, "usage estimated: the server reported none",
-		slog.String("adapter", c.Adapter),
-		slog.String("request_id", c.Request.RequestID),
-		slog.String("model", c.Request.Model),
-		slog.Int("input_tokens", u.InputTokens),
-		slog.Int("output_tokens", u.OutputTokens))
-}
-
-// outputEstimate is a token per four bytes (rounded up) of a response's
-// text, reasoning, tool names and tool inputs.
-func outputEstimate(content canonical.Blocks) int {
-	n := 0
-	for _, b := range content {
-		switch b := b.(type) {
-		case canonical.TextBlock:
-			n += len(b.Text)
-		case canonical.ThinkingBlock:
-			n += len(b.Text)
-		case canonical.ToolUseBlock:
-			n += len(b.Name) + len(b.Input)
-		}
-	}
-	return (n + 3) / 4
 }
 
 // present reports whether raw holds a JSON value other than null.
