@@ -85,6 +85,20 @@ var serverFixtures = []serverFixture{
 		usage: canonical.TokenUsage{InputTokens: 43, OutputTokens: 36}, served: "meta-llama/Llama-3.2-1B-Instruct"},
 }
 
+// recordingMeta is a recording's meta.json: the status and response
+// headers (the content type) the server sent.
+type recordingMeta struct {
+	Status  int               `json:"status"`
+	Headers map[string]string `json:"response_headers"`
+}
+
+func recordedMeta(t *testing.T, name string) recordingMeta {
+	t.Helper()
+	var meta recordingMeta
+	require.NoError(t, json.Unmarshal(fixture(t, "openai-chat", name, "meta.json"), &meta))
+	return meta
+}
+
 // recordedBody returns a recording's response as the server sent it:
 // SSE (a response.txt, or response.chunks.jsonl framed as "data:" lines
 // ended by [DONE]), or the JSON body.
@@ -117,12 +131,9 @@ func recordedBody(t *testing.T, name string) (body []byte, streamed bool) {
 func TestServerRecordings(t *testing.T) {
 	for _, fx := range serverFixtures {
 		t.Run(fx.name, func(t *testing.T) {
-			var meta struct {
-				Status int `json:"status"`
-			}
-			require.NoError(t, json.Unmarshal(fixture(t, "openai-chat", fx.name, "meta.json"), &meta))
+			meta := recordedMeta(t, fx.name)
 			body, streamed := recordedBody(t, fx.name)
-			srv := newStub(t).on(chatRoute, reply{status: meta.Status, body: string(body)})
+			srv := newStub(t).on(chatRoute, reply{status: meta.Status, header: meta.Headers, body: string(body)})
 			cfg := newConfig(fx.kind, srv.URL, newEnv())
 			for k, v := range fx.opts {
 				cfg.Options[k] = v
@@ -219,7 +230,7 @@ func TestMutatedServerRecordings(t *testing.T) {
 			body, streamed := recordedBody(t, tt.recording)
 			require.Contains(t, string(body), tt.old, "the recording holds what the test changes")
 			mutated := strings.Replace(string(body), tt.old, tt.new, 1)
-			srv := newStub(t).on(chatRoute, reply{body: mutated})
+			srv := newStub(t).on(chatRoute, reply{header: recordedMeta(t, tt.recording).Headers, body: mutated})
 			cfg := newConfig(tt.kind, srv.URL, newEnv())
 			model := string(tt.kind) + ":recorded"
 			cfg.Models[model] = adapters.ModelConfig{Capabilities: json.RawMessage(`{"supports_tools":true}`)}
