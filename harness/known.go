@@ -18,6 +18,12 @@ func (c *Config) knownFailure(sc *Scenario, model string) *KnownFailure {
 	return nil
 }
 
+// KnownFailureOf returns the known failure sc declares for its run on
+// model (conform list --known-failures), or nil when the run is not marked.
+func (c *Config) KnownFailureOf(sc *Scenario, model string) *KnownFailure {
+	return c.knownFailure(sc, model)
+}
+
 // applyKnownFailure turns a run that failed as a known failure of sc says
 // into StatusKnownFailure, and fails one that passed although marked.
 func applyKnownFailure(cfg *Config, sc *Scenario, res *ScenarioResult) {

@@ -166,3 +166,38 @@ func TestSkip(t *testing.T) {
 	assert.Greater(t, kept, 0)
 	assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), kept)
 }
+
+// --known-failures lists only the runs a scenario marks, each with its
+// symptom on one line, whatever the model key the mark names (provider,
+// column or model).
+func TestListKnownFailures(t *testing.T) {
+	dir := t.TempDir()
+	columns, err := os.ReadFile(filepath.Join(root, "scenarios", "columns.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "columns.yaml"), columns, 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "basic"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "basic", "marked.yaml"), []byte(`id: basic/marked
+title: A marked scenario
+models: [anthropic:claude-sonnet-4-6, openai:gpt-4.1, gemini:gemini-2.5-flash]
+known_failures:
+  - models: [openai-chat, gemini]
+    symptom: >-
+      a symptom
+      on two lines
+steps:
+  - user: Say hi.
+  - call: {reply: {text: Hi.}}
+`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "basic", "clean.yaml"), []byte(`id: basic/clean
+title: An unmarked scenario
+models: [anthropic:claude-sonnet-4-6]
+steps:
+  - user: Say hi.
+  - call: {reply: {text: Hi.}}
+`), 0o644))
+	code, out, errs := conform(t, "list", "--scenarios", dir, "--known-failures")
+	require.Equal(t, exitOK, code, errs)
+	want := "basic/marked\topenai:gpt-4.1\ta symptom on two lines\n" +
+		"basic/marked\tgemini:gemini-2.5-flash\ta symptom on two lines\n"
+	assert.Equal(t, want, out)
+}

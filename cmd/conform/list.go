@@ -15,10 +15,12 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("conform list", "[ID-GLOB...]", "List the scenario × model runs the filters select, as `conform run` would run them:\n"+
 		"one line per run, with the scenario id, the model and the tags, tab-separated.\n"+
 		"With --trace, list every test case the specification names (scenarios/spec-cases.yaml)\n"+
-		"with the scenarios that assert it and the columns they run on; exit 1 when a case has a gap.")
+		"with the scenarios that assert it and the columns they run on; exit 1 when a case has a gap.\n"+
+		"With --known-failures, list only the runs marked known_failures, with the symptom each names.")
 	var sel selection
 	sel.register(c.FlagSet)
 	trace := c.FlagSet.Bool("trace", false, "print every specified test case with the scenarios and columns asserting it; exit 1 on a gap")
+	known := c.FlagSet.Bool("known-failures", false, "list only the runs a scenario marks as known failures, with their symptom")
 	if code, ok := c.Parse(args, stdout, stderr); !ok {
 		return code
 	}
@@ -39,6 +41,12 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	for _, p := range harness.Select(scs, cfg) {
+		if *known {
+			if kf := cfg.KnownFailureOf(p.Scenario, p.Model); kf != nil {
+				fmt.Fprintf(stdout, "%s\t%s\t%s\n", p.Scenario.ID, p.Model, strings.Join(strings.Fields(kf.Symptom), " "))
+			}
+			continue
+		}
 		fmt.Fprintf(stdout, "%s\t%s\t%s\n", p.Scenario.ID, p.Model, strings.Join(p.Scenario.Tags, ","))
 	}
 	return exitOK
