@@ -3,7 +3,7 @@
 GO ?= go
 FUZZTIME ?= 60s
 
-.PHONY: test race lint conform validate record-missing record bench bench-compare fuzz emulate
+.PHONY: test race lint conform validate record-missing record bench bench-compare fuzz emulate mutate
 
 test:            ## unit tests and the conformance suite (the README's test command)
 	$(GO) test ./...
@@ -32,6 +32,9 @@ bench:           ## stream decoder benchmarks, side by side
 
 bench-compare:   ## metis vs the official SDKs, go-vcr and a floor in one run (bench/): benchstat tables, ratios, targets; ROUNDS=6 BENCHTIME=0.5s
 	bash bench/compare.sh
+
+mutate:          ## mutation testing with conform run alone as the test (gremlins, hours for all of adapters/ and session/; not in CI); MUTATE_TARGETS="adapters/anthropic session" for part
+	bash mutate/run.sh
 
 fuzz:            ## run every fuzz target for FUZZTIME each (default 60s; make fuzz FUZZTIME=5s for a quick pass)
 	@for pkg in $$($(GO) list ./...); do \
