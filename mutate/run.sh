@@ -68,7 +68,7 @@ fi
     jq -r --arg t "$t" --arg rev "$rev" '[.files[].mutations[].status] as $s |
       ($s|map(select(.=="KILLED"))|length) as $k | ($s|map(select(.=="TIMED OUT"))|length) as $to |
       ($s|map(select(.=="LIVED"))|length) as $l |
-      "| `\($t)` | \($rev) | \($k) | \($to) | \($l) | \($s|map(select(.=="NOT COVERED"))|length) | \($s|map(select(.=="NOT VIABLE"))|length) | \(if $k+$to+$l > 0 then (1000*($k+$to)/($k+$to+$l)|floor)/10 else "-" end)% |"' \
+      "| `\($t | gsub("\\|"; "\\|"))` | \($rev) | \($k) | \($to) | \($l) | \($s|map(select(.=="NOT COVERED"))|length) | \($s|map(select(.=="NOT VIABLE"))|length) | \(if $k+$to+$l > 0 then (1000*($k+$to)/($k+$to+$l)|floor)/10 else "-" end)% |"' \
       "$json_dir/$name.json"
   done
   jq -rs '[.[].files[].mutations[].status] as $s |
