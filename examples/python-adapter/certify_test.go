@@ -65,10 +65,11 @@ func certifyScript(t *testing.T, script string, profiles []string, ids ...string
 // the run timeout, lifecycle events do not cross it, a Retry-After date is
 // read against the child's wall clock, not the harness's fake one), the
 // contract, history and tool-schema scenarios, which need a history and
-// schema validation before the wire the example does not do,
-// structured output, which it does not map to a forced tool, adaptive
-// thinking, which it does not map, and Anthropic's server-tool blocks and
-// citations, which it does not keep for the next turn.
+// schema validation before the wire the example does not do, and
+// structured output, which it does not map to a forced tool, nor the Go
+// Anthropic adapter's own mappings the example leaves out: adaptive
+// thinking with an effort, and server-side tool blocks and citations kept
+// for the next turn.
 func certifiable(t *testing.T) []string {
 	t.Helper()
 	scs, err := certify.Builtin().Load()
@@ -80,7 +81,8 @@ func certifiable(t *testing.T) []string {
 		switch {
 		case strings.HasPrefix(sc.ID, "faults/reset"), strings.HasPrefix(sc.ID, "faults/stall-"), strings.HasPrefix(sc.ID, "contract/"),
 			strings.HasPrefix(sc.ID, "history/"), sc.ID == "tools/schema-refused", sc.ID == "retry/retry-after-http-date",
-			strings.HasPrefix(sc.ID, "structured/"), sc.ID == "thinking/adaptive-effort", sc.ID == "wire/anthropic-citations-round-trip",
+			strings.HasPrefix(sc.ID, "structured/"), sc.ID == "thinking/adaptive-effort",
+			sc.ID == "thinking/effort-request", strings.HasPrefix(sc.ID, "wire/anthropic-"),
 			// conform run's known failures of the Go Anthropic adapter
 			// have no goldens yet to certify against
 			slices.ContainsFunc(sc.KnownFailures, func(k harness.KnownFailure) bool {
