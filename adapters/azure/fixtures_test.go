@@ -99,7 +99,11 @@ func TestRecordingChatStreamDeploymentsPath(t *testing.T) {
 	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "Why did the Opentelemetry developer bring a ladder to the coding competition? \n\nBecause they wanted to reach new traces!"}}, resp.Content)
 	assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
 	assert.Equal(t, "gpt-35-turbo", resp.ServedModel, "the first chunk's empty model is not the served model")
-	assert.Equal(t, canonical.TokenUsage{}, resp.Usage, "this 2024 stream sends no usage chunk")
+	// This 2024 stream sends no usage chunk: the usage is estimated and
+	// flagged (000 §7.2), never a silent zero.
+	assert.True(t, resp.Usage.Estimated, "%+v", resp.Usage)
+	assert.Positive(t, resp.Usage.InputTokens)
+	assert.Positive(t, resp.Usage.OutputTokens)
 	reqs := srv.Requests()
 	require.Len(t, reqs, 1)
 	assert.Equal(t, "/openai/deployments/openllmetry-testing/chat/completions", reqs[0].Path)

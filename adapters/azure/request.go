@@ -70,6 +70,7 @@ func (p *provider) endpoint(m driver.Model, responses bool) string {
 // dialect, kept in c.State for the decoders.
 func (p *provider) Encode(c *driver.Call) (*driver.Request, error) {
 	d, responses := p.dialectFor(c.Adapter, c.Model)
+	d = openai.WithTools(d, c.Request.Tools) // strict tools' nulls dropped on the way back
 	c.State = d
 	body, err := d.BuildRequest(c)
 	if err != nil {
