@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -271,14 +272,18 @@ func TestAdapterStream(t *testing.T) {
 	events, errs := collect(rt.Stream(context.Background(), testRequest()), nil)
 	require.Empty(t, errs)
 	checkStreamInvariants(t, events)
-	assert.Equal(t, []canonical.EventType{"message.start", "text.delta", "tool.use_start", "tool.use_input_delta",
-		"tool.use_input_delta", "tool.use_end", "usage.update", "message.complete"}, eventTypes(events))
+	if diff := cmp.Diff([]canonical.EventType{"message.start", "text.delta", "tool.use_start", "tool.use_input_delta",
+		"tool.use_input_delta", "tool.use_end", "usage.update", "message.complete"}, eventTypes(events)); diff != "" {
+		t.Errorf("event types (-want +got):\n%s", diff)
+	}
 	for _, ev := range events {
 		assert.Equal(t, "req_01TEST", ev.MessageID)
 	}
 	resp := events[len(events)-1].Response
 	assert.Equal(t, canonical.StopToolUse, resp.StopReason)
-	assert.Equal(t, canonical.TokenUsage{InputTokens: 10, OutputTokens: 5}, resp.Usage)
+	if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 10, OutputTokens: 5}, resp.Usage); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "fake", resp.Provider)
 	uses := resp.Content.ToolUses()
 	require.Len(t, uses, 1)
@@ -372,8 +377,10 @@ func TestAdapterCancelMidStream(t *testing.T) {
 
 			assert.Empty(t, errs, "a cancelled stream yields no error")
 			checkStreamInvariants(t, events)
-			assert.Equal(t, []canonical.EventType{"message.start", "text.delta", "tool.use_start",
-				"tool.use_input_delta", "tool.use_end", "message.complete"}, eventTypes(events))
+			if diff := cmp.Diff([]canonical.EventType{"message.start", "text.delta", "tool.use_start",
+				"tool.use_input_delta", "tool.use_end", "message.complete"}, eventTypes(events)); diff != "" {
+				t.Errorf("event types (-want +got):\n%s", diff)
+			}
 			assert.Equal(t, `{}`, string(events[4].FinalInput), "partial input gives {}")
 			resp := events[5].Response
 			assert.Equal(t, canonical.StopCancelled, resp.StopReason)
@@ -417,7 +424,9 @@ func TestAdapterConsumerStopsEarly(t *testing.T) {
 	})
 	<-s.gone
 	assert.Empty(t, errs)
-	assert.Equal(t, []canonical.EventType{"message.start", "text.delta"}, eventTypes(events))
+	if diff := cmp.Diff([]canonical.EventType{"message.start", "text.delta"}, eventTypes(events)); diff != "" {
+		t.Errorf("event types (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, s.tr.opened.Load(), s.tr.closed.Load())
 	assert.Zero(t, rt.cancels.Len())
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -107,17 +108,22 @@ func TestAssemblerText(t *testing.T) {
 	resp := a.Finish(canonical.StopEndTurn, "end_turn")
 
 	checkStreamInvariants(t, r.events)
-	assert.Equal(t, []canonical.EventType{"message.start", "text.delta", "text.delta", "message.complete"}, r.types(),
-		"an empty delta is not emitted")
+	if diff := cmp.Diff([]canonical.EventType{"message.start", "text.delta", "text.delta", "message.complete"}, r.types()); diff != "" {
+		t.Errorf("an empty delta is not emitted (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "anthropic:claude-sonnet-4-6", r.events[0].Model)
 	assert.Equal(t, "Hel", r.events[1].Text)
 	assert.Equal(t, "lo", r.events[2].Text)
-	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "Hello"}}, resp.Content)
+	if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: "Hello"}}, resp.Content); diff != "" {
+		t.Errorf("content (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
 	assert.Equal(t, "end_turn", resp.ProviderStopReason)
 	assert.Equal(t, "req_1", resp.RequestID)
 	assert.Equal(t, "anthropic", resp.Provider)
-	assert.Equal(t, resp.Content, r.last().Response.Content)
+	if diff := cmp.Diff(resp.Content, r.last().Response.Content); diff != "" {
+		t.Errorf("message.complete content (-want +got):\n%s", diff)
+	}
 	assert.Empty(t, r.errs)
 	assert.True(t, a.Finished())
 }
@@ -133,16 +139,20 @@ func TestAssemblerThinkingWithSignature(t *testing.T) {
 	a.Finish(canonical.StopEndTurn, "end_turn")
 
 	checkStreamInvariants(t, r.events)
-	assert.Equal(t, []canonical.EventType{"message.start", "thinking.delta", "thinking.delta", "text.delta", "message.complete"}, r.types())
+	if diff := cmp.Diff([]canonical.EventType{"message.start", "thinking.delta", "thinking.delta", "text.delta", "message.complete"}, r.types()); diff != "" {
+		t.Errorf("event types (-want +got):\n%s", diff)
+	}
 	sig := r.events[2]
 	assert.Equal(t, 0, sig.Index)
 	assert.Equal(t, "EqEECkYICxgCKkAo", sig.Signature)
 	assert.Empty(t, sig.Text)
 	assert.Equal(t, 1, r.events[3].Index)
-	assert.Equal(t, canonical.Blocks{
+	if diff := cmp.Diff(canonical.Blocks{
 		canonical.ThinkingBlock{Text: "Let me think", Signature: "EqEECkYICxgCKkAo"},
 		canonical.TextBlock{Text: "Answer"},
-	}, r.last().Response.Content)
+	}, r.last().Response.Content); diff != "" {
+		t.Errorf("content (-want +got):\n%s", diff)
+	}
 }
 
 func TestAssemblerRedactedThinking(t *testing.T) {
@@ -152,8 +162,12 @@ func TestAssemblerRedactedThinking(t *testing.T) {
 	a.TextDelta(1, "ok")
 	a.Finish(canonical.StopEndTurn, "")
 	checkStreamInvariants(t, r.events)
-	assert.Equal(t, []canonical.EventType{"message.start", "text.delta", "message.complete"}, r.types())
-	assert.Equal(t, canonical.Blocks{canonical.RedactedThinkingBlock{Data: "EmwKAhgBEgy3"}, canonical.TextBlock{Text: "ok"}}, r.last().Response.Content)
+	if diff := cmp.Diff([]canonical.EventType{"message.start", "text.delta", "message.complete"}, r.types()); diff != "" {
+		t.Errorf("event types (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(canonical.Blocks{canonical.RedactedThinkingBlock{Data: "EmwKAhgBEgy3"}, canonical.TextBlock{Text: "ok"}}, r.last().Response.Content); diff != "" {
+		t.Errorf("content (-want +got):\n%s", diff)
+	}
 }
 
 func TestAssemblerToolFragments(t *testing.T) {
@@ -174,8 +188,10 @@ func TestAssemblerToolFragments(t *testing.T) {
 	assert.True(t, canonical.IsToolUseID(id), "canonical id %q", id)
 	assert.Equal(t, id, ids.Canonical("anthropic", "toolu_01A"), "the provider id maps to the canonical id")
 	assert.Equal(t, "toolu_01A", ids.Wire("anthropic", id))
-	assert.Equal(t, []canonical.EventType{"message.start", "text.delta", "tool.use_start", "tool.use_input_delta",
-		"tool.use_input_delta", "tool.use_input_delta", "tool.use_end", "message.complete"}, r.types())
+	if diff := cmp.Diff([]canonical.EventType{"message.start", "text.delta", "tool.use_start", "tool.use_input_delta",
+		"tool.use_input_delta", "tool.use_input_delta", "tool.use_end", "message.complete"}, r.types()); diff != "" {
+		t.Errorf("event types (-want +got):\n%s", diff)
+	}
 	start := r.events[2]
 	assert.Equal(t, 1, start.Index)
 	assert.Equal(t, id, start.ToolUseID)
@@ -185,10 +201,12 @@ func TestAssemblerToolFragments(t *testing.T) {
 	assert.Equal(t, `th": "REA`, r.events[4].PartialJSON)
 	assert.Equal(t, `DME.md"}`, r.events[5].PartialJSON)
 	assert.JSONEq(t, `{"path": "README.md"}`, string(r.events[6].FinalInput))
-	assert.Equal(t, canonical.Blocks{
+	if diff := cmp.Diff(canonical.Blocks{
 		canonical.TextBlock{Text: "Reading."},
 		canonical.ToolUseBlock{ID: id, Name: "read_file", Input: json.RawMessage(`{"path": "README.md"}`)},
-	}, r.last().Response.Content)
+	}, r.last().Response.Content); diff != "" {
+		t.Errorf("content (-want +got):\n%s", diff)
+	}
 }
 
 func TestAssemblerFinalInput(t *testing.T) {
@@ -242,8 +260,10 @@ func TestAssemblerOpeningABlockClosesThePrevious(t *testing.T) {
 	a.Finish(canonical.StopToolUse, "")
 
 	checkStreamInvariants(t, r.events)
-	assert.Equal(t, []canonical.EventType{"message.start", "text.delta", "tool.use_start", "tool.use_input_delta",
-		"tool.use_end", "tool.use_start", "tool.use_input_delta", "tool.use_end", "text.delta", "message.complete"}, r.types())
+	if diff := cmp.Diff([]canonical.EventType{"message.start", "text.delta", "tool.use_start", "tool.use_input_delta",
+		"tool.use_end", "tool.use_start", "tool.use_input_delta", "tool.use_end", "text.delta", "message.complete"}, r.types()); diff != "" {
+		t.Errorf("event types (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, idA, r.events[4].ToolUseID)
 	assert.Equal(t, `{"x":1}`, string(r.events[4].FinalInput))
 	assert.Equal(t, idB, r.events[7].ToolUseID)
@@ -260,7 +280,9 @@ func TestAssemblerRepeatedToolStart(t *testing.T) {
 	assert.Equal(t, id1, id2)
 	a.Finish(canonical.StopToolUse, "")
 	checkStreamInvariants(t, r.events)
-	assert.Equal(t, []canonical.EventType{"message.start", "tool.use_start", "tool.use_end", "message.complete"}, r.types())
+	if diff := cmp.Diff([]canonical.EventType{"message.start", "tool.use_start", "tool.use_end", "message.complete"}, r.types()); diff != "" {
+		t.Errorf("event types (-want +got):\n%s", diff)
+	}
 }
 
 func TestAssemblerToolWithoutProviderID(t *testing.T) {
@@ -291,9 +313,15 @@ func TestAssemblerUsage(t *testing.T) {
 	a.SetUsage(canonical.TokenUsage{InputTokens: 43, OutputTokens: 9})
 	resp := a.Finish(canonical.StopEndTurn, "")
 	checkStreamInvariants(t, r.events)
-	assert.Equal(t, []canonical.EventType{"message.start", "usage.update", "text.delta", "message.complete"}, r.types())
-	assert.Equal(t, &canonical.TokenUsage{InputTokens: 43, OutputTokens: 1}, r.events[1].Usage)
-	assert.Equal(t, canonical.TokenUsage{InputTokens: 43, OutputTokens: 9}, resp.Usage, "a later SetUsage replaces, never sums")
+	if diff := cmp.Diff([]canonical.EventType{"message.start", "usage.update", "text.delta", "message.complete"}, r.types()); diff != "" {
+		t.Errorf("event types (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&canonical.TokenUsage{InputTokens: 43, OutputTokens: 1}, r.events[1].Usage); diff != "" {
+		t.Errorf("usage.update's usage (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 43, OutputTokens: 9}, resp.Usage); diff != "" {
+		t.Errorf("a later SetUsage replaces, never sums (-want +got):\n%s", diff)
+	}
 }
 
 func TestAssemblerLatency(t *testing.T) {
@@ -348,7 +376,9 @@ func TestAssemblerFailCancelled(t *testing.T) {
 			assert.Equal(t, `{}`, string(end.FinalInput), "partial JSON gives {}")
 			resp := r.last().Response
 			assert.Equal(t, canonical.StopCancelled, resp.StopReason)
-			assert.Equal(t, canonical.TextBlock{Text: "partial"}, resp.Content[0])
+			if diff := cmp.Diff(canonical.TextBlock{Text: "partial"}, resp.Content[0]); diff != "" {
+				t.Errorf("first block (-want +got):\n%s", diff)
+			}
 			assert.Equal(t, `{}`, string(resp.Content[1].(canonical.ToolUseBlock).Input))
 		})
 	}
@@ -377,7 +407,9 @@ func TestAssemblerFailError(t *testing.T) {
 			checkStreamInvariants(t, r.events)
 			resp := r.last().Response
 			assert.Equal(t, canonical.StopError, resp.StopReason)
-			assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "partial"}}, resp.Content, "partial content is kept")
+			if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: "partial"}}, resp.Content); diff != "" {
+				t.Errorf("partial content is kept (-want +got):\n%s", diff)
+			}
 			require.Len(t, r.errs, 1, "the error follows message.complete (000 §6.5)")
 			var ae *canonical.AdapterError
 			require.ErrorAs(t, r.errs[0], &ae)
@@ -397,7 +429,9 @@ func TestAssemblerFailBeforeAnything(t *testing.T) {
 	a, _ := newTestAssembler(r)
 	a.Fail(context.Background(), nil)
 	checkStreamInvariants(t, r.events)
-	assert.Equal(t, []canonical.EventType{"message.start", "message.complete"}, r.types())
+	if diff := cmp.Diff([]canonical.EventType{"message.start", "message.complete"}, r.types()); diff != "" {
+		t.Errorf("event types (-want +got):\n%s", diff)
+	}
 	assert.Len(t, r.errs, 1)
 }
 
@@ -435,11 +469,13 @@ func TestAssemblerWithoutYield(t *testing.T) {
 	a.ToolInputFinal(2, json.RawMessage(`{}`))
 	resp := a.Finish(canonical.StopToolUse, "tool_use")
 	assert.False(t, a.Stopped())
-	assert.Equal(t, canonical.Blocks{
+	if diff := cmp.Diff(canonical.Blocks{
 		canonical.ThinkingBlock{Text: "t"},
 		canonical.TextBlock{Text: "x"},
 		canonical.ToolUseBlock{ID: id, Name: "f", Input: json.RawMessage(`{}`)},
-	}, resp.Content)
+	}, resp.Content); diff != "" {
+		t.Errorf("content (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, `{"id":"msg_1"}`, string(resp.RawBody))
 	assert.Equal(t, `{"k":1}`, string(resp.ProviderRaw))
 }
@@ -450,10 +486,12 @@ func TestAssemblerResponseBeforeFinish(t *testing.T) {
 	a.ToolStart(1, "call_1", "f")
 	a.ToolInputDelta(1, `{"a":1}`)
 	resp := a.Response()
-	assert.Equal(t, canonical.Blocks{
+	if diff := cmp.Diff(canonical.Blocks{
 		canonical.TextBlock{Text: "so far"},
 		canonical.ToolUseBlock{ID: resp.Content[1].(canonical.ToolUseBlock).ID, Name: "f", Input: json.RawMessage(`{"a":1}`)},
-	}, resp.Content)
+	}, resp.Content); diff != "" {
+		t.Errorf("content (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, `{"a":1}`, a.RawToolArgs(1))
 	assert.Empty(t, a.RawToolArgs(9))
 }

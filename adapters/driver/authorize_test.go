@@ -77,7 +77,9 @@ func TestRequestAuthorizerSignsEveryAttemptLast(t *testing.T) {
 	require.Len(t, p.seen, 2)
 	assert.Equal(t, "k", p.seen[0].Get("x-fake-key"), "Authorize ran before")
 	assert.Equal(t, "extra", p.seen[0].Get("X-Extra"), "ExtraHeaders were set before")
-	assert.Equal(t, []string{"{}", "{}"}, p.bodies)
+	if diff := cmp.Diff([]string{"{}", "{}"}, p.bodies); diff != "" {
+		t.Errorf("bodies sent (-want +got):\n%s", diff)
+	}
 }
 
 func TestRequestAuthorizerErrorFailsBeforeTheWire(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -59,7 +60,9 @@ func TestJSONObject(t *testing.T) {
 		keys = append(keys, k)
 		o.Set(k, []any{v})
 	}
-	assert.Equal(t, []string{"b", "a"}, keys)
+	if diff := cmp.Diff([]string{"b", "a"}, keys); diff != "" {
+		t.Errorf("keys in order (-want +got):\n%s", diff)
+	}
 	o.Set("c", false)
 	out, err := o.MarshalJSON()
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -20,13 +21,15 @@ func TestDrop(t *testing.T) {
 	r := recs[0]
 	assert.Equal(t, slog.LevelWarn, r.Level)
 	assert.Equal(t, "lossy projection: block dropped", r.Message)
-	assert.Equal(t, map[string]string{
+	if diff := cmp.Diff(map[string]string{
 		"session_id": "sess_42",
 		"message_id": "01HZ001",
 		"block_type": "thinking",
 		"adapter":    "openai",
 		"reason":     "Chat Completions has no thinking blocks",
-	}, attrs(r))
+	}, attrs(r)); diff != "" {
+		t.Errorf("WARN attributes (-want +got):\n%s", diff)
+	}
 }
 
 // TestDropSessionOfRequest: a message without a session id is logged

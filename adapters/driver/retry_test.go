@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -164,7 +165,9 @@ func TestCallerSucceedsAfterTransientFailures(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, 200, resp.StatusCode)
 	assert.Equal(t, 3, srv.requests())
-	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second}, clock.Sleeps())
+	if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second}, clock.Sleeps()); diff != "" {
+		t.Errorf("sleeps (-want +got):\n%s", diff)
+	}
 
 	got := *attempts
 	require.Len(t, got, 3)
@@ -177,7 +180,9 @@ func TestCallerSucceedsAfterTransientFailures(t *testing.T) {
 	assert.Equal(t, 0, got[1].Status, "a dropped connection has no status")
 	require.NotNil(t, got[1].Err)
 	assert.Equal(t, canonical.ErrNetwork, got[1].Err.Class)
-	assert.Equal(t, adapters.Attempt{RequestID: "req_1", N: 3, Status: 200}, got[2])
+	if diff := cmp.Diff(adapters.Attempt{RequestID: "req_1", N: 3, Status: 200}, got[2]); diff != "" {
+		t.Errorf("third attempt (-want +got):\n%s", diff)
+	}
 }
 
 func TestCallerBackoff(t *testing.T) {
@@ -206,7 +211,9 @@ func TestCallerBackoff(t *testing.T) {
 			for i, w := range tc.want {
 				want[i] = w * unit
 			}
-			assert.Equal(t, want, clock.Sleeps())
+			if diff := cmp.Diff(want, clock.Sleeps()); diff != "" {
+				t.Errorf("sleeps (-want +got):\n%s", diff)
+			}
 		})
 	}
 
@@ -262,7 +269,9 @@ func TestCallerRetryAfter(t *testing.T) {
 			resp, err := c.Do(context.Background(), "r", srv.newReq)
 			require.NoError(t, err)
 			resp.Body.Close()
-			assert.Equal(t, []time.Duration{tc.want}, clock.Sleeps())
+			if diff := cmp.Diff([]time.Duration{tc.want}, clock.Sleeps()); diff != "" {
+				t.Errorf("sleeps (-want +got):\n%s", diff)
+			}
 			require.NotEmpty(t, *attempts)
 			assert.Equal(t, tc.want, (*attempts)[0].Wait)
 		})
@@ -281,7 +290,9 @@ func TestCallerRetryAfterFromBodyIsCapped(t *testing.T) {
 	_, err := c.Do(context.Background(), "r", srv.newReq)
 	var ae *canonical.AdapterError
 	require.ErrorAs(t, err, &ae)
-	assert.Equal(t, []time.Duration{60 * time.Second}, clock.Sleeps())
+	if diff := cmp.Diff([]time.Duration{60 * time.Second}, clock.Sleeps()); diff != "" {
+		t.Errorf("sleeps (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, 60*time.Second, ae.RetryAfter)
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -98,7 +99,9 @@ func TestSSEReader(t *testing.T) {
 			t.Run(tc.name+"/"+rd.name, func(t *testing.T) {
 				got, err := readAll(t, NewSSEReader(rd.wrap([]byte(tc.in))))
 				assert.ErrorIs(t, err, io.EOF)
-				assert.Equal(t, tc.want, got)
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("events (-want +got):\n%s", diff)
+				}
 			})
 		}
 	}
@@ -263,7 +266,9 @@ func TestRefParseSSEAgreesWithTable(t *testing.T) {
 	// The reference parser must itself pass the table before it can
 	// judge SSEReader in the fuzz target.
 	for _, tc := range sseCases {
-		assert.Equal(t, tc.want, refParseSSE([]byte(tc.in)), tc.name)
+		if diff := cmp.Diff(tc.want, refParseSSE([]byte(tc.in))); diff != "" {
+			t.Errorf("%s: reference parser events (-want +got):\n%s", tc.name, diff)
+		}
 	}
 }
 

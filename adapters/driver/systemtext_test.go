@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/metis-llm/metis/canonical"
@@ -44,7 +45,9 @@ func TestSystemText(t *testing.T) {
 				assert.Equal(t, "text only", a["reason"])
 				dropped = append(dropped, a["message_id"])
 			}
-			assert.Equal(t, tc.dropped, dropped)
+			if diff := cmp.Diff(tc.dropped, dropped); diff != "" {
+				t.Errorf("message ids of the dropped blocks (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
