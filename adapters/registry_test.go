@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -27,13 +28,15 @@ func TestDefaultRegistry(t *testing.T) {
 	reg, err := DefaultRegistry()
 	require.NoError(t, err)
 
-	assert.Equal(t, []string{"anthropic", "azure", "bedrock", "gemini", "llamacpp", "lmstudio", "ollama", "openai", "openrouter", "vertex", "vertex-anthropic", "vllm"}, reg.Adapters())
+	if diff := cmp.Diff([]string{"anthropic", "azure", "bedrock", "gemini", "llamacpp", "lmstudio", "ollama", "openai", "openrouter", "vertex", "vertex-anthropic", "vllm"}, reg.Adapters()); diff != "" {
+		t.Errorf("reg.Adapters() mismatch (-want +got):\n%s", diff)
+	}
 
 	var ids []string
 	for _, m := range reg.Models() {
 		ids = append(ids, m.ID)
 	}
-	assert.Equal(t, []string{
+	if diff := cmp.Diff([]string{
 		"anthropic:claude-haiku-4-5", "anthropic:claude-opus-4-7", "anthropic:claude-sonnet-4-6",
 		"azure:gpt-4.1-mini", "azure:gpt-5-mini", "bedrock:anthropic.claude-sonnet-4-5",
 		"gemini:gemini-2.5-flash", "gemini:gemini-2.5-pro", "gemini:gemini-3-pro-preview",
@@ -42,14 +45,18 @@ func TestDefaultRegistry(t *testing.T) {
 		"openai:gpt-4.1", "openai:gpt-5", "openai:gpt-5-mini",
 		"openrouter:deepseek/deepseek-v3", "vertex-anthropic:claude-sonnet-4-5", "vertex:gemini-2.5-pro",
 		"vertex:gemini-3-pro-preview", "vllm:qwen2.5-7b-instruct",
-	}, ids, "sorted by id")
+	}, ids); diff != "" {
+		t.Errorf("sorted by id (-want +got):\n%s", diff)
+	}
 
 	opus, err := reg.Resolve("anthropic:claude-opus-4-7")
 	require.NoError(t, err)
-	assert.Equal(t, ModelConfig{
+	if diff := cmp.Diff(ModelConfig{
 		ID: "anthropic:claude-opus-4-7", Adapter: "anthropic", WireName: "claude-opus-4-7",
 		Tier: "deep", CanDelegate: true, Aliases: []string{"opus", "deep"},
-	}, opus)
+	}, opus); diff != "" {
+		t.Errorf("opus mismatch (-want +got):\n%s", diff)
+	}
 
 	llama, err := reg.Resolve("ollama:llama-3.3-70b")
 	require.NoError(t, err)
@@ -58,7 +65,9 @@ func TestDefaultRegistry(t *testing.T) {
 
 	gpt41, err := reg.Resolve("openai:gpt-4.1")
 	require.NoError(t, err)
-	assert.Equal(t, map[string]any{"dialect": "chat"}, gpt41.Options)
+	if diff := cmp.Diff(map[string]any{"dialect": "chat"}, gpt41.Options); diff != "" {
+		t.Errorf("gpt41.Options mismatch (-want +got):\n%s", diff)
+	}
 	gpt5, err := reg.Resolve("gpt5")
 	require.NoError(t, err)
 	assert.Equal(t, "responses", gpt5.Options["dialect"])
@@ -112,7 +121,9 @@ func TestRegistryConfig(t *testing.T) {
 
 	or, err := reg.Config("openrouter", env("OPENROUTER_API_KEY", "sk-or-test-FAKE"))
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{"HTTP-Referer": "https://github.com/metis-llm/metis", "X-Title": "metis"}, or.ExtraHeaders)
+	if diff := cmp.Diff(map[string]string{"HTTP-Referer": "https://github.com/metis-llm/metis", "X-Title": "metis"}, or.ExtraHeaders); diff != "" {
+		t.Errorf("or.ExtraHeaders mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "openrouter", or.Options["kind"])
 	assert.Equal(t, "deepseek/deepseek-chat", or.Model("openrouter:deepseek/deepseek-v3").WireName)
 }
@@ -172,8 +183,12 @@ func TestLoadRegistryCustom(t *testing.T) {
 	assert.Equal(t, "sk-test-FAKE", cfg.APIKey, "an inline api_key")
 	assert.Equal(t, 12500*time.Millisecond, cfg.Timeout)
 	assert.Equal(t, 0, cfg.MaxRetries, "an explicit 0 is kept")
-	assert.Equal(t, map[string]string{"X-Team": "metis"}, cfg.ExtraHeaders)
-	assert.Equal(t, map[string]any{"kind": "vllm", "nested": map[string]any{"a": []any{1, 2}}}, cfg.Options)
+	if diff := cmp.Diff(map[string]string{"X-Team": "metis"}, cfg.ExtraHeaders); diff != "" {
+		t.Errorf("cfg.ExtraHeaders mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"kind": "vllm", "nested": map[string]any{"a": []any{1, 2}}}, cfg.Options); diff != "" {
+		t.Errorf("cfg.Options mismatch (-want +got):\n%s", diff)
+	}
 
 	small, err := reg.Resolve("corp:small")
 	require.NoError(t, err)
@@ -190,7 +205,9 @@ func TestLoadRegistryCustom(t *testing.T) {
 	assert.Contains(t, err.Error(), "EU_ANTHROPIC_KEY")
 	eu, err := reg.Config("eu", env("EU_ANTHROPIC_KEY", "sk-test-FAKE"))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"anthropic:claude-sonnet-4-6"}, keys(eu.Models))
+	if diff := cmp.Diff([]string{"anthropic:claude-sonnet-4-6"}, keys(eu.Models)); diff != "" {
+		t.Errorf("keys(eu.Models) mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, true, eu.Models["anthropic:claude-sonnet-4-6"].Options["beta"], "model options are kept raw for the adapter to decode")
 }
 
@@ -244,7 +261,9 @@ func TestRegistryModelsAreCopies(t *testing.T) {
 	m.Aliases[0] = "changed"
 	again, err := reg.Resolve("opus")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"opus", "deep"}, again.Aliases)
+	if diff := cmp.Diff([]string{"opus", "deep"}, again.Aliases); diff != "" {
+		t.Errorf("again.Aliases mismatch (-want +got):\n%s", diff)
+	}
 }
 
 // stubAdapter is an Adapter that records its Config.
