@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -68,7 +69,9 @@ func TestCancellationCleanup(t *testing.T) {
 			require.Len(t, ends, 1)
 			assert.JSONEq(t, `{}`, string(ends[0].FinalInput))
 			require.Len(t, resp.Content, 2)
-			assert.Equal(t, canonical.TextBlock{Text: "Hello"}, resp.Content[0])
+			if diff := cmp.Diff(canonical.TextBlock{Text: "Hello"}, resp.Content[0]); diff != "" {
+				t.Errorf("resp.Content[0] mismatch (-want +got):\n%s", diff)
+			}
 			tu, ok := resp.Content[1].(canonical.ToolUseBlock)
 			require.True(t, ok)
 			assert.Equal(t, "read_file", tu.Name)

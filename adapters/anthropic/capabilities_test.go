@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -47,7 +48,9 @@ func TestCapabilitiesTable(t *testing.T) {
 	env := newEnv(t, serve(200, "application/json", okBody))
 	for _, tt := range tests {
 		t.Run(tt.model, func(t *testing.T) {
-			assert.Equal(t, tt.want, env.a.Capabilities(tt.model))
+			if diff := cmp.Diff(tt.want, env.a.Capabilities(tt.model)); diff != "" {
+				t.Errorf("env.a.Capabilities(tt.model) mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }

@@ -136,9 +136,15 @@ func TestInterleavedThinking(t *testing.T) {
 	require.NoError(t, err)
 	resp := checkInvariants(t, evs)
 	require.Len(t, resp.Content, 4)
-	assert.Equal(t, canonical.ThinkingBlock{Text: "Read the config first.", Signature: "c2lnLTE="}, resp.Content[0])
-	assert.Equal(t, canonical.TextBlock{Text: "Reading it."}, resp.Content[1])
-	assert.Equal(t, canonical.ThinkingBlock{Text: "Then the lock file.", Signature: "c2lnLTI="}, resp.Content[2])
+	if diff := cmp.Diff(canonical.ThinkingBlock{Text: "Read the config first.", Signature: "c2lnLTE="}, resp.Content[0]); diff != "" {
+		t.Errorf("resp.Content[0] mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(canonical.TextBlock{Text: "Reading it."}, resp.Content[1]); diff != "" {
+		t.Errorf("resp.Content[1] mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(canonical.ThinkingBlock{Text: "Then the lock file.", Signature: "c2lnLTI="}, resp.Content[2]); diff != "" {
+		t.Errorf("resp.Content[2] mismatch (-want +got):\n%s", diff)
+	}
 	tu := resp.Content[3].(canonical.ToolUseBlock)
 	assert.JSONEq(t, `{"path":"go.mod"}`, string(tu.Input))
 
@@ -160,7 +166,9 @@ func TestInterleavedThinking(t *testing.T) {
 	for _, c := range msgs[1].Content {
 		order = append(order, c.Type+":"+c.Signature)
 	}
-	assert.Equal(t, []string{"thinking:c2lnLTE=", "text:", "thinking:c2lnLTI=", "tool_use:"}, order)
+	if diff := cmp.Diff([]string{"thinking:c2lnLTE=", "text:", "thinking:c2lnLTI=", "tool_use:"}, order); diff != "" {
+		t.Errorf("order mismatch (-want +got):\n%s", diff)
+	}
 	assert.JSONEq(t, `{"type":"adaptive"}`, string(body["thinking"]), "Claude 4.6 thinks adaptively")
 	assert.JSONEq(t, `{"effort":"medium"}`, string(body["output_config"]))
 }

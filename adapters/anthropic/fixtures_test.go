@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -139,7 +140,9 @@ func TestFixtures(t *testing.T) {
 		assert.True(t, strings.HasPrefix(resp.Content.Text(), "This image shows a simple, minimalist design featuring a small green star"))
 		assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
 		assert.Equal(t, "end_turn", resp.ProviderStopReason)
-		assert.Equal(t, canonical.TokenUsage{InputTokens: 27, OutputTokens: 65}, resp.Usage)
+		if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 27, OutputTokens: 65}, resp.Usage); diff != "" {
+			t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+		}
 		assert.JSONEq(t, `{"id":"msg_01NusK7N3cvXsHRya8jx1NDU"}`, string(resp.ProviderRaw))
 		assert.Equal(t, "claude-sonnet-4-20250514", resp.ServedModel)
 		assert.Equal(t, string(readFixture(t, name, "response.json")), string(resp.RawBody))
@@ -159,7 +162,9 @@ func TestFixtures(t *testing.T) {
 		assert.JSONEq(t, string(readFixture(t, name, "request.json")), string(env.rawBody(t, 0)))
 		assert.True(t, strings.HasPrefix(resp.Content.Text(), "This is a potato."))
 		assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
-		assert.Equal(t, canonical.TokenUsage{InputTokens: 296, OutputTokens: 91}, resp.Usage)
+		if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 296, OutputTokens: 91}, resp.Usage); diff != "" {
+			t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+		}
 	})
 
 	t.Run("nonstream-thinking-tool-use", func(t *testing.T) {
@@ -182,7 +187,9 @@ func TestFixtures(t *testing.T) {
 		assert.True(t, strings.HasPrefix(th.Signature, "EqEECkYICxgCKkAo3UA4WwDbB8ihhpykVCsPx6iMzwNTNP8d"))
 		assert.True(t, strings.HasSuffix(th.Signature, "a+SkcXhw9EK5/JwYAQ=="))
 		assert.Len(t, th.Signature, 736)
-		assert.Equal(t, canonical.TextBlock{Text: turn1Text}, resp.Content[1])
+		if diff := cmp.Diff(canonical.TextBlock{Text: turn1Text}, resp.Content[1]); diff != "" {
+			t.Errorf("resp.Content[1] mismatch (-want +got):\n%s", diff)
+		}
 		tu, ok := resp.Content[2].(canonical.ToolUseBlock)
 		require.True(t, ok)
 		assert.Equal(t, "get_user_country", tu.Name)
@@ -190,7 +197,9 @@ func TestFixtures(t *testing.T) {
 		assert.True(t, canonical.IsToolUseID(tu.ID))
 		assert.Equal(t, "toolu_01YGzqpRE16Vricda3Aqcejo", ids.Wire("anthropic", tu.ID), "the provider id is kept in the map")
 		assert.Equal(t, canonical.StopToolUse, resp.StopReason)
-		assert.Equal(t, canonical.TokenUsage{InputTokens: 398, OutputTokens: 155}, resp.Usage)
+		if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 398, OutputTokens: 155}, resp.Usage); diff != "" {
+			t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+		}
 	})
 
 	t.Run("nonstream-tool-result-turn2", func(t *testing.T) {
@@ -229,7 +238,9 @@ func TestFixtures(t *testing.T) {
 		assert.JSONEq(t, string(readFixture(t, name, "request.json")), string(env.rawBody(t, 0)))
 		assert.True(t, strings.HasPrefix(resp.Content.Text(), "Based on the information that you're from Mexico, the largest city in your country is **Mexico City**"))
 		assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
-		assert.Equal(t, canonical.TokenUsage{InputTokens: 566, OutputTokens: 126}, resp.Usage)
+		if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 566, OutputTokens: 126}, resp.Usage); diff != "" {
+			t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+		}
 	})
 
 	t.Run("stream-parallel-tool-use-input-json-delta", func(t *testing.T) {
@@ -254,7 +265,9 @@ func TestFixtures(t *testing.T) {
 		assert.JSONEq(t, `{"type":"auto"}`, sentField(t, env, "tool_choice"))
 
 		require.Len(t, resp.Content, 3)
-		assert.Equal(t, canonical.TextBlock{Text: "I'll add and multiply the numbers 2 and 3 for you."}, resp.Content[0])
+		if diff := cmp.Diff(canonical.TextBlock{Text: "I'll add and multiply the numbers 2 and 3 for you."}, resp.Content[0]); diff != "" {
+			t.Errorf("resp.Content[0] mismatch (-want +got):\n%s", diff)
+		}
 		for i, want := range []string{"add", "multiply"} {
 			tu, ok := resp.Content[i+1].(canonical.ToolUseBlock)
 			require.True(t, ok)
@@ -267,9 +280,13 @@ func TestFixtures(t *testing.T) {
 		for _, ev := range adaptertest.EventsOf(evs, canonical.EventToolUseInput) {
 			frags = append(frags, ev.PartialJSON)
 		}
-		assert.Equal(t, []string{`{"a": 2`, `, "b"`, `: 3}`, `{"a": 2`, `, "b":`, ` 3}`}, frags)
+		if diff := cmp.Diff([]string{`{"a": 2`, `, "b"`, `: 3}`, `{"a": 2`, `, "b":`, ` 3}`}, frags); diff != "" {
+			t.Errorf("frags mismatch (-want +got):\n%s", diff)
+		}
 		assert.Equal(t, canonical.StopToolUse, resp.StopReason)
-		assert.Equal(t, canonical.TokenUsage{InputTokens: 502, OutputTokens: 137}, resp.Usage)
+		if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 502, OutputTokens: 137}, resp.Usage); diff != "" {
+			t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+		}
 	})
 
 	t.Run("stream-server-tool-search-then-tool-use", func(t *testing.T) {
@@ -286,8 +303,12 @@ func TestFixtures(t *testing.T) {
 		assert.JSONEq(t, fixtureRequestField(t, name, "messages"), sentField(t, env, "messages"))
 
 		require.Len(t, resp.Content, 3, "server_tool_use and tool_search_tool_result are skipped")
-		assert.Equal(t, canonical.TextBlock{Text: "Let me search for a tool that can provide current exchange rate information."}, resp.Content[0])
-		assert.Equal(t, canonical.TextBlock{Text: "I found the right tool! Let me fetch the current USD to EUR exchange rate for you."}, resp.Content[1])
+		if diff := cmp.Diff(canonical.TextBlock{Text: "Let me search for a tool that can provide current exchange rate information."}, resp.Content[0]); diff != "" {
+			t.Errorf("resp.Content[0] mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(canonical.TextBlock{Text: "I found the right tool! Let me fetch the current USD to EUR exchange rate for you."}, resp.Content[1]); diff != "" {
+			t.Errorf("resp.Content[1] mismatch (-want +got):\n%s", diff)
+		}
 		tu, ok := resp.Content[2].(canonical.ToolUseBlock)
 		require.True(t, ok)
 		assert.Equal(t, "get_exchange_rate", tu.Name)
@@ -296,7 +317,9 @@ func TestFixtures(t *testing.T) {
 		require.Len(t, starts, 1, "the server tool emits no tool events")
 		assert.Equal(t, 2, starts[0].Index)
 		assert.Equal(t, canonical.StopToolUse, resp.StopReason)
-		assert.Equal(t, canonical.TokenUsage{InputTokens: 1591, OutputTokens: 175}, resp.Usage, "message_delta supersedes message_start")
+		if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 1591, OutputTokens: 175}, resp.Usage); diff != "" {
+			t.Errorf("message_delta supersedes message_start (-want +got):\n%s", diff)
+		}
 	})
 
 	t.Run("stream-thinking-signature", func(t *testing.T) {
@@ -334,7 +357,9 @@ func TestFixtures(t *testing.T) {
 		assert.Equal(t, 0, sigs[0].Index)
 		assert.Equal(t, th.Signature, sigs[0].Signature)
 		assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
-		assert.Equal(t, canonical.TokenUsage{InputTokens: 43, OutputTokens: 282}, resp.Usage)
+		if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 43, OutputTokens: 282}, resp.Usage); diff != "" {
+			t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+		}
 		assert.JSONEq(t, `{"id":"msg_01ALwQ87pTS7hH1PjSdC9wJD"}`, string(resp.ProviderRaw))
 		assert.Equal(t, "claude-sonnet-4-20250514", resp.ServedModel)
 	})

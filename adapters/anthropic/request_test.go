@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -142,7 +143,9 @@ func TestToolResultsFirst(t *testing.T) {
 	for _, b := range c {
 		got = append(got, b.Type+b.Text+b.ToolUseID)
 	}
-	assert.Equal(t, []string{"tool_result1", "tool_result2", "texta", "image"}, got)
+	if diff := cmp.Diff([]string{"tool_result1", "tool_result2", "texta", "image"}, got); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestLossyProjection(t *testing.T) {

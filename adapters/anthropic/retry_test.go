@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -63,7 +64,9 @@ func TestRetryOverloaded(t *testing.T) {
 			}
 			assert.NotEmpty(t, text)
 			assert.Equal(t, 3, env.requests())
-			assert.Equal(t, []time.Duration{time.Second, 2 * time.Second}, env.clock.Sleeps())
+			if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second}, env.clock.Sleeps()); diff != "" {
+				t.Errorf("env.clock.Sleeps() mismatch (-want +got):\n%s", diff)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			require.Len(t, attempts, 3)
@@ -89,7 +92,9 @@ func TestRetryExhausted(t *testing.T) {
 	assert.True(t, ae.Retryable, "a transient class stays marked retryable")
 	assert.Equal(t, 3, ae.Attempts, "1 + max_retries")
 	assert.Equal(t, 3, env.requests())
-	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second}, env.clock.Sleeps())
+	if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second}, env.clock.Sleeps()); diff != "" {
+		t.Errorf("env.clock.Sleeps() mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestRetryTransientClasses(t *testing.T) {
@@ -108,7 +113,9 @@ func TestRetryTransientClasses(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, "ok", resp.Content.Text())
 			assert.Equal(t, 2, env.requests())
-			assert.Equal(t, []time.Duration{time.Second}, env.clock.Sleeps())
+			if diff := cmp.Diff([]time.Duration{time.Second}, env.clock.Sleeps()); diff != "" {
+				t.Errorf("env.clock.Sleeps() mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -153,7 +160,9 @@ func TestRetryAfterHonoured(t *testing.T) {
 			env := newEnv(t, sequence(limited, serve(200, "application/json", okBody)))
 			_, err := env.a.Complete(t.Context(), textRequest("hi"))
 			require.NoError(t, err)
-			assert.Equal(t, []time.Duration{tt.want}, env.clock.Sleeps())
+			if diff := cmp.Diff([]time.Duration{tt.want}, env.clock.Sleeps()); diff != "" {
+				t.Errorf("env.clock.Sleeps() mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }

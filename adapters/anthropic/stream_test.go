@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -73,16 +74,22 @@ func TestStreamUsage(t *testing.T) {
 			`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"input_tokens":21,"cache_read_input_tokens":6,"output_tokens":9}}`, evMsgStop))
 		require.NoError(t, err)
 		resp := checkInvariants(t, evs)
-		assert.Equal(t, canonical.TokenUsage{InputTokens: 21, CachedInputTokens: 6, CacheCreationInputTokens: 7, OutputTokens: 9}, resp.Usage)
+		if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 21, CachedInputTokens: 6, CacheCreationInputTokens: 7, OutputTokens: 9}, resp.Usage); diff != "" {
+			t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+		}
 		ups := adaptertest.EventsOf(evs, canonical.EventUsageUpdate)
 		require.Len(t, ups, 1)
-		assert.Equal(t, resp.Usage, *ups[0].Usage)
+		if diff := cmp.Diff(resp.Usage, *ups[0].Usage); diff != "" {
+			t.Errorf("*ups[0].Usage mismatch (-want +got):\n%s", diff)
+		}
 	})
 	t.Run("output only", func(t *testing.T) {
 		evs, err := streamBody(t, sse(evStart, evTextStart, evTextHello, evStop0, messageDelta("end_turn"), evMsgStop))
 		require.NoError(t, err)
 		resp := checkInvariants(t, evs)
-		assert.Equal(t, canonical.TokenUsage{InputTokens: 20, CachedInputTokens: 5, CacheCreationInputTokens: 7, OutputTokens: 9}, resp.Usage)
+		if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 20, CachedInputTokens: 5, CacheCreationInputTokens: 7, OutputTokens: 9}, resp.Usage); diff != "" {
+			t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+		}
 	})
 }
 
@@ -114,7 +121,9 @@ func TestStreamMidStreamErrorEvent(t *testing.T) {
 			// content before the error is yielded (000 §6.5).
 			resp := checkInvariants(t, evs)
 			assert.Equal(t, canonical.StopError, resp.StopReason)
-			assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "Hello"}}, resp.Content)
+			if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: "Hello"}}, resp.Content); diff != "" {
+				t.Errorf("resp.Content mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -199,7 +208,9 @@ func TestStreamIgnoresWhatIsNotCanonical(t *testing.T) {
 		messageDelta("end_turn"), evMsgStop))
 	require.NoError(t, err)
 	resp := checkInvariants(t, evs)
-	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "Hello"}, canonical.RedactedThinkingBlock{Data: "EmwKAhgBEgy3va"}}, resp.Content)
+	if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: "Hello"}, canonical.RedactedThinkingBlock{Data: "EmwKAhgBEgy3va"}}, resp.Content); diff != "" {
+		t.Errorf("resp.Content mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestStreamConsumerStopsEarly(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -74,7 +75,9 @@ func TestOutputSchemaResponse(t *testing.T) {
 		env := newEnv(t, serve(200, "application/json", body))
 		resp, err := env.a.Complete(t.Context(), structuredRequest())
 		require.NoError(t, err)
-		assert.Equal(t, want, resp.Content)
+		if diff := cmp.Diff(want, resp.Content); diff != "" {
+			t.Errorf("resp.Content mismatch (-want +got):\n%s", diff)
+		}
 		assert.Equal(t, canonical.StopEndTurn, resp.StopReason, "the forced output tool is not a tool call")
 		assert.Equal(t, "tool_use", resp.ProviderStopReason)
 	})
@@ -83,7 +86,9 @@ func TestOutputSchemaResponse(t *testing.T) {
 		evs, err := adaptertest.Collect(env.a.Stream(t.Context(), structuredRequest()))
 		require.NoError(t, err)
 		resp := checkInvariants(t, evs)
-		assert.Equal(t, want, resp.Content)
+		if diff := cmp.Diff(want, resp.Content); diff != "" {
+			t.Errorf("resp.Content mismatch (-want +got):\n%s", diff)
+		}
 		assert.Empty(t, adaptertest.EventsOf(evs, canonical.EventToolUseStart), "no tool events for the output tool")
 		assert.Len(t, adaptertest.EventsOf(evs, canonical.EventTextDelta), 2)
 		assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
@@ -99,7 +104,9 @@ func TestOutputSchemaResponse(t *testing.T) {
 		evs, err := adaptertest.Collect(env.a.Stream(t.Context(), structuredRequest()))
 		require.NoError(t, err)
 		resp := checkInvariants(t, evs)
-		assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: `{}`}}, resp.Content)
+		if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: `{}`}}, resp.Content); diff != "" {
+			t.Errorf("resp.Content mismatch (-want +got):\n%s", diff)
+		}
 	})
 	t.Run("a real tool alongside keeps tool_use", func(t *testing.T) {
 		env := newEnv(t, serve(200, "application/json", []byte(`{"id":"m","type":"message","model":"m","content":[{"type":"tool_use","id":"toolu_r","name":"lookup","input":{"q":"x"}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}}`)))

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -49,7 +50,9 @@ func TestCostTokenMapping(t *testing.T) {
 	env := newEnv(t, serve(200, "application/json", sameBody))
 	resp, err := env.a.Complete(t.Context(), textRequest("hi"))
 	require.NoError(t, err)
-	assert.Equal(t, canonical.TokenUsage{InputTokens: 1200, OutputTokens: 85, CachedInputTokens: 4000, CacheCreationInputTokens: 300}, resp.Usage)
+	if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 1200, OutputTokens: 85, CachedInputTokens: 4000, CacheCreationInputTokens: 300}, resp.Usage); diff != "" {
+		t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+	}
 }
 
 // TestStreamedEqualsNonStreamed is 000 §10.1.14 and more: the streamed
@@ -68,8 +71,12 @@ func TestStreamedEqualsNonStreamed(t *testing.T) {
 	require.NoError(t, err)
 	streamed := checkInvariants(t, evs)
 
-	assert.Equal(t, plain.Content, streamed.Content)
-	assert.Equal(t, plain.Usage, streamed.Usage)
+	if diff := cmp.Diff(plain.Content, streamed.Content); diff != "" {
+		t.Errorf("streamed.Content mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(plain.Usage, streamed.Usage); diff != "" {
+		t.Errorf("streamed.Usage mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, plain.StopReason, streamed.StopReason)
 	assert.Equal(t, plain.ProviderStopReason, streamed.ProviderStopReason)
 	assert.Equal(t, plain.ProviderRaw, streamed.ProviderRaw)
@@ -79,8 +86,12 @@ func TestStreamedEqualsNonStreamed(t *testing.T) {
 
 	// And the content is what the provider sent, compacted.
 	require.Len(t, plain.Content, 3)
-	assert.Equal(t, canonical.ThinkingBlock{Text: "Need the file.", Signature: "c2ln"}, plain.Content[0])
-	assert.Equal(t, canonical.TextBlock{Text: "Reading it now."}, plain.Content[1])
+	if diff := cmp.Diff(canonical.ThinkingBlock{Text: "Need the file.", Signature: "c2ln"}, plain.Content[0]); diff != "" {
+		t.Errorf("plain.Content[0] mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(canonical.TextBlock{Text: "Reading it now."}, plain.Content[1]); diff != "" {
+		t.Errorf("plain.Content[1] mismatch (-want +got):\n%s", diff)
+	}
 	tu := plain.Content[2].(canonical.ToolUseBlock)
 	assert.Equal(t, `{"path":"README.md","lines":[1,20],"opts":{"follow":true,"enc":null}}`, string(tu.Input))
 	assert.Equal(t, "toolu_same", ids.Wire("anthropic", tu.ID))
@@ -91,5 +102,7 @@ func TestStreamedEqualsNonStreamed(t *testing.T) {
 
 	// message.complete carries the same usage.
 	last := evs[len(evs)-1]
-	assert.Equal(t, plain.Usage, last.Response.Usage)
+	if diff := cmp.Diff(plain.Usage, last.Response.Usage); diff != "" {
+		t.Errorf("last.Response.Usage mismatch (-want +got):\n%s", diff)
+	}
 }
