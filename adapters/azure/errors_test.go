@@ -70,8 +70,12 @@ func TestStreamContentFilter(t *testing.T) {
 	resp := adaptertest.Final(t, evs)
 	assert.Equal(t, canonical.StopContentFilter, resp.StopReason)
 	assert.Equal(t, "content_filter", resp.ProviderStopReason)
-	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "The story begins"}}, resp.Content)
-	assert.Equal(t, canonical.TokenUsage{InputTokens: 19, OutputTokens: 4}, resp.Usage)
+	if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: "The story begins"}}, resp.Content); diff != "" {
+		t.Errorf("resp.Content mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 19, OutputTokens: 4}, resp.Usage); diff != "" {
+		t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "gpt-4.1-2025-04-14", resp.ServedModel)
 }
 

@@ -96,7 +96,9 @@ func TestRecordingChatStreamDeploymentsPath(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, streamcheck.Check(evs))
 	resp := adaptertest.Final(t, evs)
-	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "Why did the Opentelemetry developer bring a ladder to the coding competition? \n\nBecause they wanted to reach new traces!"}}, resp.Content)
+	if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: "Why did the Opentelemetry developer bring a ladder to the coding competition? \n\nBecause they wanted to reach new traces!"}}, resp.Content); diff != "" {
+		t.Errorf("resp.Content mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
 	assert.Equal(t, "gpt-35-turbo", resp.ServedModel, "the first chunk's empty model is not the served model")
 	// This 2024 stream sends no usage chunk: the usage is estimated and
@@ -148,7 +150,9 @@ func TestRecordingResponsesNonStreamFunctionCall(t *testing.T) {
 	resp, err := newAdapter(t, srv.URL, id, "gpt-5-mini", nil, nil).Complete(context.Background(), req)
 	require.NoError(t, err)
 	require.Len(t, resp.Content, 2)
-	assert.Equal(t, canonical.ThinkingBlock{}, resp.Content[0], "a reasoning item with an empty summary and no encrypted content")
+	if diff := cmp.Diff(canonical.ThinkingBlock{}, resp.Content[0]); diff != "" {
+		t.Errorf("a reasoning item with an empty summary and no encrypted content (-want +got):\n%s", diff)
+	}
 	tu := resp.Content[1].(canonical.ToolUseBlock)
 	assert.Equal(t, "weather", tu.Name)
 	assert.JSONEq(t, `{"location":"Florence, Italy"}`, string(tu.Input))
@@ -207,7 +211,9 @@ func TestRecordingResponsesStreamFunctionCall(t *testing.T) {
 	assert.Len(t, adaptertest.EventsOf(evs, canonical.EventToolUseInput), 8, "eight function_call_arguments.delta events")
 	resp := adaptertest.Final(t, evs)
 	require.Len(t, resp.Content, 2)
-	assert.Equal(t, canonical.ThinkingBlock{}, resp.Content[0])
+	if diff := cmp.Diff(canonical.ThinkingBlock{}, resp.Content[0]); diff != "" {
+		t.Errorf("resp.Content[0] mismatch (-want +got):\n%s", diff)
+	}
 	tu := resp.Content[1].(canonical.ToolUseBlock)
 	assert.Equal(t, "weather", tu.Name)
 	assert.JSONEq(t, `{"location":"Florence, Italy"}`, string(tu.Input))
