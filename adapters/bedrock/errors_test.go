@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -107,7 +108,9 @@ func TestStreamFaults(t *testing.T) {
 			require.Empty(t, streamcheck.Check(evs))
 			resp := adaptertest.Final(t, evs)
 			assert.Equal(t, canonical.StopError, resp.StopReason)
-			assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "Hel"}}, resp.Content, "the partial text survives")
+			if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: "Hel"}}, resp.Content); diff != "" {
+				t.Errorf("the partial text survives (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -124,5 +127,7 @@ func TestStreamWhole(t *testing.T) {
 	require.Empty(t, streamcheck.Check(evs))
 	resp := adaptertest.Final(t, evs)
 	assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
-	assert.Equal(t, canonical.TokenUsage{InputTokens: 12, OutputTokens: 3}, resp.Usage)
+	if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 12, OutputTokens: 3}, resp.Usage); diff != "" {
+		t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+	}
 }

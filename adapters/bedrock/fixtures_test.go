@@ -116,7 +116,9 @@ func TestRecordingStreamText(t *testing.T) {
 	assert.Len(t, adaptertest.EventsOf(evs, canonical.EventTextDelta), 27, "27 text_delta events, multi-byte UTF-8 inside base64")
 	resp := adaptertest.Final(t, evs)
 	wantText := "**Olá!** 👋\n\nThis is the most common way to say \"hi\" in Portuguese. Other options include:\n\n- **Oi!** (very informal, especially common in Brazilian Portuguese)\n- **E aí?** (casual, like \"What's up?\" in Brazil)\n- **Bom dia** (Good morning)\n- **Boa tarde** (Good afternoon)\n- **Boa noite** (Good evening)"
-	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: wantText}}, resp.Content)
+	if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: wantText}}, resp.Content); diff != "" {
+		t.Errorf("resp.Content mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
 	if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 17, OutputTokens: 106}, resp.Usage); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
@@ -147,7 +149,9 @@ func TestRecordingStreamClaude3NoPadding(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, streamcheck.Check(evs))
 	resp := adaptertest.Final(t, evs)
-	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "Hobbits embark on epic quest to destroy powerful ring, battling dark forces."}}, resp.Content)
+	if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: "Hobbits embark on epic quest to destroy powerful ring, battling dark forces."}}, resp.Content); diff != "" {
+		t.Errorf("resp.Content mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
 	if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 21, OutputTokens: 22}, resp.Usage); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
