@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -29,7 +30,9 @@ func TestCapabilitiesPerModel(t *testing.T) {
 		assert.False(t, c.SupportsSystemMessagesInList, model)
 		assert.Equal(t, 1048576, c.MaxContextTokens, model)
 		assert.Equal(t, 65536, c.MaxOutputTokens, model)
-		assert.Equal(t, []string{"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"}, c.AcceptedImageMediaTypes, model)
+		if diff := cmp.Diff([]string{"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"}, c.AcceptedImageMediaTypes); diff != "" {
+			t.Errorf("%v (-want +got):\n%s", model, diff)
+		}
 	}
 	flash := a.Capabilities("gemini:gemini-2.0-flash")
 	assert.False(t, flash.SupportsThinking)

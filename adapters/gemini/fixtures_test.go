@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -67,7 +68,9 @@ var fixtureCases = map[string]fixtureCase{
 			assert.True(t, canonical.IsToolUseID(tu.ID), "canonical id %q", tu.ID)
 			assert.Equal(t, canonical.StopToolUse, r.StopReason)
 			assert.Equal(t, "STOP", r.ProviderStopReason)
-			assert.Equal(t, canonical.TokenUsage{InputTokens: 33, OutputTokens: 5}, r.Usage)
+			if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 33, OutputTokens: 5}, r.Usage); diff != "" {
+				t.Errorf("r.Usage mismatch (-want +got):\n%s", diff)
+			}
 			assert.Empty(t, r.ProviderRaw, "no signatures in this response")
 			assert.Equal(t, "gemini-2.0-flash", r.ServedModel)
 			assert.Equal(t, "gemini:gemini-2.0-flash", r.Model)
@@ -87,7 +90,9 @@ var fixtureCases = map[string]fixtureCase{
 			assert.True(t, strings.HasPrefix(tx.Text, "Crossing the street safely is a fundamental skill"))
 			assert.True(t, strings.HasSuffix(tx.Text, "rather than looking for you."))
 			assert.Equal(t, canonical.StopEndTurn, r.StopReason)
-			assert.Equal(t, canonical.TokenUsage{InputTokens: 29, OutputTokens: 736 + 1001, ReasoningTokens: 1001}, r.Usage)
+			if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 29, OutputTokens: 736 + 1001, ReasoningTokens: 1001}, r.Usage); diff != "" {
+				t.Errorf("r.Usage mismatch (-want +got):\n%s", diff)
+			}
 			raw := parseRaw(r.ProviderRaw)
 			require.Len(t, raw.Signatures, 1)
 			sig := raw.Signatures["1"]
@@ -103,7 +108,9 @@ var fixtureCases = map[string]fixtureCase{
 			assert.Equal(t, "get_country", tu.Name)
 			assert.JSONEq(t, `{}`, string(tu.Input))
 			assert.Equal(t, canonical.StopToolUse, r.StopReason)
-			assert.Equal(t, canonical.TokenUsage{InputTokens: 29, OutputTokens: 10 + 202, ReasoningTokens: 202}, r.Usage)
+			if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 29, OutputTokens: 10 + 202, ReasoningTokens: 202}, r.Usage); diff != "" {
+				t.Errorf("r.Usage mismatch (-want +got):\n%s", diff)
+			}
 			sig := parseRaw(r.ProviderRaw).Signatures["0"]
 			assert.True(t, strings.HasPrefix(sig, "EpwICpkIAXLI2nxlU6gsWZaZ"), "signature on the functionCall part: %.24s", sig)
 			assert.True(t, strings.HasSuffix(sig, "AXOk15QuFyU="))
@@ -120,7 +127,9 @@ var fixtureCases = map[string]fixtureCase{
 			assert.Equal(t, "9d532gc9", ids.Wire("gemini", tu.ID), "Gemini's id is kept in the tool-id map")
 			assert.Equal(t, tu.ID, ids.Canonical("gemini", "9d532gc9"))
 			assert.Equal(t, canonical.StopToolUse, r.StopReason)
-			assert.Equal(t, canonical.TokenUsage{InputTokens: 65, OutputTokens: 16 + 94, ReasoningTokens: 94}, r.Usage)
+			if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 65, OutputTokens: 16 + 94, ReasoningTokens: 94}, r.Usage); diff != "" {
+				t.Errorf("r.Usage mismatch (-want +got):\n%s", diff)
+			}
 			assert.Equal(t, testModel3, r.Model, "the requested model")
 			assert.Equal(t, "gemini-3.1-pro-preview", r.ServedModel, "the model that served it")
 			sig := parseRaw(r.ProviderRaw).Signatures["0"]
@@ -137,18 +146,24 @@ var fixtureCases = map[string]fixtureCase{
 			assert.True(t, strings.HasSuffix(tx.Text, "sparkles, and a long shadow or trail."))
 			assert.Len(t, tx.Text, 840)
 			assert.Equal(t, canonical.StopEndTurn, r.StopReason)
-			assert.Equal(t, canonical.TokenUsage{InputTokens: 272, OutputTokens: 200 + 1114, ReasoningTokens: 1114}, r.Usage)
+			if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 272, OutputTokens: 200 + 1114, ReasoningTokens: 1114}, r.Usage); diff != "" {
+				t.Errorf("r.Usage mismatch (-want +got):\n%s", diff)
+			}
 		},
 	},
 	"stream-text-after-function-response": {
 		model: testModel3,
 		check: func(t *testing.T, r *canonical.Response, _ *adapters.ToolIDMap) {
 			require.Len(t, r.Content, 1)
-			assert.Equal(t, canonical.TextBlock{Text: "The capital of Mexico is Mexico City."}, r.Content[0])
+			if diff := cmp.Diff(canonical.TextBlock{Text: "The capital of Mexico is Mexico City."}, r.Content[0]); diff != "" {
+				t.Errorf("r.Content[0] mismatch (-want +got):\n%s", diff)
+			}
 			assert.Equal(t, canonical.StopEndTurn, r.StopReason)
 			// promptTokenCount is 55 until the last chunk, which says 257:
 			// the last usage wins, nothing is summed.
-			assert.Equal(t, canonical.TokenUsage{InputTokens: 257, OutputTokens: 8}, r.Usage)
+			if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 257, OutputTokens: 8}, r.Usage); diff != "" {
+				t.Errorf("r.Usage mismatch (-want +got):\n%s", diff)
+			}
 		},
 	},
 	"stream-thought-parts": {
@@ -165,7 +180,9 @@ var fixtureCases = map[string]fixtureCase{
 			assert.True(t, strings.HasSuffix(tx.Text, "Always assume a driver might not see you."))
 			assert.Len(t, tx.Text, 1938)
 			assert.Equal(t, canonical.StopEndTurn, r.StopReason)
-			assert.Equal(t, canonical.TokenUsage{InputTokens: 34, OutputTokens: 469 + 787, ReasoningTokens: 787}, r.Usage)
+			if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 34, OutputTokens: 469 + 787, ReasoningTokens: 787}, r.Usage); diff != "" {
+				t.Errorf("r.Usage mismatch (-want +got):\n%s", diff)
+			}
 			raw := parseRaw(r.ProviderRaw)
 			require.Len(t, raw.Signatures, 1)
 			sig := raw.Signatures["1"]
@@ -180,7 +197,9 @@ var fixtureCases = map[string]fixtureCase{
 			tx := r.Content[0].(canonical.TextBlock)
 			assert.True(t, strings.HasPrefix(tx.Text, "The URL's main content is the landing page of Wikipedia"))
 			assert.Equal(t, canonical.StopEndTurn, r.StopReason)
-			assert.Equal(t, canonical.TokenUsage{InputTokens: 2589, OutputTokens: 33}, r.Usage)
+			if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 2589, OutputTokens: 33}, r.Usage); diff != "" {
+				t.Errorf("r.Usage mismatch (-want +got):\n%s", diff)
+			}
 		},
 	},
 }

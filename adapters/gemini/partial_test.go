@@ -122,7 +122,9 @@ func TestStreamedFunctionCallArguments(t *testing.T) {
 				}
 			}
 			if tt.fragments != nil {
-				assert.Equal(t, tt.fragments, frags)
+				if diff := cmp.Diff(tt.fragments, frags); diff != "" {
+					t.Errorf("frags mismatch (-want +got):\n%s", diff)
+				}
 				assert.JSONEq(t, tt.calls[0].input, strings.Join(frags, ""), "the fragments concatenate to the input")
 			} else {
 				assert.NotEmpty(t, frags, "the call still streams fragments")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -45,10 +46,13 @@ func TestSystemPlacement(t *testing.T) {
 			if tc.want == nil {
 				assert.NotContains(t, body, "systemInstruction")
 			} else {
-				assert.Equal(t, map[string]any{"parts": []any{map[string]any{"text": tc.want}}}, body["systemInstruction"])
+				if diff := cmp.Diff(map[string]any{"parts": []any{map[string]any{"text": tc.want}}}, body["systemInstruction"]); diff != "" {
+					t.Errorf("mismatch (-want +got):\n%s", diff)
+				}
 			}
-			assert.Equal(t, []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "hi"}}}}, body["contents"],
-				"system messages never appear in contents")
+			if diff := cmp.Diff([]any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "hi"}}}}, body["contents"]); diff != "" {
+				t.Errorf("system messages never appear in contents (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -76,7 +80,9 @@ func TestContentsMergeSameRole(t *testing.T) {
 			map[string]any{"text": "thanks"},
 		}},
 	}
-	assert.Equal(t, want, body["contents"])
+	if diff := cmp.Diff(want, body["contents"]); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 }
 
 // TestToolSerialization: inputs of every JSON shape go out as args
@@ -174,7 +180,9 @@ func TestGenerationConfig(t *testing.T) {
 		},
 		"thinkingConfig": map[string]any{"includeThoughts": true, "thinkingBudget": 2048.0},
 	}
-	assert.Equal(t, want, body["generationConfig"])
+	if diff := cmp.Diff(want, body["generationConfig"]); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestThinkingConfig(t *testing.T) {
@@ -219,7 +227,9 @@ func TestImages(t *testing.T) {
 		map[string]any{"fileData": map[string]any{"mimeType": "image/jpeg", "fileUri": "https://example.com/cat.jpg"}},
 		map[string]any{"inlineData": map[string]any{"mimeType": "image/webp", "data": "UklGRg=="}},
 	}
-	assert.Equal(t, want, path(t, body, "contents", 0, "parts"))
+	if diff := cmp.Diff(want, path(t, body, "contents", 0, "parts")); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 	entries := logs.entries(t)
 	require.Len(t, entries, 1, "the file_ref image is dropped with one WARN")
 	assert.Equal(t, "WARN", entries[0]["level"])
@@ -240,7 +250,9 @@ func TestLossyProjection(t *testing.T) {
 	}, Metadata: canonical.MessageMetadata{Provider: "anthropic"}}
 	req := &canonical.Request{Model: testModel, SessionID: "sess_1", Messages: []canonical.Message{userMsg("q"), asst, userMsg("more")}}
 	body := buildBody(t, a, req)
-	assert.Equal(t, []any{map[string]any{"text": "Answer."}}, path(t, body, "contents", 1, "parts"))
+	if diff := cmp.Diff([]any{map[string]any{"text": "Answer."}}, path(t, body, "contents", 1, "parts")); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 	assert.NotContains(t, string(mustJSON(t, body)), "c2lnLWFudGhyb3BpYw==", "no foreign signature reaches the wire")
 
 	entries := logs.entries(t)
@@ -268,7 +280,9 @@ func TestOwnThinkingSentBack(t *testing.T) {
 		map[string]any{"text": "Answer.", "thoughtSignature": "dGV4dC1zaWc="},
 		map[string]any{"text": "", "thoughtSignature": "dHJhaWxpbmc="},
 	}
-	assert.Equal(t, want, path(t, body, "contents", 1, "parts"))
+	if diff := cmp.Diff(want, path(t, body, "contents", 1, "parts")); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 	assert.Empty(t, logs.entries(t))
 }
 
@@ -422,5 +436,7 @@ func TestToolResultError(t *testing.T) {
 	want := map[string]any{"role": "user", "parts": []any{
 		map[string]any{"functionResponse": map[string]any{"name": "get_weather", "response": map[string]any{"error": "upstream timed out"}}},
 	}}
-	assert.Equal(t, want, body["contents"].([]any)[2])
+	if diff := cmp.Diff(want, body["contents"].([]any)[2]); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -79,14 +80,18 @@ func TestRetry(t *testing.T) {
 			resp, err := e.a.Complete(context.Background(), userRequest(testModel, "hi"))
 			if tc.ok {
 				require.NoError(t, err)
-				assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "ok"}}, resp.Content)
+				if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: "ok"}}, resp.Content); diff != "" {
+					t.Errorf("resp.Content mismatch (-want +got):\n%s", diff)
+				}
 			} else {
 				var ae *canonical.AdapterError
 				require.ErrorAs(t, err, &ae)
 				assert.Equal(t, tc.class, ae.Class)
 				assert.Equal(t, tc.attempts, ae.Attempts)
 			}
-			assert.Equal(t, tc.sleeps, e.clock.Sleeps())
+			if diff := cmp.Diff(tc.sleeps, e.clock.Sleeps()); diff != "" {
+				t.Errorf("e.clock.Sleeps() mismatch (-want +got):\n%s", diff)
+			}
 			assert.Len(t, e.Requests(), tc.attempts)
 		})
 	}
@@ -122,7 +127,9 @@ func TestRetryAfterHonoured(t *testing.T) {
 			e := newEnv(t, tc.reply, jsonReply(200, okBody))
 			_, err := e.a.Complete(context.Background(), userRequest(testModel, "hi"))
 			require.NoError(t, err)
-			assert.Equal(t, []time.Duration{tc.want}, e.clock.Sleeps())
+			if diff := cmp.Diff([]time.Duration{tc.want}, e.clock.Sleeps()); diff != "" {
+				t.Errorf("e.clock.Sleeps() mismatch (-want +got):\n%s", diff)
+			}
 			require.Len(t, e.attempts, 2)
 			assert.Equal(t, tc.want, e.attempts[0].Wait)
 			assert.Equal(t, 429, e.attempts[0].Status)
@@ -139,5 +146,7 @@ func TestStreamRetriedBeforeFirstEvent(t *testing.T) {
 	require.NoError(t, err)
 	checkInvariants(t, evs)
 	assert.Equal(t, "The capital of Mexico is Mexico City.", final(t, evs).Content.Text())
-	assert.Equal(t, []time.Duration{34400 * time.Millisecond}, e.clock.Sleeps())
+	if diff := cmp.Diff([]time.Duration{34400 * time.Millisecond}, e.clock.Sleeps()); diff != "" {
+		t.Errorf("e.clock.Sleeps() mismatch (-want +got):\n%s", diff)
+	}
 }

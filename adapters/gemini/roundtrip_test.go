@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -79,7 +80,9 @@ func TestThoughtSignatureRoundTrip(t *testing.T) {
 	req2 := &canonical.Request{Model: testModel3, Messages: history, Tools: []canonical.ToolDefinition{getCountry}, ToolIDs: ids}
 	evs, err = adaptertest.Collect(e.a.Stream(context.Background(), req2))
 	require.NoError(t, err)
-	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "The capital of Mexico is Mexico City."}}, final(t, evs).Content)
+	if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: "The capital of Mexico is Mexico City."}}, final(t, evs).Content); diff != "" {
+		t.Errorf("final(t, evs).Content mismatch (-want +got):\n%s", diff)
+	}
 
 	sent := wireBody(t, e.Requests()[1].body)
 	want := firstSignature(t, turn1)
@@ -88,9 +91,12 @@ func TestThoughtSignatureRoundTrip(t *testing.T) {
 	assert.Equal(t, "user", path(t, sent, "contents", 2, "role"))
 	fc := path(t, sent, "contents", 1, "parts", 0).(map[string]any)
 	assert.Equal(t, want, fc["thoughtSignature"], "same signature on the same functionCall part")
-	assert.Equal(t, map[string]any{"name": "get_country", "args": map[string]any{}}, fc["functionCall"], "no id: Gemini gave none")
-	assert.Equal(t, map[string]any{"name": "get_country", "response": map[string]any{"output": "Mexico"}},
-		path(t, sent, "contents", 2, "parts", 0, "functionResponse"))
+	if diff := cmp.Diff(map[string]any{"name": "get_country", "args": map[string]any{}}, fc["functionCall"]); diff != "" {
+		t.Errorf("no id: Gemini gave none (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"name": "get_country", "response": map[string]any{"output": "Mexico"}}, path(t, sent, "contents", 2, "parts", 0, "functionResponse")); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 
 	// pydantic-ai sent the same signature back in the recorded turn 2,
 	// re-encoded as base64url.
@@ -153,7 +159,9 @@ func TestParallelCallsWithoutIDs(t *testing.T) {
 	resp := final(t, evs)
 
 	require.Len(t, resp.Content, 4)
-	assert.Equal(t, canonical.TextBlock{Text: "Checking three cities."}, resp.Content[0])
+	if diff := cmp.Diff(canonical.TextBlock{Text: "Checking three cities."}, resp.Content[0]); diff != "" {
+		t.Errorf("resp.Content[0] mismatch (-want +got):\n%s", diff)
+	}
 	calls := resp.Content.ToolUses()
 	require.Len(t, calls, 3)
 	cities := []string{"Paris", "Rome", "Oslo"}
@@ -166,8 +174,12 @@ func TestParallelCallsWithoutIDs(t *testing.T) {
 		seen[c.ID] = true
 	}
 	assert.Equal(t, canonical.StopToolUse, resp.StopReason)
-	assert.Equal(t, canonical.TokenUsage{InputTokens: 40, OutputTokens: 30 + 20, ReasoningTokens: 20}, resp.Usage)
-	assert.Equal(t, providerRaw{Signatures: map[string]string{"1": "U0lHLXBhcmFsbGVsLWZpcnN0"}}, parseRaw(resp.ProviderRaw))
+	if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 40, OutputTokens: 30 + 20, ReasoningTokens: 20}, resp.Usage); diff != "" {
+		t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(providerRaw{Signatures: map[string]string{"1": "U0lHLXBhcmFsbGVsLWZpcnN0"}}, parseRaw(resp.ProviderRaw)); diff != "" {
+		t.Errorf("parseRaw(resp.ProviderRaw) mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "gemini-3-pro-preview", resp.ServedModel)
 
 	// The next turn answers Oslo, Paris, Rome.
@@ -188,7 +200,9 @@ func TestParallelCallsWithoutIDs(t *testing.T) {
 		fc := path(t, model, i, "functionCall").(map[string]any)
 		assert.Equal(t, "get_weather", fc["name"])
 		assert.NotContains(t, fc, "id")
-		assert.Equal(t, map[string]any{"city": cities[i-1]}, fc["args"])
+		if diff := cmp.Diff(map[string]any{"city": cities[i-1]}, fc["args"]); diff != "" {
+			t.Errorf("mismatch (-want +got):\n%s", diff)
+		}
 		if i > 1 {
 			assert.Nil(t, path(t, model, i, "thoughtSignature"), "only the first call was signed")
 		}
@@ -201,7 +215,9 @@ func TestParallelCallsWithoutIDs(t *testing.T) {
 		{"name": "get_weather", "response": map[string]any{"output": "Oslo: 3°C"}},
 	}
 	for i, w := range want {
-		assert.Equal(t, w, path(t, results, i, "functionResponse"), "functionResponse %d in call order", i)
+		if diff := cmp.Diff(w, path(t, results, i, "functionResponse")); diff != "" {
+			t.Errorf("functionResponse %d in call order (-want +got):\n%s", i, diff)
+		}
 	}
 
 	// The same calls in a later turn of the session get new ids.

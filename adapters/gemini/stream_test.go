@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -34,12 +35,14 @@ func TestStreamEventSequence(t *testing.T) {
 	for _, ev := range evs {
 		types = append(types, ev.Type)
 	}
-	assert.Equal(t, []canonical.EventType{
+	if diff := cmp.Diff([]canonical.EventType{
 		canonical.EventMessageStart,
 		canonical.EventToolUseStart, canonical.EventToolUseInput, canonical.EventToolUseEnd,
 		canonical.EventUsageUpdate, // the second chunk repeats the same usage: no second update
 		canonical.EventMessageComplete,
-	}, types)
+	}, types); diff != "" {
+		t.Errorf("types mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "weather", evs[1].ToolName)
 	assert.Equal(t, testModel, evs[0].Model, "message.start carries the requested model")
 
@@ -64,7 +67,9 @@ func TestPartialJSONFidelity(t *testing.T) {
 			assert.JSONEq(t, `{"location":"Florence, Italy"}`, string(ev.FinalInput))
 		}
 	}
-	assert.Equal(t, []string{`{"location": "Florence, Italy"}`}, deltas)
+	if diff := cmp.Diff([]string{`{"location": "Florence, Italy"}`}, deltas); diff != "" {
+		t.Errorf("deltas mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestFinishReasons(t *testing.T) {
@@ -102,7 +107,9 @@ func TestFinishReasons(t *testing.T) {
 			evs, err := adaptertest.Collect(e.a.Stream(context.Background(), userRequest(testModel, "hi")))
 			resp := final(t, evs)
 			assert.Equal(t, tc.stop, resp.StopReason)
-			assert.Equal(t, canonical.TokenUsage{InputTokens: 3, OutputTokens: 2}, resp.Usage, "usage survives an error finish")
+			if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 3, OutputTokens: 2}, resp.Usage); diff != "" {
+				t.Errorf("usage survives an error finish (-want +got):\n%s", diff)
+			}
 			if tc.class == "" {
 				require.NoError(t, err)
 				assert.Equal(t, tc.reason, resp.ProviderStopReason)
@@ -131,7 +138,9 @@ func TestPromptBlocked(t *testing.T) {
 	assert.Equal(t, canonical.StopContentFilter, resp.StopReason)
 	assert.Equal(t, "PROHIBITED_CONTENT", resp.ProviderStopReason)
 	assert.Empty(t, resp.Content)
-	assert.Equal(t, canonical.TokenUsage{InputTokens: 9}, resp.Usage)
+	if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 9}, resp.Usage); diff != "" {
+		t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+	}
 }
 
 // TestTruncatedStream: a stream that ends without a finish reason is
@@ -175,7 +184,9 @@ func TestMidStreamError(t *testing.T) {
 			assert.Equal(t, "gemini", ae.Provider)
 			resp := final(t, evs)
 			assert.Equal(t, canonical.StopError, resp.StopReason)
-			assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "Hello"}}, resp.Content, "partial content kept")
+			if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: "Hello"}}, resp.Content); diff != "" {
+				t.Errorf("partial content kept (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -260,9 +271,15 @@ func TestSignaturePlacement(t *testing.T) {
 					sigs = append(sigs, th.Signature)
 				}
 			}
-			assert.Equal(t, tc.blocks, types)
-			assert.Equal(t, tc.raw, parseRaw(resp.ProviderRaw))
-			assert.Equal(t, tc.thought, sigs)
+			if diff := cmp.Diff(tc.blocks, types); diff != "" {
+				t.Errorf("types mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.raw, parseRaw(resp.ProviderRaw)); diff != "" {
+				t.Errorf("parseRaw(resp.ProviderRaw) mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.thought, sigs); diff != "" {
+				t.Errorf("sigs mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -276,12 +293,14 @@ func TestCostTokenMapping(t *testing.T) {
 	e := newEnv(t, jsonReply(200, []byte(body)))
 	resp, err := e.a.Complete(context.Background(), userRequest(testModel, "hi"))
 	require.NoError(t, err)
-	assert.Equal(t, canonical.TokenUsage{
+	if diff := cmp.Diff(canonical.TokenUsage{
 		InputTokens:       1000 + 10 - 400,
 		CachedInputTokens: 400,
 		OutputTokens:      50 + 20,
 		ReasoningTokens:   20,
-	}, resp.Usage)
+	}, resp.Usage); diff != "" {
+		t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+	}
 }
 
 // TestStreamingUsageMatchesNonStreaming: the same answer, streamed in
@@ -312,11 +331,19 @@ func TestStreamingUsageMatchesNonStreaming(t *testing.T) {
 	require.NoError(t, err)
 
 	want := canonical.TokenUsage{InputTokens: 8, CachedInputTokens: 4, OutputTokens: 8, ReasoningTokens: 5}
-	assert.Equal(t, want, streamed.Usage)
-	assert.Equal(t, want, single.Usage)
+	if diff := cmp.Diff(want, streamed.Usage); diff != "" {
+		t.Errorf("streamed.Usage mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, single.Usage); diff != "" {
+		t.Errorf("single.Usage mismatch (-want +got):\n%s", diff)
+	}
 	require.NotNil(t, lastUpdate)
-	assert.Equal(t, want, *lastUpdate, "the last usage.update is the final usage")
-	assert.Equal(t, single.Content, streamed.Content)
+	if diff := cmp.Diff(want, *lastUpdate); diff != "" {
+		t.Errorf("the last usage.update is the final usage (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(single.Content, streamed.Content); diff != "" {
+		t.Errorf("streamed.Content mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, single.StopReason, streamed.StopReason)
 	assert.JSONEq(t, string(single.ProviderRaw), string(streamed.ProviderRaw))
 	assert.JSONEq(t, `{"signatures":{"1":"c2ln"}}`, string(streamed.ProviderRaw))
@@ -343,6 +370,8 @@ func TestDecodeBodyArray(t *testing.T) {
 	a := driver.NewAssembler(nil, DefaultName, testModel, "req_1", nil)
 	require.NoError(t, decodeBody([]byte(body), a))
 	resp := a.Response()
-	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "ab"}}, resp.Content)
+	if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: "ab"}}, resp.Content); diff != "" {
+		t.Errorf("resp.Content mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
 }
