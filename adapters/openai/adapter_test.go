@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -184,7 +185,9 @@ func TestAdapterStreamsFixtures(t *testing.T) {
 			body := decodeJSON(t, ts.requests[0].body)
 			assert.Equal(t, true, body["stream"])
 			if c.api == "openai-chat" {
-				assert.Equal(t, map[string]any{"include_usage": true}, body["stream_options"])
+				if diff := cmp.Diff(map[string]any{"include_usage": true}, body["stream_options"]); diff != "" {
+					t.Errorf("mismatch (-want +got):\n%s", diff)
+				}
 			}
 		})
 	}
@@ -240,9 +243,15 @@ func TestStreamingUsageEqualsComplete(t *testing.T) {
 	require.NoError(t, err)
 
 	want := canonical.TokenUsage{InputTokens: 255, OutputTokens: 16}
-	assert.Equal(t, want, streamed.Usage)
-	assert.Equal(t, want, whole.Usage)
-	assert.Equal(t, streamed.Content, whole.Content)
+	if diff := cmp.Diff(want, streamed.Usage); diff != "" {
+		t.Errorf("streamed.Usage mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, whole.Usage); diff != "" {
+		t.Errorf("whole.Usage mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(streamed.Content, whole.Content); diff != "" {
+		t.Errorf("whole.Content mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, streamed.StopReason, whole.StopReason)
 	assert.Equal(t, streamed.ProviderStopReason, whole.ProviderStopReason)
 	assert.JSONEq(t, string(streamed.ProviderRaw), string(whole.ProviderRaw))
@@ -360,7 +369,9 @@ func TestRetryAfterHonoured(t *testing.T) {
 			a, clock := newTestAdapter(t, ts, nil)
 			_, err := a.Complete(context.Background(), userRequest("openai:gpt-4.1", "q"))
 			require.NoError(t, err)
-			assert.Equal(t, []time.Duration{tc.want}, clock.Sleeps())
+			if diff := cmp.Diff([]time.Duration{tc.want}, clock.Sleeps()); diff != "" {
+				t.Errorf("clock.Sleeps() mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -450,13 +461,15 @@ func TestCapabilities(t *testing.T) {
 	})
 
 	gpt5 := a.Capabilities("openai:gpt-5")
-	assert.Equal(t, canonical.Capabilities{
+	if diff := cmp.Diff(canonical.Capabilities{
 		SupportsImages: true, SupportsThinking: true, SupportsTools: true, SupportsSystemPrompt: true, SupportsStructuredOutput: true,
 		SupportsStreaming: true, SupportsStreamingToolCalls: true, SupportsParallelToolCalls: true,
 		SupportsPromptCaching: true, SupportsSystemMessagesInList: true,
 		MaxContextTokens: 400000, MaxOutputTokens: 128000,
 		AcceptedImageMediaTypes: []string{"image/png", "image/jpeg", "image/gif", "image/webp"},
-	}, gpt5)
+	}, gpt5); diff != "" {
+		t.Errorf("gpt5 mismatch (-want +got):\n%s", diff)
+	}
 	assert.False(t, a.Capabilities("openai:gpt-5-chat").SupportsThinking, "chat drops reasoning")
 	gpt41 := a.Capabilities("openai:gpt-4.1")
 	assert.False(t, gpt41.SupportsThinking)
@@ -626,7 +639,9 @@ func TestRoundTrip(t *testing.T) {
 			assert.JSONEq(t, string(golden), string(ts.requests[0].body), "wire request")
 			resp := evs[len(evs)-1].Response
 			assertContent(t, tc.want, resp.Content)
-			assert.Equal(t, tc.usage, resp.Usage)
+			if diff := cmp.Diff(tc.usage, resp.Usage); diff != "" {
+				t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+			}
 			assert.Equal(t, tc.stop, resp.StopReason)
 			assert.Equal(t, "req_test", resp.RequestID)
 			assert.Equal(t, "openai", resp.Provider)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -72,7 +73,9 @@ func TestChatUnknownFinishReason(t *testing.T) {
 		assert.Equal(t, canonical.StopError, r.resp.StopReason)
 		assert.Equal(t, "eos_token_limit", r.resp.ProviderStopReason)
 		assert.Equal(t, "Hello", r.resp.Content.Text())
-		assert.Equal(t, canonical.TokenUsage{InputTokens: 10, OutputTokens: 2}, r.resp.Usage)
+		if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 10, OutputTokens: 2}, r.resp.Usage); diff != "" {
+			t.Errorf("r.resp.Usage mismatch (-want +got):\n%s", diff)
+		}
 		w := rec.warnings()
 		require.Len(t, w, 1)
 		assert.Equal(t, UnknownFinishReasonMsg, w[0]["msg"])

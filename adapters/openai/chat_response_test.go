@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -125,7 +126,9 @@ func TestChatStreamEdgeCases(t *testing.T) {
 			}
 			require.NotNil(t, r.resp)
 			assert.Equal(t, tc.stop, r.resp.StopReason)
-			assert.Equal(t, tc.usage, r.resp.Usage)
+			if diff := cmp.Diff(tc.usage, r.resp.Usage); diff != "" {
+				t.Errorf("r.resp.Usage mismatch (-want +got):\n%s", diff)
+			}
 			assertContent(t, tc.content, r.resp.Content)
 		})
 	}
@@ -158,7 +161,9 @@ func TestChatBodyEdgeCases(t *testing.T) {
 	assert.Equal(t, canonical.StopToolUse, r.resp.StopReason)
 	assertContent(t, `[{"type":"thinking","text":"why"},{"type":"text","text":"Hi"},
 		{"type":"tool_use","name":"f","input":{"a":1}},{"type":"tool_use","name":"g","input":{}}]`, r.resp.Content)
-	assert.Equal(t, canonical.TokenUsage{InputTokens: 5, CachedInputTokens: 4, OutputTokens: 3}, r.resp.Usage)
+	if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 5, CachedInputTokens: 4, OutputTokens: 3}, r.resp.Usage); diff != "" {
+		t.Errorf("r.resp.Usage mismatch (-want +got):\n%s", diff)
+	}
 
 	// No finish_reason in a whole body: complete, end_turn.
 	r = runBody(d.DecodeBody, []byte(`{"choices":[{"message":{"content":"x"}}]}`), nil)
@@ -193,13 +198,21 @@ func TestChatStreamEqualsBody(t *testing.T) {
 	require.NoError(t, s.err)
 	require.NoError(t, b.err)
 	want := canonical.TokenUsage{InputTokens: 200, CachedInputTokens: 1000, OutputTokens: 300, ReasoningTokens: 200}
-	assert.Equal(t, want, s.resp.Usage)
-	assert.Equal(t, want, b.resp.Usage)
-	assert.Equal(t, s.resp.Content, b.resp.Content)
+	if diff := cmp.Diff(want, s.resp.Usage); diff != "" {
+		t.Errorf("s.resp.Usage mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, b.resp.Usage); diff != "" {
+		t.Errorf("b.resp.Usage mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(s.resp.Content, b.resp.Content); diff != "" {
+		t.Errorf("b.resp.Content mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, s.resp.StopReason, b.resp.StopReason)
 	assert.Equal(t, canonical.StopToolUse, s.resp.StopReason)
 	usage := adaptertest.EventsOf(s.events, canonical.EventUsageUpdate)
 	require.Len(t, usage, 1)
-	assert.Equal(t, want, *usage[0].Usage)
+	if diff := cmp.Diff(want, *usage[0].Usage); diff != "" {
+		t.Errorf("*usage[0].Usage mismatch (-want +got):\n%s", diff)
+	}
 	assertContent(t, `[{"type":"text","text":"Hello world"},{"type":"tool_use","name":"f","input":{"a":1}}]`, s.resp.Content)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -259,12 +260,16 @@ func runFixture(t *testing.T, api string, c fixtureCase, stream func(io.Reader, 
 				got = append(got, ev.PartialJSON)
 			}
 		}
-		assert.Equal(t, c.fragments, got, "tool.use_input_delta must carry the raw fragments")
+		if diff := cmp.Diff(c.fragments, got); diff != "" {
+			t.Errorf("tool.use_input_delta must carry the raw fragments (-want +got):\n%s", diff)
+		}
 	}
 	if len(r.events) > 0 {
 		done := r.events[len(r.events)-1]
 		require.Equal(t, canonical.EventMessageComplete, done.Type)
-		assert.Equal(t, c.usage, done.Response.Usage, "message.complete usage")
+		if diff := cmp.Diff(c.usage, done.Response.Usage); diff != "" {
+			t.Errorf("message.complete usage (-want +got):\n%s", diff)
+		}
 	}
 }
 
@@ -281,7 +286,9 @@ func checkResponse(t *testing.T, c fixtureCase, resp *canonical.Response, ids *a
 	t.Helper()
 	assert.Equal(t, c.stop, resp.StopReason)
 	assert.Equal(t, c.providerStop, resp.ProviderStopReason)
-	assert.Equal(t, c.usage, resp.Usage)
+	if diff := cmp.Diff(c.usage, resp.Usage); diff != "" {
+		t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, c.served, resp.ServedModel, "served model")
 	require.Len(t, resp.Content, len(c.blocks), "content: %#v", resp.Content)
 	for i, w := range c.blocks {
@@ -346,7 +353,9 @@ func TestResponsesProviderRaw(t *testing.T) {
 	assert.Equal(t, "reasoning", raw.Items["0"].Type)
 	assert.Equal(t, "rs_68c42d1d0878819d8266007cd3d1402c08fbf9b1584184ff", raw.Items["0"].ID)
 	assert.Len(t, raw.Items["0"].Summary, 4, "four summary parts")
-	assert.Equal(t, rawItem{Type: "message", ID: "msg_68c42d26866c819da8d5c606621c911608fbf9b1584184ff"}, raw.Items["1"])
+	if diff := cmp.Diff(rawItem{Type: "message", ID: "msg_68c42d26866c819da8d5c606621c911608fbf9b1584184ff"}, raw.Items["1"]); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 
 	// The recorded lengths split the text back into the four parts.
 	thinking := r.resp.Content[0].(canonical.ThinkingBlock)

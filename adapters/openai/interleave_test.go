@@ -181,7 +181,9 @@ func TestResponsesInterleavedToolArguments(t *testing.T) {
 	}
 	var raw providerRaw
 	require.NoError(t, json.Unmarshal(r.resp.ProviderRaw, &raw))
-	assert.Equal(t, map[string]rawItem{"0": {Type: "function_call", ID: "fc_a"}, "1": {Type: "function_call", ID: "fc_b"}}, raw.Items)
+	if diff := cmp.Diff(map[string]rawItem{"0": {Type: "function_call", ID: "fc_a"}, "1": {Type: "function_call", ID: "fc_b"}}, raw.Items); diff != "" {
+		t.Errorf("raw.Items mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func jsonString(s string) string {

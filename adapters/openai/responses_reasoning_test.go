@@ -86,7 +86,9 @@ func TestResponsesEveryReasoningItem(t *testing.T) {
 		}
 		// The stream carried output_item.done's value when the block
 		// closed; message.complete carries the final one.
-		assert.Equal(t, []string{"enc_b_done"}, sigs)
+		if diff := cmp.Diff([]string{"enc_b_done"}, sigs); diff != "" {
+			t.Errorf("sigs mismatch (-want +got):\n%s", diff)
+		}
 	})
 }
 

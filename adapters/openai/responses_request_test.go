@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -148,27 +149,35 @@ func TestResponsesReasoningRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	m := decodeJSON(t, body)
 	assert.Equal(t, false, m["store"])
-	assert.Equal(t, []any{"reasoning.encrypted_content"}, m["include"])
+	if diff := cmp.Diff([]any{"reasoning.encrypted_content"}, m["include"]); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 	input := m["input"].([]any)
 	require.Len(t, input, 4)
-	assert.Equal(t, map[string]any{
+	if diff := cmp.Diff(map[string]any{
 		"type":              "reasoning",
 		"id":                want.ID,
 		"summary":           []any{map[string]any{"type": "summary_text", "text": want.Summary[0].Text}},
 		"encrypted_content": want.EncryptedContent,
-	}, input[1], "reasoning item sent back as response.completed had it")
-	assert.Equal(t, map[string]any{
+	}, input[1]); diff != "" {
+		t.Errorf("reasoning item sent back as response.completed had it (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{
 		"type":      "function_call",
 		"id":        "fc_017e85da2ae23b69016a3c12560820819db3b6e8a38dddad65",
 		"call_id":   "call_zgUaIBRPTwxxOusyyKw5NVMH",
 		"name":      "weather",
 		"arguments": `{"location":"Florence, Italy"}`,
-	}, input[2])
-	assert.Equal(t, map[string]any{
+	}, input[2]); diff != "" {
+		t.Errorf("input[2] mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{
 		"type":    "function_call_output",
 		"call_id": "call_zgUaIBRPTwxxOusyyKw5NVMH",
 		"output":  "Sunny, 24°C",
-	}, input[3])
+	}, input[3]); diff != "" {
+		t.Errorf("input[3] mismatch (-want +got):\n%s", diff)
+	}
 }
 
 // TestResponsesSummaryPartsRoundTrip replays a four-part summary.
@@ -194,7 +203,9 @@ func TestResponsesSummaryPartsRoundTrip(t *testing.T) {
 		want[i] = s
 	}
 	require.Len(t, want, 4)
-	assert.Equal(t, want, jsonPath(t, m, "input", 1, "summary"))
+	if diff := cmp.Diff(want, jsonPath(t, m, "input", 1, "summary")); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 	// The message item goes back with its id, so the API can pair it with
 	// the reasoning item before it.
 	assert.Equal(t, "msg_68c42d26866c819da8d5c606621c911608fbf9b1584184ff", jsonPath(t, m, "input", 2, "id"))
@@ -257,7 +268,9 @@ func TestResponsesUnsupportedParameters(t *testing.T) {
 	require.NoError(t, err)
 	m = decodeJSON(t, body)
 	assert.NotContains(t, m, "temperature")
-	assert.Equal(t, map[string]any{"effort": "low", "summary": "auto"}, m["reasoning"])
+	if diff := cmp.Diff(map[string]any{"effort": "low", "summary": "auto"}, m["reasoning"]); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 	assert.Len(t, rec.warnings(), 3)
 }
 
@@ -330,7 +343,9 @@ func TestSplitSummary(t *testing.T) {
 			assert.Equal(t, "summary_text", p.Type)
 			texts[i] = p.Text
 		}
-		assert.Equal(t, tc.want, texts, "%q %v", tc.text, tc.lens)
+		if diff := cmp.Diff(tc.want, texts); diff != "" {
+			t.Errorf("%q %v (-want +got):\n%s", tc.text, tc.lens, diff)
+		}
 	}
 }
 
@@ -351,5 +366,7 @@ func TestResponsesToolResultError(t *testing.T) {
 	require.NoError(t, err)
 	input := decodeJSON(t, body)["input"].([]any)
 	require.Len(t, input, 3)
-	assert.Equal(t, map[string]any{"type": "function_call_output", "call_id": "call_1", "output": "Error: ENOENT"}, input[2])
+	if diff := cmp.Diff(map[string]any{"type": "function_call_output", "call_id": "call_1", "output": "Error: ENOENT"}, input[2]); diff != "" {
+		t.Errorf("input[2] mismatch (-want +got):\n%s", diff)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -139,7 +140,9 @@ func TestResponsesStreamEdgeCases(t *testing.T) {
 			assert.Empty(t, streamFindings(r))
 			assert.Equal(t, tc.stop, r.resp.StopReason)
 			assert.Equal(t, tc.providerStop, r.resp.ProviderStopReason)
-			assert.Equal(t, tc.usage, r.resp.Usage)
+			if diff := cmp.Diff(tc.usage, r.resp.Usage); diff != "" {
+				t.Errorf("r.resp.Usage mismatch (-want +got):\n%s", diff)
+			}
 			assertContent(t, tc.content, r.resp.Content)
 		})
 	}
