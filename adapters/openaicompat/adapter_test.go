@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -101,10 +102,12 @@ func TestCapabilitiesFromRegistry(t *testing.T) {
 	assert.True(t, llama.SupportsSystemPrompt)
 
 	unknown := open("vllm").Capabilities("vllm:some-model")
-	assert.Equal(t, canonical.Capabilities{
+	if diff := cmp.Diff(canonical.Capabilities{
 		SupportsSystemPrompt: true, SupportsStreaming: true, SupportsSystemMessagesInList: true,
 		MaxContextTokens: 4096, MaxOutputTokens: 2048,
-	}, unknown)
+	}, unknown); diff != "" {
+		t.Errorf("unknown mismatch (-want +got):\n%s", diff)
+	}
 
 	router := open("openrouter").Capabilities("openrouter:deepseek/deepseek-v3")
 	assert.True(t, router.SupportsTools, "OpenRouter routes tool requests to providers that take them")
@@ -178,7 +181,9 @@ func TestWireOptions(t *testing.T) {
 		{name: "vllm defaults, streamed", kind: KindVLLM, stream: true, path: "/v1/chat/completions", check: func(t *testing.T, sent map[string]any, r recorded) {
 			assert.Equal(t, 256.0, sent["max_tokens"])
 			assert.NotContains(t, sent, "max_completion_tokens")
-			assert.Equal(t, map[string]any{"include_usage": true}, sent["stream_options"])
+			if diff := cmp.Diff(map[string]any{"include_usage": true}, sent["stream_options"]); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
 			assert.NotContains(t, dig(t, sent, "tools", 0, "function"), "strict", "local kinds never send strict")
 			assert.Equal(t, "tool", dig(t, sent, "messages", 2, "role"))
 			assert.Equal(t, "text/event-stream", r.Header.Get("Accept"))

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -61,11 +62,15 @@ func TestConformance001BasicCompletion(t *testing.T) {
 		resp, _, err := run(t, a, req, stream)
 		require.NoError(t, err)
 		require.Len(t, resp.Content, 1)
-		assert.Equal(t, canonical.TextBlock{Text: "Paris is the capital of France."}, resp.Content[0])
+		if diff := cmp.Diff(canonical.TextBlock{Text: "Paris is the capital of France."}, resp.Content[0]); diff != "" {
+			t.Errorf("resp.Content[0] mismatch (-want +got):\n%s", diff)
+		}
 		assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
 		assert.Equal(t, "stop", resp.ProviderStopReason)
 		assert.Empty(t, resp.Content.ToolUses())
-		assert.Equal(t, canonical.TokenUsage{InputTokens: 24, OutputTokens: 8}, resp.Usage)
+		if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 24, OutputTokens: 8}, resp.Usage); diff != "" {
+			t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+		}
 		assert.Equal(t, string(p.kind), resp.Provider)
 
 		sent := decodeJSON(t, srv.requests(chatRoute)[0].Body)
@@ -239,7 +244,9 @@ func TestConformance005OpenAIWireMapping(t *testing.T) {
 			for _, m := range dig(t, sent, "messages").([]any) {
 				roles = append(roles, m.(map[string]any)["role"])
 			}
-			assert.Equal(t, []any{"system", "user", "assistant", "tool", "user"}, roles)
+			if diff := cmp.Diff([]any{"system", "user", "assistant", "tool", "user"}, roles); diff != "" {
+				t.Errorf("roles mismatch (-want +got):\n%s", diff)
+			}
 			assert.Equal(t, "Checking.", dig(t, sent, "messages", 2, "content"))
 			assert.Equal(t, "call_7", dig(t, sent, "messages", 2, "tool_calls", 0, "id"))
 			assert.Equal(t, "function", dig(t, sent, "messages", 2, "tool_calls", 0, "type"))
@@ -253,7 +260,9 @@ func TestConformance005OpenAIWireMapping(t *testing.T) {
 			// Response: normalized fields, and the body verbatim.
 			assert.Equal(t, "Tomorrow: 21°C.", resp.Content.Text())
 			assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
-			assert.Equal(t, canonical.TokenUsage{InputTokens: 61, OutputTokens: 6}, resp.Usage)
+			if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 61, OutputTokens: 6}, resp.Usage); diff != "" {
+				t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+			}
 			assert.True(t, bytes.Equal(served, resp.RawBody), "RawBody must be the server's bytes")
 			assert.Contains(t, string(resp.RawBody), `"logprobs": {"content":[{"token":"Tom"`)
 			assert.Contains(t, string(resp.RawBody), `"prompt_logprobs": null`)
@@ -276,7 +285,9 @@ func TestConformance006UsageAccounting(t *testing.T) {
 			resp, _, err := run(t, a, req, stream)
 			require.NoError(t, err)
 			if withUsage {
-				assert.Equal(t, canonical.TokenUsage{InputTokens: 24, OutputTokens: 8}, resp.Usage)
+				if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 24, OutputTokens: 8}, resp.Usage); diff != "" {
+					t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+				}
 				assert.Empty(t, env.log.warnings("usage estimated"))
 				continue
 			}
@@ -287,7 +298,9 @@ func TestConformance006UsageAccounting(t *testing.T) {
 			}
 			assert.Equal(t, 8, want.OutputTokens)
 			assert.Positive(t, want.InputTokens)
-			assert.Equal(t, want, resp.Usage)
+			if diff := cmp.Diff(want, resp.Usage); diff != "" {
+				t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+			}
 			warns := env.log.warnings("usage estimated")
 			require.Len(t, warns, 1)
 			assert.Equal(t, req.RequestID, warns[0]["request_id"])

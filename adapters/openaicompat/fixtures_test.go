@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -72,7 +73,9 @@ func TestGeminiCompatFixture(t *testing.T) {
 	assert.True(t, canonical.IsToolUseID(uses[0].ID), "an empty provider id gets a canonical one: %q", uses[0].ID)
 	// total_tokens 109 = prompt 35 + completion 12 + 62 thinking tokens
 	// the endpoint leaves out of completion_tokens: output, as reasoning.
-	assert.Equal(t, canonical.TokenUsage{InputTokens: 35, OutputTokens: 12 + 62, ReasoningTokens: 62}, resp.Usage)
+	if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 35, OutputTokens: 12 + 62, ReasoningTokens: 62}, resp.Usage); diff != "" {
+		t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+	}
 	assert.True(t, bytes.Equal(body, resp.RawBody))
 
 	raw := decodeJSON(t, resp.ProviderRaw)
@@ -130,7 +133,9 @@ func TestToolCallExtraContent(t *testing.T) {
 			uses := resp.Content.ToolUses()
 			require.Len(t, uses, 2)
 			// total_tokens 120 = 40 + 20 + 60 unlisted thinking tokens.
-			assert.Equal(t, canonical.TokenUsage{InputTokens: 40, OutputTokens: 20 + 60, ReasoningTokens: 60}, resp.Usage)
+			if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 40, OutputTokens: 20 + 60, ReasoningTokens: 60}, resp.Usage); diff != "" {
+				t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+			}
 
 			var raw openai.ChatProviderRaw
 			require.NoError(t, json.Unmarshal(resp.ProviderRaw, &raw))
@@ -229,7 +234,9 @@ func TestChatFixtures(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, strings.HasPrefix(resp.Content.Text(), fx.text), "text %.60q", resp.Content.Text())
 			assert.Equal(t, fx.stop, resp.StopReason)
-			assert.Equal(t, fx.usage, resp.Usage)
+			if diff := cmp.Diff(fx.usage, resp.Usage); diff != "" {
+				t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+			}
 			uses := resp.Content.ToolUses()
 			require.Len(t, uses, len(fx.calls))
 			for i, u := range uses {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -144,7 +145,9 @@ func TestReady(t *testing.T) {
 				paths = append(paths, r.Path)
 			}
 			if tc.paths != nil {
-				assert.Equal(t, tc.paths, paths)
+				if diff := cmp.Diff(tc.paths, paths); diff != "" {
+					t.Errorf("paths mismatch (-want +got):\n%s", diff)
+				}
 			}
 		})
 	}

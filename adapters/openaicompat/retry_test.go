@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -93,7 +94,9 @@ func TestRetryAfterHonoured(t *testing.T) {
 			a := mustNew(t, cfg)
 			_, err := a.Complete(context.Background(), request(vllmPersona.model, userMsg("hi")))
 			require.NoError(t, err)
-			assert.Equal(t, []time.Duration{tc.want}, env.clock.Sleeps())
+			if diff := cmp.Diff([]time.Duration{tc.want}, env.clock.Sleeps()); diff != "" {
+				t.Errorf("env.clock.Sleeps() mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }

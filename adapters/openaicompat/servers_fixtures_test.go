@@ -160,7 +160,9 @@ func TestServerRecordings(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, fx.stop, resp.StopReason)
 			assert.Equal(t, fx.providerStop, resp.ProviderStopReason)
-			assert.Equal(t, fx.usage, resp.Usage)
+			if diff := cmp.Diff(fx.usage, resp.Usage); diff != "" {
+				t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+			}
 			assert.Equal(t, fx.served, resp.ServedModel)
 
 			var thinking, text string

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -67,7 +68,9 @@ func TestReasoningFields(t *testing.T) {
 				return
 			}
 			require.Len(t, resp.Content, 2)
-			assert.Equal(t, canonical.ThinkingBlock{Text: tc.thinking}, resp.Content[0])
+			if diff := cmp.Diff(canonical.ThinkingBlock{Text: tc.thinking}, resp.Content[0]); diff != "" {
+				t.Errorf("resp.Content[0] mismatch (-want +got):\n%s", diff)
+			}
 			assert.NotEmpty(t, adaptertest.EventsOf(evs, canonical.EventThinkingDelta))
 		})
 	}
@@ -86,9 +89,15 @@ func TestReasoningWithEmulator(t *testing.T) {
 		resp, _, err := run(t, a, request("vllm:emu", userMsg("2+2?")), stream)
 		require.NoError(t, err)
 		require.Len(t, resp.Content, 2)
-		assert.Equal(t, canonical.ThinkingBlock{Text: "Two and two make four."}, resp.Content[0])
-		assert.Equal(t, canonical.TextBlock{Text: "4"}, resp.Content[1])
-		assert.Equal(t, canonical.TokenUsage{InputTokens: 12, OutputTokens: 9}, resp.Usage)
+		if diff := cmp.Diff(canonical.ThinkingBlock{Text: "Two and two make four."}, resp.Content[0]); diff != "" {
+			t.Errorf("resp.Content[0] mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(canonical.TextBlock{Text: "4"}, resp.Content[1]); diff != "" {
+			t.Errorf("resp.Content[1] mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 12, OutputTokens: 9}, resp.Usage); diff != "" {
+			t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+		}
 	}
 }
 
@@ -112,8 +121,9 @@ func TestUnknownFinishReasonIsError(t *testing.T) {
 		assert.Equal(t, canonical.StopError, resp.StopReason)
 		assert.Equal(t, "eos_token_limit", resp.ProviderStopReason)
 		assert.Equal(t, "Half an ans", resp.Content.Text())
-		assert.Equal(t, canonical.TokenUsage{InputTokens: 24, OutputTokens: 8}, resp.Usage,
-			"streamed=%v: the usage after the finish reason is kept, not estimated", streamed)
+		if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 24, OutputTokens: 8}, resp.Usage); diff != "" {
+			t.Errorf("streamed=%v: the usage after the finish reason is kept, not estimated (-want +got):\n%s", streamed, diff)
+		}
 	}
 	assert.Empty(t, env.log.warnings("usage estimated"))
 	warns := env.log.warnings("unknown finish_reason")
@@ -216,7 +226,9 @@ func TestPartialJSONFidelity(t *testing.T) {
 	for _, ev := range adaptertest.EventsOf(evs, canonical.EventToolUseInput) {
 		got = append(got, ev.PartialJSON)
 	}
-	assert.Equal(t, []string{`{"ci`, `ty": "Pa`, `ris"`, `}`}, got)
+	if diff := cmp.Diff([]string{`{"ci`, `ty": "Pa`, `ris"`, `}`}, got); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 	ends := adaptertest.EventsOf(evs, canonical.EventToolUseEnd)
 	require.Len(t, ends, 1)
 	assert.JSONEq(t, `{"city":"Paris"}`, string(ends[0].FinalInput))
@@ -236,7 +248,9 @@ func TestCostTokenMapping(t *testing.T) {
 		a := mustNew(t, newConfig(KindVLLM, srv.URL, newEnv()))
 		resp, _, err := run(t, a, request(vllmPersona.model, userMsg("hi")), stream)
 		require.NoError(t, err)
-		assert.Equal(t, want, resp.Usage)
+		if diff := cmp.Diff(want, resp.Usage); diff != "" {
+			t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+		}
 	}
 }
 
@@ -256,7 +270,9 @@ func TestStreamingUsageEqualsComplete(t *testing.T) {
 				require.NoError(t, err)
 				got[i] = *resp
 			}
-			assert.Equal(t, got[0].Usage, got[1].Usage, "%s usage %q", p, usage)
+			if diff := cmp.Diff(got[0].Usage, got[1].Usage); diff != "" {
+				t.Errorf("%s usage %q (-want +got):\n%s", p, usage, diff)
+			}
 			assert.Equal(t, usage == "", got[1].Usage.Estimated)
 			assert.Equal(t, got[0].StopReason, got[1].StopReason)
 			assert.Equal(t, got[0].Content.Text(), got[1].Content.Text())
@@ -337,7 +353,9 @@ func TestInterleavedParallelToolArguments(t *testing.T) {
 					first = append(first, ev.PartialJSON)
 				}
 			}
-			assert.Equal(t, []string{`{"city": `, `"Oslo"}`}, first)
+			if diff := cmp.Diff([]string{`{"city": `, `"Oslo"}`}, first); diff != "" {
+				t.Errorf("first mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
