@@ -81,7 +81,9 @@ func TestCredentialsOrder(t *testing.T) {
 				}
 				return New(cfg)
 			}, 1)
-			assert.Equal(t, []string{tc.want}, got)
+			if diff := cmp.Diff([]string{tc.want}, got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -161,7 +163,9 @@ func TestADCServiceAccount(t *testing.T) {
 	got := authHeaders(t, func(base string) (completer, error) {
 		return New(config(base, map[string]any{"project": "p"}, nil))
 	}, 2)
-	assert.Equal(t, []string{"ya29.from-adc", "ya29.from-adc"}, got)
+	if diff := cmp.Diff([]string{"ya29.from-adc", "ya29.from-adc"}, got); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, int32(1), exchanges.Load(), "the token is cached until it expires")
 }
 

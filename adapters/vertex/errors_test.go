@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -105,7 +106,9 @@ func TestClaudeStreamErrorEvent(t *testing.T) {
 	require.Empty(t, streamcheck.Check(evs))
 	last := adaptertest.Final(t, evs)
 	assert.Equal(t, canonical.StopError, last.StopReason)
-	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "Hel"}}, last.Content)
+	if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: "Hel"}}, last.Content); diff != "" {
+		t.Errorf("last.Content mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "claude-sonnet-4-5-20250929", last.ServedModel)
 }
 

@@ -164,7 +164,9 @@ func TestRecordingClaudeNonStreamTextAndToolUse(t *testing.T) {
 	resp, err := a.Complete(context.Background(), req)
 	require.NoError(t, err)
 	require.Len(t, resp.Content, 2)
-	assert.Equal(t, canonical.TextBlock{Text: "I'll get the current weather information for Florence, Italy for you."}, resp.Content[0])
+	if diff := cmp.Diff(canonical.TextBlock{Text: "I'll get the current weather information for Florence, Italy for you."}, resp.Content[0]); diff != "" {
+		t.Errorf("resp.Content[0] mismatch (-want +got):\n%s", diff)
+	}
 	tu := resp.Content[1].(canonical.ToolUseBlock)
 	assert.Equal(t, "weather", tu.Name)
 	assert.JSONEq(t, `{"location":"Florence,Italy"}`, string(tu.Input))
@@ -206,7 +208,9 @@ func TestRecordingClaudeStreamText(t *testing.T) {
 	deltas := adaptertest.EventsOf(evs, canonical.EventTextDelta)
 	require.Len(t, deltas, 5, "five text_delta events, the padded data lines included")
 	last := adaptertest.Final(t, evs)
-	assert.Equal(t, canonical.Blocks{canonical.TextBlock{Text: "Olá! Como posso ajudar você hoje?"}}, last.Content)
+	if diff := cmp.Diff(canonical.Blocks{canonical.TextBlock{Text: "Olá! Como posso ajudar você hoje?"}}, last.Content); diff != "" {
+		t.Errorf("last.Content mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, canonical.StopEndTurn, last.StopReason)
 	if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 16, OutputTokens: 16}, last.Usage); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
