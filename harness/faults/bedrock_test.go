@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -49,7 +50,9 @@ func TestBedrockFrames(t *testing.T) {
 	got := run(faults.Fault{Kind: faults.KindErrorEvent, AfterEvents: 2, Error: wire.Overloaded})
 	types, payloads, err := decodeFrames(t, got)
 	require.NoError(t, err, "every frame the fault sends is well formed")
-	assert.Equal(t, []string{"event", "event", "exception"}, types)
+	if diff := cmp.Diff([]string{"event", "event", "exception"}, types); diff != "" {
+		t.Errorf("types mismatch (-want +got):\n%s", diff)
+	}
 	assert.Contains(t, payloads[2], `"originalStatusCode":529`)
 
 	got = run(faults.Fault{Kind: faults.KindMalformed, AfterEvents: 1})
@@ -61,7 +64,9 @@ func TestBedrockFrames(t *testing.T) {
 	got = run(faults.Fault{Kind: faults.KindTruncate, AfterEvents: 1})
 	types, _, err = decodeFrames(t, got)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"event"}, types, "cut between frames")
+	if diff := cmp.Diff([]string{"event"}, types); diff != "" {
+		t.Errorf("cut between frames (-want +got):\n%s", diff)
+	}
 
 	got = run(faults.Fault{Kind: faults.KindPartial, AfterEvents: 1})
 	_, _, err = decodeFrames(t, got)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -67,7 +68,9 @@ func TestParse(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := faults.Parse(spec(t, tt.spec))
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -114,14 +117,18 @@ func TestParseErrors(t *testing.T) {
 func TestParseAll(t *testing.T) {
 	fs, err := faults.ParseAll(spec(t, `{"sequence": [{"status": 429, "retry_after": 1}, {"kind": "truncate", "after_events": 2}]}`))
 	require.NoError(t, err)
-	assert.Equal(t, []faults.Fault{
+	if diff := cmp.Diff([]faults.Fault{
 		{Kind: faults.KindStatus, Times: 1, Status: 429, Header: http.Header{"Retry-After": {"1"}}},
 		{Kind: faults.KindTruncate, Times: 1, AfterEvents: 2},
-	}, fs)
+	}, fs); diff != "" {
+		t.Errorf("fs mismatch (-want +got):\n%s", diff)
+	}
 
 	fs, err = faults.ParseAll(spec(t, `{"status": 500}`))
 	require.NoError(t, err)
-	assert.Equal(t, []faults.Fault{{Kind: faults.KindStatus, Times: 1, Status: 500}}, fs)
+	if diff := cmp.Diff([]faults.Fault{{Kind: faults.KindStatus, Times: 1, Status: 500}}, fs); diff != "" {
+		t.Errorf("fs mismatch (-want +got):\n%s", diff)
+	}
 
 	for js, want := range map[string]string{
 		`{"sequence": []}`: "faults: sequence: want a non-empty list of fault specs, got a list",

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -68,7 +69,9 @@ func TestPartialFrame(t *testing.T) {
 func TestParsePartial(t *testing.T) {
 	f, err := faults.Parse(map[string]any{"kind": "partial", "after_events": 3, "times": 2})
 	require.NoError(t, err)
-	assert.Equal(t, faults.Fault{Kind: faults.KindPartial, AfterEvents: 3, Times: 2}, f)
+	if diff := cmp.Diff(faults.Fault{Kind: faults.KindPartial, AfterEvents: 3, Times: 2}, f); diff != "" {
+		t.Errorf("f mismatch (-want +got):\n%s", diff)
+	}
 	_, err = faults.Parse(map[string]any{"kind": "partial", "status": 500})
 	assert.ErrorContains(t, err, "status: does not apply to kind partial")
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -52,7 +53,9 @@ func TestSplitter(t *testing.T) {
 				for _, ev := range split(t, r()) {
 					got = append(got, string(ev))
 				}
-				assert.Equal(t, tt.want, got)
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("mismatch (-want +got):\n%s", diff)
+				}
 			})
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -105,7 +106,9 @@ func TestStatusFaults(t *testing.T) {
 			body, err := io.ReadAll(resp.Body)
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantStatus, resp.StatusCode)
-			assert.Equal(t, tt.wantHeader, resp.Header)
+			if diff := cmp.Diff(tt.wantHeader, resp.Header); diff != "" {
+				t.Errorf("resp.Header mismatch (-want +got):\n%s", diff)
+			}
 			assert.Equal(t, tt.wantBody, string(body))
 			assert.Equal(t, int64(len(body)), resp.ContentLength)
 			assert.Zero(t, next.Calls(), "a status fault answers without calling the next transport")

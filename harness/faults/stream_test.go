@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -341,12 +342,14 @@ func TestTimesAndSequence(t *testing.T) {
 		resp.Body.Close()
 		got = append(got, answer{resp.StatusCode, body})
 	}
-	assert.Equal(t, []answer{
+	if diff := cmp.Diff([]answer{
 		{429, `{"type":"error"}`},
 		{429, `{"type":"error"}`},
 		{200, "event: message_start\ndata: {\"type\":\"message_start\"}\n\n"},
 		{200, anthropicStream},
-	}, got)
+	}, got, cmp.AllowUnexported(answer{})); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, 4, in.Attempts())
 	assert.Equal(t, 3, in.Injected())
 	assert.Equal(t, 0, in.Remaining())
