@@ -93,3 +93,77 @@ func ExampleAdapter_stream() {
 	// delta ", world."
 	// message.complete end_turn 4
 }
+
+// A non-streamed call returns the whole response at once.
+func ExampleAdapter_complete() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-6",`+
+			`"content":[{"type":"text","text":"Hello, world."}],"stop_reason":"end_turn","stop_sequence":null,`+
+			`"usage":{"input_tokens":9,"output_tokens":4}}`)
+	}))
+	defer srv.Close()
+
+	reg, _ := adapters.DefaultRegistry()
+	a, err := reg.Open("anthropic", providers.Factories(), func(string) string { return "sk-ant-FAKE" },
+		func(c *adapters.Config) { c.BaseURL = srv.URL })
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer a.Close()
+	resp, err := a.Complete(context.Background(), &canonical.Request{
+		RequestID: canonical.NewRequestID(),
+		Model:     "anthropic:claude-sonnet-4-6",
+		Messages: []canonical.Message{
+			{Role: canonical.RoleUser, Content: canonical.Blocks{canonical.TextBlock{Text: "Say hello."}}},
+		},
+		MaxOutputTokens: 64,
+	})
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(resp.Content[0].(canonical.TextBlock).Text)
+	fmt.Println(resp.StopReason, resp.Usage.InputTokens, resp.Usage.OutputTokens)
+	// Output:
+	// Hello, world.
+	// end_turn 9 4
+}
+
+// LoadRegistry reads an installation's own models.yaml: here one local
+// vLLM server, whose model is reached by its id or its alias.
+func ExampleLoadRegistry() {
+	const modelsYAML = `
+adapters:
+  local:
+    type: openaicompat
+    base_url: http://localhost:8000
+    options:
+      kind: vllm
+models:
+  local:qwen2.5-7b-instruct:
+    aliases: [qwen]
+`
+	reg, err := adapters.LoadRegistry(strings.NewReader(modelsYAML), "models.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m, err := reg.Resolve("qwen")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	getenv := func(string) string { return "" } // os.Getenv in a real program
+	cfg, err := reg.Config(m.Adapter, getenv)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(m.ID, m.Adapter, m.WireName)
+	fmt.Println(cfg.Type, cfg.BaseURL, cfg.APIKey == "")
+	// Output:
+	// local:qwen2.5-7b-instruct local qwen2.5-7b-instruct
+	// openaicompat http://localhost:8000 true
+}
