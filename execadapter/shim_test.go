@@ -69,7 +69,6 @@ func (l *lineChecker) trace(dir string, line []byte) {
 // with what differs; they wait for the exec protocol to carry it.
 var shimDivergent = map[string][]string{
 	"": {
-		"faults/reset",                // the reset mid-stream gets code stream_truncated over the socket, none in process
 		"contract/tool-input-invalid", // lifecycle events do not cross the protocol
 		"contract/unknown-blocks",     // (same)
 		"local/ready-",                // the protocol has no readiness probe (its ready message is the handshake), so no adapters.Readier

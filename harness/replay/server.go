@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
@@ -584,8 +585,27 @@ func (s *Server) fail(w http.ResponseWriter, req *http.Request, r *Run, provider
 		case <-req.Context().Done():
 		case <-t.C:
 		}
+	case errors.Is(err, syscall.ECONNRESET):
+		resetConn(w)
 	}
 	panic(http.ErrAbortHandler)
+}
+
+// resetConn resets the connection of w, as a reset fault does in
+// process: the client's next read fails with ECONNRESET, not with the
+// unexpected end of a body that an orderly close gives. What was written
+// before is flushed first and reaches the client.
+func resetConn(w http.ResponseWriter) {
+	rc := http.NewResponseController(w)
+	rc.Flush() //nolint:errcheck // a failed flush shows as a failed read on the other side
+	conn, _, err := rc.Hijack()
+	if err != nil {
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tc.SetLinger(0) //nolint:errcheck // without it the close is orderly, as before
+	}
+	conn.Close()
 }
 
 func mismatchMessage(m Mismatch, me *MismatchError) string {

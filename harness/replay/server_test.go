@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -222,6 +223,42 @@ func TestServerInjectsFaults(t *testing.T) {
 	require.Equal(t, http.StatusNoContent, code)
 	code, body = do(t, "POST", base+"/v1/messages", hiRequest)
 	assert.Equal(t, 200, code, string(body))
+}
+
+// A reset fault resets the TCP connection, before the response and mid-
+// stream, so that a client reads ECONNRESET as it does in process — not
+// the unexpected end of the body that an orderly close gives — after the
+// events written before it.
+func TestServerResetsTheConnection(t *testing.T) {
+	srv := newServer(t)
+	for _, tc := range []struct {
+		fault      string
+		wantEvents bool
+	}{
+		{`{"kind": "reset"}`, false},
+		{`{"kind": "reset", "after_events": 2}`, true},
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			base := createRun(t, srv, fmt.Sprintf("reset%v", tc.wantEvents))
+			code, _ := do(t, "PUT", srv.URL+"/runs/reset"+fmt.Sprint(tc.wantEvents)+"/fault", tc.fault)
+			require.Equal(t, http.StatusNoContent, code)
+			req, _ := http.NewRequest("POST", base+"/v1/messages", strings.NewReader(hiRequest))
+			req.Header.Set("Anthropic-Version", "2023-06-01")
+			client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+			resp, err := client.Do(req)
+			var body []byte
+			if err == nil {
+				body, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			if !errors.Is(err, syscall.ECONNRESET) {
+				t.Errorf("error %v; want ECONNRESET", err)
+			}
+			if got := strings.Contains(string(body), "event: message_start"); got != tc.wantEvents {
+				t.Errorf("events before the reset reached the client: %v, want %v (%q)", got, tc.wantEvents, body)
+			}
+		})
+	}
 }
 
 // A request the run's own transport cancelled (the certifying side
