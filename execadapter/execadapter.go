@@ -17,6 +17,7 @@ package execadapter
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,9 +25,11 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/metis-llm/metis/adapters"
@@ -48,25 +51,64 @@ type Options struct {
 	Env []string
 	// Timeout is how long a call waits for the child's next line before
 	// it counts as hung; default 30 s. StartTimeout bounds the wait for
-	// ready; default 20 s.
-	Timeout, StartTimeout time.Duration
+	// ready; default 20 s. ExitTimeout bounds the wait for the child to
+	// exit once Close closed its stdin; default 15 s, room for a loaded
+	// machine.
+	Timeout, StartTimeout, ExitTimeout time.Duration
 	// AllowStderr makes output on stderr a warning instead of a problem
 	// that fails the run.
 	AllowStderr bool
 	// Trace, when set, sees every line: dir is "metis" for lines metis
 	// writes and "adapter" for the child's.
 	Trace func(dir string, line []byte)
+	// Protocol is the version init proposes; default protocol.Version.
+	// An adapter of an older version that refuses a newer init gets
+	// protocol.V1 here.
+	Protocol string
 }
 
 // Factory returns an adapters.Factory that starts a child per adapter.
+// A child that declared a readiness probe in ready is an
+// adapters.Readier.
 func Factory(opts Options) adapters.Factory {
 	return func(c adapters.Config) (adapters.Adapter, error) {
 		a, err := New(c, opts)
 		if err != nil {
 			return nil, err
 		}
+		if a.probe {
+			return ProbingAdapter{a}, nil
+		}
 		return a, nil
 	}
+}
+
+// ProbingAdapter is an Adapter whose child has a readiness probe.
+type ProbingAdapter struct{ *Adapter }
+
+var _ adapters.Readier = ProbingAdapter{}
+
+// Ready sends a probe request for model and waits for its answer.
+func (p ProbingAdapter) Ready(ctx context.Context, model string) error {
+	a := p.Adapter
+	c, err := a.begin("")
+	if err != nil {
+		return a.processError("", err)
+	}
+	defer a.finish(c)
+	if err := a.send(&protocol.Message{Type: protocol.TypeProbe, ID: c.id, Model: model, Now: a.now()}); err != nil {
+		return a.processError("", err)
+	}
+	m, err := a.next(ctx, c, c.cancel, a.opts.Timeout)
+	switch {
+	case err != nil:
+		return a.processError("", err)
+	case m.Type == protocol.TypeProbe:
+		return nil
+	case m.Type == protocol.TypeError:
+		return m.Error.AdapterError(a.cfg.Name, "")
+	}
+	return a.processError("", a.violation("answered probe with %s", m.Type))
 }
 
 // Problem is something the child did wrong.
@@ -87,6 +129,10 @@ type Adapter struct {
 	in   io.WriteCloser
 	w    *protocol.Writer
 	info protocol.AdapterInfo
+	// version is the protocol the child speaks, set from ready;
+	// probe says whether it declared a readiness probe.
+	version atomic.Pointer[string]
+	probe   bool
 
 	mu       sync.Mutex
 	calls    map[string]*call
@@ -130,6 +176,9 @@ func New(c adapters.Config, opts Options) (*Adapter, error) {
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = 20 * time.Second
 	}
+	if opts.ExitTimeout <= 0 {
+		opts.ExitTimeout = 15 * time.Second
+	}
 	a := &Adapter{cfg: c, opts: opts, calls: map[string]*call{}, caps: map[string]canonical.Capabilities{}, exited: make(chan struct{})}
 	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
 	cmd.Dir = opts.Dir
@@ -158,26 +207,60 @@ func New(c adapters.Config, opts Options) (*Adapter, error) {
 	go a.readStderr(errOut, stderrDone)
 	go a.readStdout(out, stderrDone)
 
-	m, err := a.roundTrip(&protocol.Message{Type: protocol.TypeInit, Protocol: protocol.Version, Config: protocol.ConfigFrom(c)}, opts.StartTimeout)
+	if opts.Protocol == "" {
+		a.opts.Protocol = protocol.Version
+	}
+	m, err := a.roundTrip(&protocol.Message{Type: protocol.TypeInit, Protocol: a.opts.Protocol, Config: protocol.ConfigFrom(c)}, opts.StartTimeout)
 	if err == nil && m.Type == protocol.TypeError {
 		err = m.Error.AdapterError(c.Name, "")
 	} else if err == nil && m.Type != protocol.TypeReady {
 		err = a.violation("answered init with %s, want ready", m.Type)
+	} else if err == nil && slices.Index(protocol.Versions, m.Protocol) > slices.Index(protocol.Versions, a.opts.Protocol) {
+		err = a.violation("answered an init of %s with ready for %s, a newer version", a.opts.Protocol, m.Protocol)
 	}
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
-	a.info = *m.Adapter
+	a.info, a.probe = *m.Adapter, m.Probe
+	a.w.SetVersion(m.Protocol)
 	return a, nil
+}
+
+// speaks returns the protocol version the child speaks: the one its
+// ready named, or, before ready, the one init proposes.
+func (a *Adapter) speaks() string {
+	if v := a.version.Load(); v != nil {
+		return *v
+	}
+	return a.opts.Protocol
+}
+
+// v2 reports whether the child speaks version 2.
+func (a *Adapter) v2() bool { return a.speaks() != protocol.V1 }
+
+// now returns metis's clock for a line that carries it (v2), or nil.
+func (a *Adapter) now() *time.Time {
+	if !a.v2() {
+		return nil
+	}
+	t := a.clock().Now()
+	return &t
+}
+
+func (a *Adapter) clock() adapters.Clock {
+	if a.cfg.Clock == nil {
+		return adapters.RealClock{}
+	}
+	return a.cfg.Clock
 }
 
 func (a *Adapter) command() string { return strings.Join(a.opts.Command, " ") }
 
 // Identity returns the name and version the child gave in ready, and the
-// protocol version.
+// protocol version it speaks.
 func (a *Adapter) Identity() (name, version, proto string) {
-	return a.info.Name, a.info.Version, protocol.Version
+	return a.info.Name, a.info.Version, a.speaks()
 }
 
 // Name is the provider key the adapter was configured with.
@@ -294,7 +377,19 @@ func (a *Adapter) readStdout(r io.Reader, stderrDone chan struct{}) {
 		if a.opts.Trace != nil {
 			a.opts.Trace("adapter", line)
 		}
-		if err := protocol.ValidateFromAdapter(line); err != nil {
+		if a.version.Load() == nil {
+			// ready names the version the child speaks; its lines are
+			// checked against that version's schema from then on.
+			var r struct{ Type, Protocol string }
+			if json.Unmarshal(line, &r) == nil && r.Type == protocol.TypeReady {
+				if !slices.Contains(protocol.Versions, r.Protocol) {
+					a.violation("line %d: ready names protocol %q; metis speaks %s (init proposed %s)", n, r.Protocol, strings.Join(protocol.Versions, ", "), a.opts.Protocol)
+					break
+				}
+				a.version.Store(&r.Protocol)
+			}
+		}
+		if err := protocol.ValidateFromAdapterVersion(a.speaks(), line); err != nil {
 			a.malformed(n, line, err)
 			break
 		}
@@ -374,7 +469,8 @@ func (a *Adapter) malformed(n int, line []byte, err error) {
 	if len(excerpt) > 200 {
 		excerpt = excerpt[:200] + "…"
 	}
-	e := fmt.Errorf("line %d of its stdout is not valid %s (protocol/v1/from-adapter.schema.json): %v: %q", n, protocol.Version, err, excerpt)
+	v := a.speaks()
+	e := fmt.Errorf("line %d of its stdout is not valid %s (protocol/%s): %v: %q", n, v, protocol.SchemaPath(v, "from-adapter"), err, excerpt)
 	a.problem("malformed", "%v", e)
 	a.breakWith(e)
 }
@@ -406,14 +502,14 @@ func (a *Adapter) begin(requestID string) (*call, error) {
 }
 
 // open starts a complete or stream call: it registers the call and sends
-// the request, its tool ids in the provider's form.
+// the request.
 func (a *Adapter) open(typ string, req *canonical.Request) (*call, *idMapper, error) {
 	ids := newIDMapper(req, a.cfg.Name)
 	c, err := a.begin(req.RequestID)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := a.send(&protocol.Message{Type: typ, ID: c.id, Request: ids.wire(req)}); err != nil {
+	if err := a.send(a.request(typ, c.id, ids, req)); err != nil {
 		a.finish(c)
 		return nil, nil, err
 	}
@@ -496,6 +592,18 @@ func (a *Adapter) send(m *protocol.Message) error {
 	return nil
 }
 
+// request returns the line that sends req: in v1 with every tool id in
+// the provider's form; in v2 with the canonical ids, the provider's ids
+// for them (tool_ids) and metis's clock.
+func (a *Adapter) request(typ, id string, ids *idMapper, req *canonical.Request) *protocol.Message {
+	if !a.v2() {
+		return &protocol.Message{Type: typ, ID: id, Request: ids.wire(req)}
+	}
+	r := *req
+	r.ToolIDs = nil
+	return &protocol.Message{Type: typ, ID: id, Request: &r, ToolIDs: ids.table(req), Now: a.now()}
+}
+
 // Capabilities asks the child once per model. A child that cannot answer
 // declares nothing (and has a problem on record).
 func (a *Adapter) Capabilities(model string) canonical.Capabilities {
@@ -522,7 +630,7 @@ func (a *Adapter) Capabilities(model string) canonical.Capabilities {
 // EstimateInputTokens asks the child; 0 when it cannot answer.
 func (a *Adapter) EstimateInputTokens(req *canonical.Request) int {
 	ids := newIDMapper(req, a.cfg.Name)
-	m, err := a.roundTrip(&protocol.Message{Type: protocol.TypeEstimate, Request: ids.wire(req)}, a.opts.Timeout)
+	m, err := a.roundTrip(a.request(protocol.TypeEstimate, "", ids, req), a.opts.Timeout)
 	switch {
 	case err != nil:
 		return 0
@@ -548,9 +656,10 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 			return nil, a.processError(req.RequestID, err)
 		}
 		switch m.Type {
-		case protocol.TypeAttempt, protocol.TypeSleep:
-			a.relay(ctx, c, req.RequestID, m, cancel)
+		case protocol.TypeAttempt, protocol.TypeSleep, protocol.TypeLifecycle:
+			a.relay(ctx, c, req, ids, m, cancel)
 		case protocol.TypeResponse:
+			ids.bind(m.ToolIDs)
 			ids.response(m.Response)
 			m.Response.RawBody = m.RawBody
 			return m.Response, nil
@@ -562,23 +671,28 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 	}
 }
 
-// relay hands an attempt to the observer or sleeps on the config's clock.
-func (a *Adapter) relay(ctx context.Context, c *call, requestID string, m *protocol.Message, cancel func()) {
-	if m.Type == protocol.TypeAttempt {
+// relay hands an attempt to OnAttempt and a lifecycle event to the
+// Observer, or sleeps on the config's clock.
+func (a *Adapter) relay(ctx context.Context, c *call, req *canonical.Request, ids *idMapper, m *protocol.Message, cancel func()) {
+	switch m.Type {
+	case protocol.TypeAttempt:
 		if a.cfg.OnAttempt != nil {
-			a.cfg.OnAttempt(m.Attempt.AdaptersAttempt(a.cfg.Name, requestID))
+			a.cfg.OnAttempt(m.Attempt.AdaptersAttempt(a.cfg.Name, req.RequestID))
+		}
+		return
+	case protocol.TypeLifecycle:
+		if a.cfg.Observer != nil {
+			e := m.Lifecycle.Event(a.cfg.Name, req.RequestID)
+			e.Time, e.SessionID, e.ToolUseID = a.clock().Now(), req.SessionID, ids.canonicalID(e.ToolUseID)
+			a.cfg.Observer.Observe(ctx, e)
 		}
 		return
 	}
-	clock := a.cfg.Clock
-	if clock == nil {
-		clock = adapters.RealClock{}
-	}
-	if err := clock.Sleep(ctx, time.Duration(*m.MS)*time.Millisecond); err != nil {
+	if err := a.clock().Sleep(ctx, time.Duration(*m.MS)*time.Millisecond); err != nil {
 		cancel()
 		return
 	}
-	a.send(&protocol.Message{Type: protocol.TypeSlept, ID: c.id}) //nolint:errcheck // a broken process shows on the next read
+	a.send(&protocol.Message{Type: protocol.TypeSlept, ID: c.id, Now: a.now()}) //nolint:errcheck // a broken process shows on the next read
 }
 
 // Stream sends a stream request and yields the child's events, answering
@@ -602,10 +716,11 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 				return
 			}
 			switch m.Type {
-			case protocol.TypeAttempt, protocol.TypeSleep:
-				a.relay(ctx, c, req.RequestID, m, cancel)
+			case protocol.TypeAttempt, protocol.TypeSleep, protocol.TypeLifecycle:
+				a.relay(ctx, c, req, ids, m, cancel)
 			case protocol.TypeEvent:
 				ev := *m.Event
+				ids.bind(m.ToolIDs)
 				ids.event(&ev)
 				if !stopped && !yield(ev, nil) {
 					stopped = true
@@ -650,8 +765,8 @@ func (a *Adapter) Cancel(requestID string) bool {
 }
 
 // Close ends the child: its stdin is closed, and it is killed if it has
-// not exited within 5 s. A child that exits with a failure status has a
-// crash problem on record.
+// not exited within Options.ExitTimeout. A child that exits with a
+// failure status has a crash problem on record.
 func (a *Adapter) Close() error {
 	a.mu.Lock()
 	if a.closing {
@@ -664,10 +779,10 @@ func (a *Adapter) Close() error {
 	a.in.Close()
 	select {
 	case <-a.exited:
-	case <-time.After(5 * time.Second):
+	case <-time.After(a.opts.ExitTimeout):
 		a.cmd.Process.Kill() //nolint:errcheck // it may have exited already
 		<-a.exited
-		a.problem("timeout", "did not exit within 5s of its stdin closing; killed")
+		a.problem("timeout", "did not exit within %s of its stdin closing; killed", a.opts.ExitTimeout)
 		return nil
 	}
 	if a.exitErr != nil && !broken {

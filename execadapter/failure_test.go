@@ -42,6 +42,10 @@ func fakeAdapter(mode string) int {
 				out(`{"type":"error","id":"` + m.ID + `","error":{"class":"auth","code":"not_configured","message":"no key"}}`)
 				continue
 			}
+			if mode == "newer" {
+				out(`{"type":"ready","id":"` + m.ID + `","protocol":"metis.adapter/v3","adapter":{"name":"fake"}}`)
+				continue
+			}
 			out(`{"type":"ready","id":"` + m.ID + `","protocol":"metis.adapter/v1","adapter":{"name":"fake","version":"1"}}`)
 		case protocol.TypeCapabilities:
 			caps, _ := json.Marshal(canonical.Capabilities{SupportsStreaming: true})
@@ -62,6 +66,10 @@ func fakeAdapter(mode string) int {
 				out(`this is not json`)
 			case "unknown-id":
 				out(`{"type":"end","id":"99"}`)
+			case "echo":
+				// The request line as the child got it, in an error.
+				text, _ := json.Marshal(string(line))
+				out(`{"type":"error","id":"` + m.ID + `","error":{"class":"other","message":` + string(text) + `}}`)
 			case "stderr", "bad-exit":
 				fmt.Fprintln(os.Stderr, "debug: about to answer")
 				out(`{"type":"event","id":"` + m.ID + `","event":{"type":"message.start","message_id":"req_1","model":"anthropic:x"}}`)
@@ -187,5 +195,41 @@ func TestBadExitAndRefusedInit(t *testing.T) {
 	_, err = execadapter.New(adapters.Config{Name: "anthropic"}, execadapter.Options{Command: []string{"/nonexistent/adapter"}})
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/adapter") {
 		t.Errorf("New with a missing program: %v", err)
+	}
+}
+
+// A child that speaks v1 (it answers metis's v2 init with ready for v1)
+// gets v1 requests: the provider's tool ids, no tool_ids, no now; one
+// that answers with a version newer than metis proposed is refused.
+func TestVersionNegotiation(t *testing.T) {
+	a, err := startFake(t, "echo", execadapter.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, _, proto := a.Identity(); proto != protocol.V1 {
+		t.Errorf("Identity gives protocol %s, want %s", proto, protocol.V1)
+	}
+	ids := adapters.NewToolIDMap()
+	ids.Bind("tu_01", "anthropic", "toolu_01")
+	req := &canonical.Request{RequestID: "req_1", Model: "anthropic:x", ToolIDs: ids, Messages: []canonical.Message{
+		{Role: canonical.RoleAssistant, Content: canonical.Blocks{canonical.ToolUseBlock{ID: "tu_01", Name: "f", Input: json.RawMessage(`{}`)}}},
+		{Role: canonical.RoleTool, Content: canonical.Blocks{canonical.ToolResultBlock{ToolUseID: "tu_01", Content: canonical.Blocks{canonical.TextBlock{Text: "ok"}}}}},
+	}}
+	_, err = a.Complete(context.Background(), req)
+	if err == nil {
+		t.Fatal("the echo child answered no error")
+	}
+	line := err.(*canonical.AdapterError).Message
+	if err := protocol.ValidateToAdapterVersion(protocol.V1, []byte(line)); err != nil {
+		t.Errorf("the child got a line that is not v1: %v: %s", err, line)
+	}
+	if !strings.Contains(line, `"id":"toolu_01"`) || !strings.Contains(line, `"tool_use_id":"toolu_01"`) || strings.Contains(line, "tu_01") {
+		t.Errorf("the v1 child got %s; want the provider's tool ids only", line)
+	}
+
+	_, err = startFake(t, "newer", execadapter.Options{})
+	if err == nil || !strings.Contains(err.Error(), `ready names protocol "metis.adapter/v3"; metis speaks metis.adapter/v1, metis.adapter/v2`) {
+		t.Errorf("a child of a newer version: %v", err)
 	}
 }

@@ -5,12 +5,20 @@ import (
 	"github.com/metis-llm/metis/canonical"
 )
 
-// This file maps tool ids across the process boundary. The child never
-// sees canonical ids or the session's tool-id map: requests reach it with
-// every tool id already in the form its provider knows (the map's Wire),
-// and the ids it reports are the provider's, mapped back here (the map's
-// Canonical). A provider that issues no ids of its own makes the child
-// mint canonical ones (tu_<ULID>), which are kept as they are.
+// This file maps tool ids across the process boundary. In protocol v1
+// the child never sees canonical ids or the session's tool-id map:
+// requests reach it with every tool id already in the form its provider
+// knows (the map's Wire), and the ids it reports are the provider's,
+// mapped back here (the map's Canonical). A provider that issues no ids
+// of its own makes the child mint canonical ones (tu_<ULID>), which are
+// kept as they are.
+//
+// In v2 requests carry the canonical ids and, in tool_ids, the
+// provider's id for each that has one (table), as the session's map
+// gives them to an adapter in process; the child reports canonical ids,
+// binding the ones it mints to the provider's with the line's tool_ids
+// (bind). A child may still report a provider's id, which is mapped as
+// in v1.
 
 // binder is the part of adapters.ToolIDMap that records a mapping.
 type binder interface {
@@ -64,14 +72,57 @@ func (m *idMapper) wireBlocks(bs canonical.Blocks) canonical.Blocks {
 	return out
 }
 
-// canonicalID maps an id the child reported.
+// table returns the provider's ids for the tool ids req holds that it
+// knows by another id (v2's tool_ids), or nil.
+func (m *idMapper) table(req *canonical.Request) map[string]string {
+	var out map[string]string
+	add := func(id string) {
+		if wire := m.ids.Wire(m.provider, id); wire != id {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[id] = wire
+		}
+	}
+	var walk func(bs canonical.Blocks)
+	walk = func(bs canonical.Blocks) {
+		for _, b := range bs {
+			switch v := b.(type) {
+			case canonical.ToolUseBlock:
+				add(v.ID)
+			case canonical.ToolResultBlock:
+				add(v.ToolUseID)
+				walk(v.Content)
+			}
+		}
+	}
+	for _, msg := range req.Messages {
+		walk(msg.Content)
+	}
+	return out
+}
+
+// bind records the canonical ids the child minted (v2's tool_ids).
+func (m *idMapper) bind(minted map[string]string) {
+	b, ok := m.ids.(binder)
+	if !ok {
+		return
+	}
+	for canon, wire := range minted {
+		b.Bind(canon, m.provider, wire)
+	}
+}
+
+// canonicalID maps an id the child reported: a canonical id (tu_…) is
+// kept, and bound to itself unless it is bound already; a provider's id
+// is mapped.
 func (m *idMapper) canonicalID(providerID string) string {
 	if providerID == "" {
 		return ""
 	}
 	if canonical.IsToolUseID(providerID) {
-		if b, ok := m.ids.(binder); ok {
-			b.Bind(providerID, m.provider, providerID)
+		if _, ok := m.ids.(binder); ok {
+			m.ids.Wire(m.provider, providerID) // binds it to itself the first time
 			return providerID
 		}
 	}

@@ -74,6 +74,7 @@ func (r *LineReader) discard(err error) {
 type Writer struct {
 	mu sync.Mutex
 	w  io.Writer
+	v1 bool
 	// OnLine, when set, sees every line before it is written (tests
 	// validate them).
 	OnLine func(line []byte)
@@ -82,9 +83,19 @@ type Writer struct {
 // NewWriter returns a Writer over w.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
+// SetVersion makes w write lines of version (Version until called).
+func (w *Writer) SetVersion(version string) {
+	w.mu.Lock()
+	w.v1 = version == V1
+	w.mu.Unlock()
+}
+
 // Write encodes m as one line.
 func (w *Writer) Write(m *Message) error {
-	data, err := encode(m)
+	w.mu.Lock()
+	v1 := w.v1
+	w.mu.Unlock()
+	data, err := encode(m, v1)
 	if err != nil {
 		return fmt.Errorf("protocol: encoding a %s message: %w", m.Type, err)
 	}
@@ -111,5 +122,6 @@ func Decode(line []byte) (*Message, error) {
 	if dec.More() {
 		return nil, errors.New("data after the JSON object")
 	}
+	restoreRawInputs(&m)
 	return &m, nil
 }

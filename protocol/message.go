@@ -9,8 +9,20 @@ import (
 	"github.com/metis-llm/metis/canonical"
 )
 
-// Version names this protocol version; init and ready carry it.
-const Version = "metis.adapter/v1"
+// Version names the newest protocol version, the one metis proposes in
+// init; ready names the one the adapter speaks.
+const Version = V2
+
+// The protocol versions metis speaks. V2 adds to V1 canonical tool ids
+// with a tool_ids table in requests and answers, now (metis's clock) on
+// requests and slept, the probe request and the lifecycle line.
+const (
+	V1 = "metis.adapter/v1"
+	V2 = "metis.adapter/v2"
+)
+
+// Versions lists the versions metis speaks, oldest first.
+var Versions = []string{V1, V2}
 
 // Message types, metis to adapter.
 const (
@@ -20,6 +32,7 @@ const (
 	TypeNext     = "next"
 	TypeCancel   = "cancel"
 	TypeSlept    = "slept"
+	TypeProbe    = "probe" // v2; the adapter's answer has the same type
 )
 
 // Message types, adapter to metis. TypeCapabilities and TypeEstimate go
@@ -35,10 +48,11 @@ const (
 	TypeAttempt      = "attempt"
 	TypeSleep        = "sleep"
 	TypeLog          = "log"
+	TypeLifecycle    = "lifecycle" // v2
 )
 
 // Message is one line of the protocol, in either direction: Type says
-// which fields are set (the schemas in v1/ say exactly).
+// which fields are set (the schemas in v2/ and v1/ say exactly).
 type Message struct {
 	Type string `json:"type"`
 	// ID is the request's id on everything but log lines: metis picks it,
@@ -49,8 +63,20 @@ type Message struct {
 	Protocol string       `json:"protocol,omitempty"` // init, ready
 	Config   *Config      `json:"config,omitempty"`   // init
 	Adapter  *AdapterInfo `json:"adapter,omitempty"`  // ready
+	Probe    bool         `json:"probe,omitempty"`    // ready (v2): the adapter answers probe requests
 
-	Model   string             `json:"model,omitempty"`   // capabilities (request)
+	// ToolIDs maps canonical tool ids to the provider's (v2): on a
+	// request, for the ids it holds; on an event or response, for the ids
+	// the adapter minted.
+	ToolIDs map[string]string `json:"tool_ids,omitempty"`
+	// RawInputs holds, by tool id, the text of the tool inputs on the
+	// line that contain line breaks (v2): a line carries them compacted,
+	// and Decode puts this text back.
+	RawInputs map[string]string `json:"raw_inputs,omitempty"`
+	// Now is metis's clock when it wrote a request or slept line (v2).
+	Now *time.Time `json:"now,omitempty"`
+
+	Model   string             `json:"model,omitempty"`   // capabilities, probe (requests)
 	Request *canonical.Request `json:"request,omitempty"` // estimate, complete, stream (requests)
 
 	Capabilities *canonical.Capabilities `json:"capabilities,omitempty"` // capabilities (answer)
@@ -61,6 +87,7 @@ type Message struct {
 	Error        *Error                  `json:"error,omitempty"`        // error
 	Attempt      *Attempt                `json:"attempt,omitempty"`      // attempt
 	MS           *int64                  `json:"ms,omitempty"`           // sleep
+	Lifecycle    *Lifecycle              `json:"lifecycle,omitempty"`    // lifecycle (v2)
 
 	Level   string         `json:"level,omitempty"`   // log: debug, info, warn, error
 	Message string         `json:"message,omitempty"` // log
@@ -190,4 +217,62 @@ func (a *Attempt) AdaptersAttempt(provider, requestID string) adapters.Attempt {
 		out.Err = a.Error.AdapterError(provider, requestID)
 	}
 	return out
+}
+
+// Lifecycle is one lifecycle event of a call (adapters.Event) on the wire
+// (v2). The receiving side stamps the time, the adapter's name, and the
+// call's request and session.
+type Lifecycle struct {
+	Type       adapters.EventType    `json:"type"`
+	Model      string                `json:"model,omitempty"`
+	Stream     bool                  `json:"stream,omitempty"`
+	Attempt    int                   `json:"attempt,omitempty"`
+	LatencyMS  int64                 `json:"latency_ms,omitempty"`
+	Status     int                   `json:"status,omitempty"`
+	Usage      *canonical.TokenUsage `json:"usage,omitempty"`
+	StopReason canonical.StopReason  `json:"stop_reason,omitempty"`
+	Error      *Error                `json:"error,omitempty"`
+	WillRetry  bool                  `json:"will_retry,omitempty"`
+	WaitMS     int64                 `json:"wait_ms,omitempty"`
+	ToolUseID  string                `json:"tool_use_id,omitempty"`
+	ToolName   string                `json:"tool_name,omitempty"`
+	MessageID  string                `json:"message_id,omitempty"`
+	BlockType  canonical.BlockType   `json:"block_type,omitempty"`
+	Reason     string                `json:"reason,omitempty"`
+}
+
+// LifecycleFrom returns e's protocol form.
+func LifecycleFrom(e adapters.Event) *Lifecycle {
+	out := &Lifecycle{
+		Type: e.Type, Model: e.Model, Stream: e.Stream, Attempt: e.Attempt, LatencyMS: e.Latency.Milliseconds(),
+		Status: e.Status, StopReason: e.StopReason, WillRetry: e.WillRetry, WaitMS: e.Wait.Milliseconds(),
+		ToolUseID: e.ToolUseID, ToolName: e.ToolName, MessageID: e.MessageID, BlockType: e.BlockType, Reason: e.Reason,
+	}
+	if e.Type == adapters.EventCallCompleted {
+		u := e.Usage
+		out.Usage = &u
+	}
+	if e.Err != nil {
+		out.Error = ErrorFrom(e.Err)
+	}
+	return out
+}
+
+// Event returns l as the adapters.Event of provider's request; the
+// caller sets Time, SessionID and maps ToolUseID.
+func (l *Lifecycle) Event(provider, requestID string) adapters.Event {
+	e := adapters.Event{
+		Type: l.Type, Adapter: provider, Model: l.Model, RequestID: requestID, Stream: l.Stream, Attempt: l.Attempt,
+		Latency: time.Duration(l.LatencyMS) * time.Millisecond, Status: l.Status, StopReason: l.StopReason,
+		WillRetry: l.WillRetry, Wait: time.Duration(l.WaitMS) * time.Millisecond,
+		ToolUseID: l.ToolUseID, ToolName: l.ToolName, MessageID: l.MessageID, BlockType: l.BlockType, Reason: l.Reason,
+	}
+	if l.Usage != nil {
+		e.Usage = *l.Usage
+	}
+	if l.Error != nil {
+		e.Err = l.Error.AdapterError(provider, requestID)
+		e.ErrorClass = e.Err.Class
+	}
+	return e
 }

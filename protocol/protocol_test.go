@@ -21,32 +21,42 @@ import (
 	"github.com/metis-llm/metis/session/sessiontest"
 )
 
+// Each published version's from-adapter schema accepts and refuses the
+// lines of testdata/from-adapter-<version>.txt.
 func TestValidateFromAdapter(t *testing.T) {
-	f, err := os.Open("testdata/from-adapter.txt")
-	if err != nil {
-		t.Fatal(err)
+	for _, version := range protocol.Versions {
+		t.Run(version, func(t *testing.T) {
+			name := "testdata/from-adapter-" + strings.TrimPrefix(version, "metis.adapter/") + ".txt"
+			f, err := os.Open(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			sc := bufio.NewScanner(f)
+			n := 0
+			for sc.Scan() {
+				n++
+				text := sc.Text()
+				if text == "" || strings.HasPrefix(text, "#") {
+					continue
+				}
+				verdict, line, _ := strings.Cut(text, "\t")
+				want := ""
+				if strings.HasPrefix(verdict, "bad") {
+					want, line, _ = strings.Cut(line, "\t")
+				}
+				err := protocol.ValidateFromAdapterVersion(version, []byte(line))
+				switch {
+				case verdict == "ok" && err != nil:
+					t.Errorf("%s:%d: %v", name, n, err)
+				case verdict == "bad" && (err == nil || !strings.Contains(err.Error(), want)):
+					t.Errorf("%s:%d: got %v, want an error containing %q", name, n, err, want)
+				}
+			}
+		})
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		n++
-		text := sc.Text()
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		verdict, line, _ := strings.Cut(text, "\t")
-		want := ""
-		if strings.HasPrefix(verdict, "bad") {
-			want, line, _ = strings.Cut(line, "\t")
-		}
-		err := protocol.ValidateFromAdapter([]byte(line))
-		switch {
-		case verdict == "ok" && err != nil:
-			t.Errorf("testdata line %d: %v", n, err)
-		case verdict == "bad" && (err == nil || !strings.Contains(err.Error(), want)):
-			t.Errorf("testdata line %d: got %v, want an error containing %q", n, err, want)
-		}
+	if err := protocol.ValidateFromAdapterVersion("metis.adapter/v9", []byte(`{"type":"end","id":"1"}`)); err == nil || !strings.Contains(err.Error(), "not one metis speaks") {
+		t.Errorf("an unknown version: %v", err)
 	}
 }
 
@@ -93,11 +103,20 @@ func FuzzLineReader(f *testing.F) {
 	})
 }
 
-// Tool inputs travel byte for byte when they fit on a line: some wire
-// formats send them on as text.
+// Tool inputs travel byte for byte: some wire formats send them on as
+// text. One with line breaks goes compacted on the line and, in v2, its
+// text in raw_inputs, which Decode puts back; v1 has no raw_inputs and
+// compacts it.
 func TestWriterKeepsToolInputs(t *testing.T) {
+	for _, version := range protocol.Versions {
+		t.Run(version, func(t *testing.T) { testWriterKeepsToolInputs(t, version) })
+	}
+}
+
+func testWriterKeepsToolInputs(t *testing.T, version string) {
 	var buf bytes.Buffer
 	w := protocol.NewWriter(&buf)
+	w.SetVersion(version)
 	spaced := json.RawMessage(`{"path": "LICENSE",  "n": [1, 2]}`)
 	multi := json.RawMessage("{\n  \"a\": 1\n}")
 	req := &canonical.Request{RequestID: "req_1", Model: "anthropic:x", Messages: []canonical.Message{{Role: canonical.RoleAssistant,
@@ -117,13 +136,17 @@ func TestWriterKeepsToolInputs(t *testing.T) {
 	if got := string(blocks[1].(canonical.ToolUseBlock).Input); got != string(spaced) {
 		t.Errorf("spaced input arrived as %s", got)
 	}
-	if got := string(blocks[2].(canonical.ToolUseBlock).Input); got != `{"a":1}` {
-		t.Errorf("multi-line input arrived as %q, want it compacted", got)
+	wantMulti := string(multi)
+	if version == protocol.V1 {
+		wantMulti = `{"a":1}`
+	}
+	if got := string(blocks[2].(canonical.ToolUseBlock).Input); got != wantMulti {
+		t.Errorf("multi-line input arrived as %q, want %q", got, wantMulti)
 	}
 	if got := string(req.Messages[0].Content[1].(canonical.ToolUseBlock).Input); got != string(spaced) {
 		t.Errorf("Write changed the caller's request: %s", got)
 	}
-	if err := protocol.ValidateToAdapter(line); err != nil {
+	if err := protocol.ValidateToAdapterVersion(version, line); err != nil {
 		t.Errorf("the line is invalid: %v", err)
 	}
 }
@@ -267,6 +290,117 @@ func TestServeSleepsThroughMetis(t *testing.T) {
 	p.send(&protocol.Message{Type: protocol.TypeSlept, ID: "1"})
 	if m := p.recv(); m.Type != protocol.TypeError || m.Error.Class != canonical.ErrRateLimit || m.Error.Message != "busy" {
 		t.Fatalf("got %+v, want the rate_limit error", m)
+	}
+	p.in.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+}
+
+// readyAdapter is a fake adapter with a readiness probe.
+type readyAdapter struct {
+	*sessiontest.Adapter
+	ready func(ctx context.Context, model string) error
+}
+
+func (r readyAdapter) Ready(ctx context.Context, model string) error { return r.ready(ctx, model) }
+
+// In v2 the adapter sees canonical tool ids with the provider's ids metis
+// sent, the ids it mints go back as tool_ids, its clock reads metis's
+// now, its lifecycle events cross as lifecycle lines before the answer,
+// and its readiness probe answers probe requests.
+func TestServeV2(t *testing.T) {
+	var cfg adapters.Config
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var sawWire, sawNow string
+	fake := readyAdapter{Adapter: &sessiontest.Adapter{Provider: "anthropic", CompleteFunc: func(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
+		sawWire = req.ToolIDs.Wire("anthropic", req.Messages[0].Content[0].(canonical.ToolUseBlock).ID)
+		sawNow = cfg.Clock.Now().Format(time.RFC3339)
+		id := req.ToolIDs.Canonical("anthropic", "toolu_new")
+		if again := req.ToolIDs.Canonical("anthropic", "toolu_new"); again != id {
+			t.Errorf("the provider's id mapped to %s, then to %s", id, again)
+		}
+		cfg.Observer.Observe(ctx, adapters.Event{Type: adapters.EventToolInputInvalid, RequestID: req.RequestID, ToolUseID: id, ToolName: "f", Reason: "bad"})
+		return &canonical.Response{RequestID: req.RequestID, Model: req.Model, Provider: "anthropic", StopReason: canonical.StopToolUse,
+			Content: canonical.Blocks{canonical.ToolUseBlock{ID: id, Name: "f", Input: json.RawMessage(`{}`)}}}, nil
+	}}, ready: func(ctx context.Context, model string) error {
+		if model != "vllm:q" {
+			return canonical.NewError(canonical.ErrInvalidRequest, "model_not_found", "no model %s", model)
+		}
+		return nil
+	}}
+	p, done := serve(t, fake, &cfg)
+	p.send(&protocol.Message{Type: protocol.TypeInit, ID: "0", Protocol: protocol.V2, Config: &protocol.Config{Name: "anthropic", Type: "anthropic", Models: map[string]protocol.Model{}}})
+	if m := p.recv(); m.Type != protocol.TypeReady || m.Protocol != protocol.V2 || !m.Probe {
+		t.Fatalf("got %+v, want ready for v2 with a probe", m)
+	}
+	req := &canonical.Request{RequestID: "req_1", Model: "anthropic:x", Messages: []canonical.Message{{Role: canonical.RoleAssistant,
+		Content: canonical.Blocks{canonical.ToolUseBlock{ID: "tu_old", Name: "f", Input: json.RawMessage(`{}`)}}}}}
+	p.send(&protocol.Message{Type: protocol.TypeComplete, ID: "1", Request: req, ToolIDs: map[string]string{"tu_old": "toolu_old"}, Now: &now})
+	m := p.recv()
+	if m.Type != protocol.TypeLifecycle || m.Lifecycle.Type != adapters.EventToolInputInvalid || m.Lifecycle.ToolName != "f" || m.Lifecycle.Reason != "bad" {
+		t.Fatalf("got %+v, want the tool_input_invalid lifecycle line first", m)
+	}
+	m = p.recv()
+	if m.Type != protocol.TypeResponse {
+		t.Fatalf("got %+v, want the response", m)
+	}
+	minted := m.Response.Content[0].(canonical.ToolUseBlock).ID
+	if !canonical.IsToolUseID(minted) {
+		t.Errorf("the response's tool id %q is not a canonical one", minted)
+	}
+	if diff := cmp.Diff(map[string]string{minted: "toolu_new"}, m.ToolIDs); diff != "" {
+		t.Errorf("tool_ids (-want +got):\n%s", diff)
+	}
+	if sawWire != "toolu_old" || sawNow != "2026-01-02T03:04:05Z" {
+		t.Errorf("the adapter saw wire id %q and now %s; want toolu_old and metis's now", sawWire, sawNow)
+	}
+	p.send(&protocol.Message{Type: protocol.TypeProbe, ID: "2", Model: "vllm:q"})
+	if m := p.recv(); m.Type != protocol.TypeProbe || m.ID != "2" {
+		t.Errorf("got %+v, want probe", m)
+	}
+	p.send(&protocol.Message{Type: protocol.TypeProbe, ID: "3", Model: "vllm:other"})
+	if m := p.recv(); m.Type != protocol.TypeError || m.Error.Code != "model_not_found" {
+		t.Errorf("got %+v, want the probe's error", m)
+	}
+	p.in.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+}
+
+// An init of v1 gets v1: ready names it, declares no probe, the adapter
+// sees the ids as metis sent them, and no lifecycle line is written.
+func TestServeV1(t *testing.T) {
+	var cfg adapters.Config
+	fake := readyAdapter{Adapter: &sessiontest.Adapter{Provider: "anthropic", CompleteFunc: func(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
+		if cfg.Observer != nil {
+			t.Errorf("a v1 adapter got an observer")
+		}
+		id := req.ToolIDs.Canonical("anthropic", "toolu_new")
+		return &canonical.Response{RequestID: req.RequestID, Model: req.Model, Provider: "anthropic", StopReason: canonical.StopToolUse,
+			Content: canonical.Blocks{canonical.ToolUseBlock{ID: id, Name: "f", Input: json.RawMessage(`{}`)}}}, nil
+	}}, ready: func(context.Context, string) error { return nil }}
+	p, done := serve(t, fake, &cfg)
+	p.send(&protocol.Message{Type: protocol.TypeInit, ID: "0", Protocol: protocol.V1, Config: &protocol.Config{Name: "anthropic", Type: "anthropic", Models: map[string]protocol.Model{}}})
+	line, _, err := p.out.ReadLine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := protocol.ValidateFromAdapterVersion(protocol.V1, line); err != nil {
+		t.Fatalf("ready is not valid v1: %v: %s", err, line)
+	}
+	p.send(&protocol.Message{Type: protocol.TypeComplete, ID: "1", Request: &canonical.Request{RequestID: "req_1", Model: "anthropic:x", Messages: []canonical.Message{}}})
+	line, _, err = p.out.ReadLine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := protocol.ValidateFromAdapterVersion(protocol.V1, line); err != nil {
+		t.Fatalf("the answer is not valid v1: %v: %s", err, line)
+	}
+	m, _ := protocol.Decode(line)
+	if m.Type != protocol.TypeResponse || m.Response.Content[0].(canonical.ToolUseBlock).ID != "toolu_new" {
+		t.Errorf("got %s, want a response with the provider's id", line)
 	}
 	p.in.Close()
 	if err := <-done; err != nil {

@@ -2,11 +2,13 @@ package protocol
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/metis-llm/metis/adapters"
@@ -18,12 +20,19 @@ import (
 // when init arrives, answers every request on out, and returns when in
 // ends (after cancelling the calls in flight and closing the adapter).
 // The adapter's retry sleeps go to metis as sleep lines and its attempts
-// as attempt lines; its tool ids pass through untranslated, since metis
-// maps them. info names the program in ready. Lines that break the
+// as attempt lines. info names the program in ready. Lines that break the
 // protocol are answered with an error when they have an id and make
 // Serve fail otherwise.
+//
+// Serve speaks the version init proposes, up to Version. In V2 the
+// adapter sees the canonical tool ids and the provider's ids for them,
+// as in process, and the ids it mints go to metis as tool_ids; its clock
+// reads metis's now; its lifecycle events go to metis as lifecycle lines;
+// and an adapter that is an adapters.Readier answers probe requests. In
+// V1 its tool ids pass through untranslated, since metis maps them, and
+// none of the rest crosses.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, info AdapterInfo, newAdapter adapters.Factory) error {
-	s := &server{w: NewWriter(out), info: info, newAdapter: newAdapter, calls: map[string]*serverCall{}, byRequest: map[string]string{}, done: make(chan struct{})}
+	s := &server{w: NewWriter(out), info: info, version: V2, newAdapter: newAdapter, calls: map[string]*serverCall{}, byRequest: map[string]string{}, done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	err := s.loop(ctx, NewLineReader(in))
@@ -44,6 +53,8 @@ type server struct {
 	newAdapter adapters.Factory
 	a          adapters.Adapter
 	provider   string
+	version    string // the version spoken, once init arrived
+	now        atomic.Pointer[time.Time]
 
 	mu        sync.Mutex
 	calls     map[string]*serverCall
@@ -61,6 +72,7 @@ type serverCall struct {
 	mu       sync.Mutex
 	awaiting bool        // an event or sleep line waits for its answer
 	answers  chan string // next, cancel (to an event); slept, cancel (to a sleep)
+	ids      *callIDs    // V2 complete and stream calls
 }
 
 type callKey struct{}
@@ -74,22 +86,35 @@ func (s *server) loop(ctx context.Context, r *LineReader) error {
 		if err != nil {
 			return fmt.Errorf("protocol: reading metis's input: %w", err)
 		}
-		if err := ValidateToAdapter(line); err != nil {
+		version := s.version
+		if s.a == nil && isV1Init(line) {
+			version = V1
+		}
+		if err := ValidateToAdapterVersion(version, line); err != nil {
 			m, derr := Decode(line)
 			if derr != nil || m.ID == "" {
 				return fmt.Errorf("protocol: metis's line %d is invalid: %v", n, err)
 			}
-			s.reply(m.ID, fmt.Errorf("line %d is invalid against %sv1/to-adapter.schema.json: %v", n, schemaBase, err))
+			s.reply(m.ID, fmt.Errorf("line %d is invalid against %s%s: %v", n, schemaBase, SchemaPath(version, "to-adapter"), err))
 			continue
 		}
 		m, err := Decode(line)
 		if err != nil {
 			return fmt.Errorf("protocol: metis's line %d: %w", n, err)
 		}
+		if m.Now != nil {
+			s.now.Store(m.Now)
+		}
 		if err := s.handle(ctx, m); err != nil {
 			return err
 		}
 	}
+}
+
+// isV1Init reports whether line is an init proposing version 1.
+func isV1Init(line []byte) bool {
+	var m struct{ Type, Protocol string }
+	return json.Unmarshal(line, &m) == nil && m.Type == TypeInit && m.Protocol == V1
 }
 
 func (s *server) handle(ctx context.Context, m *Message) error {
@@ -107,8 +132,12 @@ func (s *server) handle(ctx context.Context, m *Message) error {
 	case TypeEstimate:
 		n := s.a.EstimateInputTokens(m.Request)
 		return s.w.Write(&Message{Type: TypeEstimate, ID: m.ID, InputTokens: &n})
-	case TypeComplete, TypeStream:
-		call := s.start(ctx, m)
+	case TypeComplete, TypeStream, TypeProbe:
+		requestID := ""
+		if m.Request != nil {
+			requestID = m.Request.RequestID
+		}
+		call := s.start(ctx, m.ID, requestID)
 		if call == nil {
 			s.reply(m.ID, fmt.Errorf("id %q is in use", m.ID))
 			return nil
@@ -116,11 +145,14 @@ func (s *server) handle(ctx context.Context, m *Message) error {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			defer s.end(call, m.Request.RequestID)
-			if m.Type == TypeComplete {
-				s.complete(call, m.Request)
-			} else {
-				s.stream(call, m.Request)
+			defer s.end(call, requestID)
+			switch m.Type {
+			case TypeComplete:
+				s.complete(call, s.request(call, m))
+			case TypeStream:
+				s.stream(call, s.request(call, m))
+			default:
+				s.probe(call, m.Model)
 			}
 		}()
 	case TypeNext, TypeSlept, TypeCancel:
@@ -134,17 +166,25 @@ func (s *server) init(m *Message) error {
 		s.reply(m.ID, errors.New("init twice"))
 		return nil
 	}
+	if m.Protocol == V1 {
+		s.version = V1
+	}
+	s.w.SetVersion(s.version)
 	cfg := m.Config.AdaptersConfig()
 	cfg.Clock = protocolClock{s}
 	cfg.OnAttempt = s.onAttempt
 	cfg.Logger = slog.New(&logHandler{w: s.w})
+	if s.version != V1 {
+		cfg.Observer = adapters.ObserverFunc(s.observe)
+	}
 	a, err := s.newAdapter(cfg)
 	if err != nil {
 		s.reply(m.ID, err)
 		return fmt.Errorf("protocol: building the adapter: %w", err)
 	}
 	s.a, s.provider = a, cfg.Name
-	return s.w.Write(&Message{Type: TypeReady, ID: m.ID, Protocol: Version, Adapter: &s.info})
+	_, probe := a.(adapters.Readier)
+	return s.w.Write(&Message{Type: TypeReady, ID: m.ID, Protocol: s.version, Adapter: &s.info, Probe: probe && s.version != V1})
 }
 
 // reply answers request id with err.
@@ -152,16 +192,18 @@ func (s *server) reply(id string, err error) {
 	s.w.Write(&Message{Type: TypeError, ID: id, Error: ErrorFrom(err)}) //nolint:errcheck // metis is gone if this fails
 }
 
-func (s *server) start(ctx context.Context, m *Message) *serverCall {
+func (s *server) start(ctx context.Context, id, requestID string) *serverCall {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.calls[m.ID] != nil {
+	if s.calls[id] != nil {
 		return nil
 	}
-	cctx, cancel := context.WithCancel(context.WithValue(ctx, callKey{}, m.ID))
-	call := &serverCall{id: m.ID, ctx: cctx, cancel: cancel, answers: make(chan string, 1)}
-	s.calls[m.ID] = call
-	s.byRequest[m.Request.RequestID] = m.ID
+	cctx, cancel := context.WithCancel(context.WithValue(ctx, callKey{}, id))
+	call := &serverCall{id: id, ctx: cctx, cancel: cancel, answers: make(chan string, 1)}
+	s.calls[id] = call
+	if requestID != "" {
+		s.byRequest[requestID] = id
+	}
 	return call
 }
 
@@ -169,7 +211,9 @@ func (s *server) end(call *serverCall, requestID string) {
 	call.cancel()
 	s.mu.Lock()
 	delete(s.calls, call.id)
-	delete(s.byRequest, requestID)
+	if requestID != "" {
+		delete(s.byRequest, requestID)
+	}
 	s.mu.Unlock()
 }
 
@@ -215,11 +259,19 @@ func (s *server) ask(call *serverCall, m *Message) string {
 	}
 }
 
-// withIdentityIDs returns req with a tool-id map that passes ids through:
-// metis sends the provider's ids and maps the ones the adapter reports.
-func withIdentityIDs(req *canonical.Request) *canonical.Request {
-	r := *req
-	r.ToolIDs = identityIDs{}
+// request returns the request m carries with the tool-id map its
+// adapter consults: in V1 one that passes ids through (metis sends the
+// provider's ids and maps the ones the adapter reports); in V2 one that
+// holds the provider's ids metis sent and records the canonical ids the
+// adapter mints, which go to metis with the next line.
+func (s *server) request(call *serverCall, m *Message) *canonical.Request {
+	r := *m.Request
+	if s.version == V1 {
+		r.ToolIDs = identityIDs{}
+		return &r
+	}
+	call.ids = newCallIDs(m.ToolIDs)
+	r.ToolIDs = call.ids
 	return &r
 }
 
@@ -228,26 +280,116 @@ type identityIDs struct{}
 func (identityIDs) Canonical(_, providerID string) string { return providerID }
 func (identityIDs) Wire(_, canonicalID string) string     { return canonicalID }
 
+// callIDs is a V2 call's tool-id map: the provider's ids metis sent for
+// the request's canonical ids, and the ones the adapter mints.
+type callIDs struct {
+	mu       sync.Mutex
+	toWire   map[string]string // canonical → provider
+	toCanon  map[string]string // provider → canonical
+	minted   map[string]string // canonical → provider, not yet sent to metis
+	provider string
+}
+
+func newCallIDs(ids map[string]string) *callIDs {
+	c := &callIDs{toWire: map[string]string{}, toCanon: map[string]string{}}
+	for canon, wire := range ids {
+		c.toWire[canon], c.toCanon[wire] = wire, canon
+	}
+	return c
+}
+
+func (c *callIDs) Canonical(_, providerID string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if canon, ok := c.toCanon[providerID]; ok {
+		return canon
+	}
+	canon := canonical.NewToolUseID()
+	c.toWire[canon], c.toCanon[providerID] = providerID, canon
+	if c.minted == nil {
+		c.minted = map[string]string{}
+	}
+	c.minted[canon] = providerID
+	return canon
+}
+
+func (c *callIDs) Wire(_, canonicalID string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if wire, ok := c.toWire[canonicalID]; ok {
+		return wire
+	}
+	c.toWire[canonicalID], c.toCanon[canonicalID] = canonicalID, canonicalID
+	return canonicalID
+}
+
+// take returns the ids minted since the last take (nil for none).
+func (c *callIDs) take() map[string]string {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.minted
+	c.minted = nil
+	return m
+}
+
 func (s *server) complete(call *serverCall, req *canonical.Request) {
-	resp, err := s.a.Complete(call.ctx, withIdentityIDs(req))
+	resp, err := s.a.Complete(call.ctx, req)
 	if err != nil {
 		s.reply(call.id, err)
 		return
 	}
-	s.w.Write(&Message{Type: TypeResponse, ID: call.id, Response: resp, RawBody: resp.RawBody}) //nolint:errcheck // metis is gone if this fails
+	s.w.Write(&Message{Type: TypeResponse, ID: call.id, Response: resp, RawBody: resp.RawBody, ToolIDs: call.ids.take()}) //nolint:errcheck // metis is gone if this fails
 }
 
 func (s *server) stream(call *serverCall, req *canonical.Request) {
-	for ev, err := range s.a.Stream(call.ctx, withIdentityIDs(req)) {
+	// An error is the stream's last element; the iterator is left to end
+	// by itself, so that the lifecycle events it emits after it
+	// (llm.call_failed) reach metis before the error line ends the call.
+	var failed error
+	for ev, err := range s.a.Stream(call.ctx, req) {
 		if err != nil {
-			s.reply(call.id, err)
-			return
+			failed = err
+			continue
 		}
-		if s.ask(call, &Message{Type: TypeEvent, ID: call.id, Event: &ev}) == "" {
+		if s.ask(call, &Message{Type: TypeEvent, ID: call.id, Event: &ev, ToolIDs: call.ids.take()}) == "" {
 			return
 		}
 	}
+	if failed != nil {
+		s.reply(call.id, failed)
+		return
+	}
 	s.w.Write(&Message{Type: TypeEnd, ID: call.id}) //nolint:errcheck // metis is gone if this fails
+}
+
+// probe answers a probe request with the adapter's readiness probe.
+func (s *server) probe(call *serverCall, model string) {
+	rd, ok := s.a.(adapters.Readier)
+	if !ok {
+		s.reply(call.id, errors.New("the adapter has no readiness probe (ready did not declare one)"))
+		return
+	}
+	if err := rd.Ready(call.ctx, model); err != nil {
+		s.reply(call.id, err)
+		return
+	}
+	s.w.Write(&Message{Type: TypeProbe, ID: call.id}) //nolint:errcheck // metis is gone if this fails
+}
+
+// observe sends a lifecycle event of a call to metis (V2).
+func (s *server) observe(ctx context.Context, e adapters.Event) {
+	id, _ := ctx.Value(callKey{}).(string)
+	if id == "" {
+		s.mu.Lock()
+		id = s.byRequest[e.RequestID]
+		s.mu.Unlock()
+	}
+	if id != "" {
+		s.w.Write(&Message{Type: TypeLifecycle, ID: id, Lifecycle: LifecycleFrom(e)}) //nolint:errcheck // metis is gone if this fails
+	}
 }
 
 func (s *server) onAttempt(a adapters.Attempt) {
@@ -259,10 +401,16 @@ func (s *server) onAttempt(a adapters.Attempt) {
 	}
 }
 
-// protocolClock sleeps by asking metis.
+// protocolClock sleeps by asking metis, and reads metis's clock: the now
+// of the latest line that carried one (V2), else the wall clock.
 type protocolClock struct{ s *server }
 
-func (protocolClock) Now() time.Time { return time.Now() }
+func (c protocolClock) Now() time.Time {
+	if t := c.s.now.Load(); t != nil {
+		return *t
+	}
+	return time.Now()
+}
 
 func (c protocolClock) Sleep(ctx context.Context, d time.Duration) error {
 	id, _ := ctx.Value(callKey{}).(string)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/replay"
 	"github.com/metis-llm/metis/internal/cli"
+	"github.com/metis-llm/metis/protocol"
 )
 
 // defaultPace is the delay between replayed server-sent events for
@@ -28,7 +30,7 @@ const defaultPace = time.Millisecond
 func cmdCertify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := cli.New("conform certify", "[ID-GLOB...]", "Certify an adapter: run every scenario of the suite that talks to --provider through it, with the\n"+
 		"same checks and goldens as `conform run`, and write a results bundle that `conform verify` checks.\n"+
-		"With --exec the adapter is a child process speaking the stdio protocol (protocol/v1/); without it,\n"+
+		"With --exec the adapter is a child process speaking the stdio protocol (protocol/v2/); without it,\n"+
 		"metis's own adapter for the provider is certified.")
 	c.Notes = `profiles: core, streaming, tools, thinking, errors, swap (see the certify package). Naming profiles
 keeps only their runs and requires each to be certified.
@@ -45,6 +47,7 @@ example:
 	out := c.String("out", "reports/certification", "the bundle to write: a directory, or a `PATH` ending in .tar.gz")
 	timeout := c.Duration("timeout", 30*time.Second, "how long the adapter may stay silent while a call waits")
 	allowStderr := c.Bool("allow-stderr", false, "report the adapter's stderr output as a warning, not a failure")
+	proto := c.String("protocol", protocol.Version, "the stdio protocol `VERSION` init proposes (an adapter answers with the one it speaks; "+protocol.V1+" for one that refuses a newer init)")
 	pace := c.Duration("pace", defaultPace, "delay between server-sent events the adapter receives")
 	suiteDir := c.String("suite", "", "certify against the suite in `DIR` (scenarios/, cassettes/, goldens/) instead of the built-in one")
 	parallel := c.IntP("parallel", "p", 1, "how many runs go at once")
@@ -80,7 +83,10 @@ example:
 		defer srv.Close()
 		opts.Server = srv
 		target.Kind, target.Command = "exec", *execCmd
-		target.New = execadapter.Factory(execadapter.Options{Command: argv, Timeout: *timeout, AllowStderr: *allowStderr})
+		if !slices.Contains(protocol.Versions, *proto) {
+			return c.Fail(stderr, fmt.Sprintf("--protocol %q: metis speaks %s", *proto, strings.Join(protocol.Versions, ", ")))
+		}
+		target.New = execadapter.Factory(execadapter.Options{Command: argv, Timeout: *timeout, AllowStderr: *allowStderr, Protocol: *proto})
 	} else {
 		target.Kind, target.Name, target.Version = "builtin", "metis "+*provider, certify.Metis().Version
 		target.New = builtinFactory(*provider)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A metis adapter for Anthropic's Messages API, in Python.
 
-It speaks metis's stdio adapter protocol, version metis.adapter/v1
-(protocol/v1/*.schema.json in the metis repository): one JSON object per
+It speaks metis's stdio adapter protocol, version metis.adapter/v2
+(protocol/v2/*.schema.json in the metis repository): one JSON object per
 line, metis's requests on stdin, the adapter's answers on stdout. It talks
 HTTP to whatever base URL init gives it: Anthropic itself, or the replay
 server `conform certify` runs. Standard library only; Python 3.11.
@@ -15,6 +15,7 @@ and the same canonical events; the comments name the places where the
 protocol asks something of every adapter.
 """
 
+import datetime
 import email.utils
 import http.client
 import json
@@ -27,7 +28,7 @@ import time
 import urllib.parse
 
 NAME, VERSION = "python-anthropic-example", "0.1.0"
-PROTOCOL = "metis.adapter/v1"
+PROTOCOL = "metis.adapter/v2"
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096
 MIN_THINKING_BUDGET = 1024
@@ -265,8 +266,22 @@ class Prefixed:
         return line + self.resp.readline()
 
 
-def retry_after_ms(headers):
-    """The provider's retry hint in milliseconds (retry-after-ms, Retry-After), capped at 60 s."""
+def parse_now(v):
+    """metis's clock from a line's now (RFC 3339), or None."""
+    if not v:
+        return None
+    try:
+        return datetime.datetime.fromisoformat(v).timestamp()
+    except ValueError:
+        return None
+
+
+def retry_after_ms(headers, now=None):
+    """The provider's retry hint in milliseconds (retry-after-ms, Retry-After), capped at 60 s.
+
+    An HTTP date is read against now, metis's clock (protocol v2: the
+    latest now metis sent for the call), not this process's wall clock,
+    so that a certification's fake clock gives the same wait as in process."""
     ms = 0.0
     v = (headers.get("retry-after-ms") or "").strip()
     if v:
@@ -281,7 +296,7 @@ def retry_after_ms(headers):
         except ValueError:
             try:
                 when = email.utils.parsedate_to_datetime(v)
-                ms = max(when.timestamp() - time.time(), 0.0) * 1000
+                ms = max(when.timestamp() - (time.time() if now is None else now), 0.0) * 1000
             except (TypeError, ValueError):
                 pass
     return int(min(ms, MAX_RETRY_AFTER_MS))
@@ -371,9 +386,17 @@ def validate_history(messages):
 class Request:
     """Translates one canonical request to a Messages API body."""
 
-    def __init__(self, adapter, call_id, req, stream):
+    def __init__(self, adapter, call_id, req, stream, tool_ids=None):
         self.a, self.call_id, self.req, self.stream = adapter, call_id, req, stream
+        self.tool_ids = tool_ids or {}
         self.caps = adapter.capabilities(req["model"])
+
+    def wire_id(self, tool_id):
+        # Protocol v2: requests carry canonical tool ids, and tool_ids the
+        # provider's id for each that has one; an id not listed goes on the
+        # wire as it is. The ids the adapter reports are the provider's
+        # (toolu_...): metis maps them.
+        return self.tool_ids.get(tool_id, tool_id)
 
     def drop(self, m, block_type, reason):
         self.a.out.log("warn", LOSSY, self.call_id, session_id=m.get("session_id") or self.req.get("session_id", ""),
@@ -471,12 +494,12 @@ class Request:
                 elif b["id"] not in answered:
                     self.drop(m, t, "tool_use has no tool_result")
                 else:
-                    out.append({"type": "tool_use", "id": b["id"], "name": b["name"], "input": b.get("input") or {}})
+                    out.append({"type": "tool_use", "id": self.wire_id(b["id"]), "name": b["name"], "input": b.get("input") or {}})
             elif t == "tool_result":
                 if role != "user":
                     self.drop(m, t, "tool_result is accepted only in user content")
                     continue
-                c = {"type": "tool_result", "tool_use_id": b["tool_use_id"], "is_error": bool(b.get("is_error"))}
+                c = {"type": "tool_result", "tool_use_id": self.wire_id(b["tool_use_id"]), "is_error": bool(b.get("is_error"))}
                 rc = self.result_content(m, b.get("content") or [])
                 if len(rc) == 1 and rc[0]["type"] == "text":
                     c["content"] = rc[0]["text"]
@@ -961,8 +984,10 @@ def sse_events(resp):
 class Call:
     """One complete or stream call, run on its own thread."""
 
-    def __init__(self, adapter, call_id, req, stream, done):
-        self.a, self.id, self.req, self.stream, self.done = adapter, call_id, req, stream, done
+    def __init__(self, adapter, call_id, msg, stream, done):
+        self.a, self.id, self.req, self.stream, self.done = adapter, call_id, msg["request"], stream, done
+        self.tool_ids = msg.get("tool_ids") or {}
+        self.now = parse_now(msg.get("now"))  # metis's clock (v2), updated by slept
         self.answers = queue.Queue()
         self.lock = threading.Lock()
         self.awaiting = self.cancelled = False
@@ -970,9 +995,11 @@ class Call:
 
     # -- what metis says --------------------------------------------------
 
-    def deliver(self, kind):
+    def deliver(self, kind, now=None):
         """next, slept or cancel from metis."""
         with self.lock:
+            if now is not None:
+                self.now = now
             if kind == "cancel":
                 self.cancelled = True
                 self.abort_http()
@@ -1021,7 +1048,7 @@ class Call:
         if problem:
             return self.fail(AdapterError("invalid_request", "invalid_history", problem))
         try:
-            body = json.dumps(Request(self.a, self.id, self.req, self.stream).body(), ensure_ascii=False).encode("utf-8")
+            body = json.dumps(Request(self.a, self.id, self.req, self.stream, self.tool_ids).body(), ensure_ascii=False).encode("utf-8")
         except AdapterError as e:
             return self.fail(e)
         try:
@@ -1159,7 +1186,7 @@ class Call:
                 status = resp.status
                 err = classify(status, resp.headers, data)
                 err.status = status
-                err.retry_after_ms = min(err.retry_after_ms or retry_after_ms(resp.headers), MAX_RETRY_AFTER_MS)
+                err.retry_after_ms = min(err.retry_after_ms or retry_after_ms(resp.headers, self.now), MAX_RETRY_AFTER_MS)
                 if not err.provider_request_id:
                     err.provider_request_id = resp.headers.get("request-id") or resp.headers.get("x-request-id") or ""
                 if (resp.headers.get("x-should-retry") or "") == "false":
@@ -1229,13 +1256,13 @@ def main():
         elif t == "estimate":
             out.send({"type": "estimate", "id": mid, "input_tokens": adapter.estimate(msg["request"])})
         elif t in ("complete", "stream"):
-            call = Call(adapter, mid, msg["request"], t == "stream", lambda i: calls.pop(i, None))
+            call = Call(adapter, mid, msg, t == "stream", lambda i: calls.pop(i, None))
             calls[mid] = call
             threading.Thread(target=call.run, daemon=True).start()
         elif t in ("next", "slept", "cancel"):
             call = calls.get(mid)
             if call is not None:
-                call.deliver(t)
+                call.deliver(t, parse_now(msg.get("now")))
     for call in list(calls.values()):
         call.deliver("cancel")
 

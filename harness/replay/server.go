@@ -586,18 +586,21 @@ func (s *Server) fail(w http.ResponseWriter, req *http.Request, r *Run, provider
 		case <-t.C:
 		}
 	case errors.Is(err, syscall.ECONNRESET):
-		resetConn(w)
+		resetConn(w, started)
 	}
 	panic(http.ErrAbortHandler)
 }
 
 // resetConn resets the connection of w, as a reset fault does in
 // process: the client's next read fails with ECONNRESET, not with the
-// unexpected end of a body that an orderly close gives. What was written
-// before is flushed first and reaches the client.
-func resetConn(w http.ResponseWriter) {
+// unexpected end of a body that an orderly close gives. Once the
+// response has started, what was written before is flushed first and
+// reaches the client; before it, not even the headers go out.
+func resetConn(w http.ResponseWriter, started bool) {
 	rc := http.NewResponseController(w)
-	rc.Flush() //nolint:errcheck // a failed flush shows as a failed read on the other side
+	if started {
+		rc.Flush() //nolint:errcheck // a failed flush shows as a failed read on the other side
+	}
 	conn, _, err := rc.Hijack()
 	if err != nil {
 		return
