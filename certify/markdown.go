@@ -28,7 +28,7 @@ func (r *Report) Markdown() string {
 	if r.Adapter.Protocol != "" {
 		row("protocol", r.Adapter.Protocol)
 	}
-	row("suite", r.Suite.Version+" "+r.Suite.Hash)
+	row("suite", r.Suite.String())
 	metis := r.Metis.Version
 	if r.Metis.Revision != "" {
 		metis += " (" + r.Metis.Revision + ")"

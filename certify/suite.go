@@ -58,7 +58,7 @@ func (s Suite) Load() ([]*harness.Scenario, error) {
 // path, over the three parts. Go source files (the embedding packages)
 // are left out, so a checkout and the embedded suite hash alike.
 func (s Suite) Hash() (string, error) {
-	var lines []string
+	var lines []ManifestLine
 	for _, part := range []struct {
 		name string
 		fsys fs.FS
@@ -78,16 +78,37 @@ func (s Suite) Hash() (string, error) {
 				return err
 			}
 			sum := sha256.Sum256(data)
-			lines = append(lines, hex.EncodeToString(sum[:])+" "+part.name+"/"+p)
+			lines = append(lines, ManifestLine{Path: part.name + "/" + p, SHA256: hex.EncodeToString(sum[:])})
 			return nil
 		})
 		if err != nil {
 			return "", fmt.Errorf("certify: hashing the suite's %s: %w", part.name, err)
 		}
 	}
+	return HashManifest(lines), nil
+}
+
+// ManifestLine is one file of a suite for HashManifest: its path
+// ("scenarios/…", "cassettes/…" or "goldens/…") and the hex SHA-256 of
+// its content.
+type ManifestLine struct {
+	Path, SHA256 string
+}
+
+// HashManifest returns the suite hash of these files (Suite.Hash's, for
+// a suite held elsewhere, such as in a git tree). Go source files are
+// left out; the order of lines does not matter.
+func HashManifest(files []ManifestLine) string {
+	lines := make([]string, 0, len(files))
+	for _, f := range files {
+		if path.Ext(f.Path) == ".go" {
+			continue
+		}
+		lines = append(lines, f.SHA256+" "+f.Path)
+	}
 	slices.SortFunc(lines, func(a, b string) int { return strings.Compare(a[65:], b[65:]) })
 	sum := sha256.Sum256([]byte(strings.Join(lines, "\n") + "\n"))
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // SuiteInfo identifies a suite in a report: its content hash and, when
@@ -100,8 +121,18 @@ type SuiteInfo struct {
 }
 
 // Unpublished is the SuiteInfo.Version of a suite whose hash is not in
-// the published list (a development checkout, a third party's own).
+// the published list: an unreleased development suite (a checkout
+// between releases) or a third party's own.
 const Unpublished = "unpublished"
+
+// String names the suite for people: "suite 1 (sha256:…)", or
+// "unreleased (dev) suite sha256:…".
+func (i SuiteInfo) String() string {
+	if i.Version == Unpublished {
+		return "unreleased (dev) suite " + i.Hash
+	}
+	return "suite " + i.Version + " (" + i.Hash + ")"
+}
 
 // Info returns the suite's hash and version.
 func (s Suite) Info() (SuiteInfo, error) {
@@ -132,6 +163,11 @@ type PublishedSuite struct {
 	Hash    string `json:"hash"`
 	// Date is when it was published (YYYY-MM-DD).
 	Date string `json:"date"`
+	// Trees are the git tree ids of the suite's scenarios, cassettes and
+	// goldens directories when it was published, by directory: the
+	// suite's content, so that its hash can be recomputed from any clone
+	// with the history (a test does).
+	Trees map[string]string `json:"trees,omitempty"`
 }
 
 // Published returns the published suite versions, oldest first.

@@ -47,7 +47,7 @@ type Verification struct {
 	Digest string
 	Report *Report
 	// Suite says how the bundle's suite was recognized: "published suite
-	// <version>" or "this metis's own suite (unpublished)".
+	// <version> (<date>)", or OwnDevSuite.
 	Suite string
 	// Files is how many files the manifest lists.
 	Files int
@@ -366,7 +366,7 @@ func (v *verifier) checkSuite(s SuiteInfo, opts VerifyOptions) string {
 				v.problem("suite %s has hash %s, but the bundle says %s", p.Version, p.Hash, s.Hash)
 				return ""
 			}
-			return "published suite " + p.Version
+			return "published suite " + p.Version + " (" + p.Date + ")"
 		}
 		if p.Hash == s.Hash {
 			v.problem("the bundle calls its suite %q, but hash %s is published suite %s", s.Version, s.Hash, p.Version)
@@ -378,7 +378,7 @@ func (v *verifier) checkSuite(s SuiteInfo, opts VerifyOptions) string {
 		return ""
 	}
 	if opts.Published {
-		v.problem("the bundle's suite %s is not a published suite version", s.Hash)
+		v.problem("the bundle's suite %s is not a published suite version (an unreleased development suite; published: %s)", s.Hash, publishedNames())
 		return ""
 	}
 	h, err := builtinHash()
@@ -393,7 +393,24 @@ func (v *verifier) checkSuite(s SuiteInfo, opts VerifyOptions) string {
 		v.problem("the bundle's suite %s is neither a published suite version nor this metis's own (%s)", s.Hash, h)
 		return ""
 	}
-	return "this metis's own suite (unpublished)"
+	return OwnDevSuite
+}
+
+// OwnDevSuite is VerifyResult.Suite for a bundle certified against this
+// metis's own suite when that is not a published version: a development
+// checkout between releases (see the README's "Suite versions").
+const OwnDevSuite = "this metis's own suite, unreleased (dev): not a published suite version"
+
+// publishedNames lists the published versions, for messages.
+func publishedNames() string {
+	var names []string
+	for _, p := range Published() {
+		names = append(names, p.Version)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // builtinHash is Builtin().Hash(), computed once: the embedded suite

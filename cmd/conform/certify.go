@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -52,9 +54,13 @@ example:
 	suiteDir := c.String("suite", "", "certify against the suite in `DIR` (scenarios/, cassettes/, goldens/) instead of the built-in one")
 	parallel := c.IntP("parallel", "p", 1, "how many runs go at once")
 	verbose := c.BoolP("verbose", "v", false, "print every step's checks, not only failures")
+	publish := c.String("publish", "", "publish the checkout's suite (--suite DIR, default .) as `VERSION` in certify/suites.json, and certify nothing")
 	skip := c.StringSlice("skip", nil, "leave out scenarios whose id matches this glob or that have this tag (`GLOB|TAG`), which the adapter does not claim; repeatable")
 	if code, ok := c.Parse(args, stdout, stderr); !ok {
 		return code
+	}
+	if *publish != "" {
+		return publishSuite(*publish, *suiteDir, stdout, stderr)
 	}
 	if *provider == "" {
 		return c.Fail(stderr, "--provider is required")
@@ -114,7 +120,7 @@ example:
 	for _, p := range report.Profiles {
 		fmt.Fprintf(stdout, "profile %-9s %-12s %d passed, %d failed, %d skipped\n", p.Name, p.Status, p.Passed, p.Failed, p.Skipped)
 	}
-	fmt.Fprintf(stdout, "\n%s: %s (%s, provider %s) against suite %s %s\n", report.Verdict(), report.Adapter.Name, report.Adapter.Kind, *provider, report.Suite.Version, report.Suite.Hash)
+	fmt.Fprintf(stdout, "\n%s: %s (%s, provider %s) against %s\n", report.Verdict(), report.Adapter.Name, report.Adapter.Kind, *provider, report.Suite)
 	digest, err := certify.WriteBundle(*out, report)
 	if err != nil {
 		fmt.Fprintln(stderr, "conform certify: writing the bundle:", err)
@@ -124,6 +130,51 @@ example:
 	if !report.Certified {
 		return exitFailed
 	}
+	return exitOK
+}
+
+// publishSuite is `conform certify --publish VERSION`: the suite of the
+// checkout at dir (default ".") becomes published version VERSION in its
+// certify/suites.json, with the git trees that hold it. The suite must be
+// committed, so that the trees are its content.
+func publishSuite(version, dir string, stdout, stderr io.Writer) int {
+	if dir == "" {
+		dir = "."
+	}
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(stderr, "conform certify --publish: "+format+"\n", args...)
+		return exitFailed
+	}
+	parts := []string{"scenarios", "cassettes", "goldens"}
+	status, err := exec.Command("git", append([]string{"-C", dir, "status", "--porcelain", "--"}, parts...)...).Output()
+	if err != nil {
+		return fail("%s is not a git checkout (git status: %v); publish from metis's repository", dir, err)
+	}
+	if len(bytes.TrimSpace(status)) > 0 {
+		return fail("the suite has uncommitted changes; commit them first, so that the published version is a committed tree:\n%s", status)
+	}
+	revs := make([]string, len(parts))
+	for i, p := range parts {
+		revs[i] = "HEAD:" + p
+	}
+	out, err := exec.Command("git", append([]string{"-C", dir, "rev-parse"}, revs...)...).Output()
+	if err != nil {
+		return fail("git rev-parse %s: %v", strings.Join(revs, " "), err)
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) != len(parts) {
+		return fail("git rev-parse gave %q", out)
+	}
+	trees := map[string]string{}
+	for i, p := range parts {
+		trees[p] = ids[i]
+	}
+	entry, err := certify.Publish(dir, version, time.Now().UTC().Format(time.DateOnly), trees)
+	if err != nil {
+		return fail("%v", err)
+	}
+	fmt.Fprintf(stdout, "published suite %s: %s (%s)\nin %s; commit it, and bundles certified by a metis built from that commit name the suite %s\n",
+		entry.Version, entry.Hash, entry.Date, certify.SuitesFile, entry.Version)
 	return exitOK
 }
 

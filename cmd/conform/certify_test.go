@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/metis-llm/metis/certify"
 )
 
 // conform certify on metis's own adapter writes a bundle that conform
@@ -29,7 +31,11 @@ func TestCertifyThenVerify(t *testing.T) {
 	code, stdout, _ = conform(t, "verify", out)
 	require.Equal(t, exitOK, code, stdout)
 	assert.Contains(t, stdout, "CERTIFIED for core")
-	assert.Contains(t, stdout, "this metis's own suite (unpublished)")
+	if info, err := certify.Builtin().Info(); err != nil || info.Version == certify.Unpublished {
+		assert.Contains(t, stdout, certify.OwnDevSuite)
+	} else {
+		assert.Contains(t, stdout, "published suite "+info.Version)
+	}
 
 	var report map[string]any
 	data, err := os.ReadFile(filepath.Join(out, "report.json"))
@@ -99,4 +105,11 @@ func TestServe(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop when its context ended")
 	}
+}
+
+// --publish publishes only a committed suite of a git checkout.
+func TestCertifyPublishNeedsACommittedSuite(t *testing.T) {
+	code, _, stderr := conform(t, "certify", "--publish", "1", "--suite", t.TempDir())
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, stderr, "is not a git checkout")
 }

@@ -18,7 +18,7 @@ func cmdVerify(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		"this conform's own suite.")
 	c.Notes = "exit status: 0 the bundle verifies, 1 it does not, 2 usage error."
 	digest := c.String("digest", "", "require the bundle's `DIGEST` (sha256:…), as `conform certify` printed it")
-	published := c.Bool("published", false, "require a published suite version, not this conform's own unpublished suite")
+	published := c.Bool("published", false, "require a published suite version, not this conform's own unreleased (dev) suite")
 	if code, ok := c.Parse(args, stdout, stderr); !ok {
 		return code
 	}
