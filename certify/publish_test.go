@@ -185,3 +185,41 @@ func TestSuiteRelease(t *testing.T) {
 	}
 	t.Log(msg)
 }
+
+// The published list only grows: no commit in this clone's history
+// removed or changed a published entry (an appended entry only adds a
+// comma to the one before it).
+func TestPublishedSuitesOnlyGrow(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Log("no git: the history of certify/suites.json is not checked")
+		return
+	}
+	out, err := exec.Command("git", "-C", "..", "log", "-p", "--format=commit %h", "--", SuitesFile).Output()
+	if err != nil {
+		t.Logf("no history of %s here (%v): not checked", SuitesFile, err)
+		return
+	}
+	var commit string
+	removed, added := map[string]bool{}, map[string]bool{}
+	check := func() {
+		for line := range removed {
+			if !added[line] {
+				t.Errorf("commit %s removed or changed the published entry %s; published entries never change (README: Suite versions)", commit, line)
+			}
+		}
+		clear(removed)
+		clear(added)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		switch {
+		case strings.HasPrefix(line, "commit "):
+			check()
+			commit = strings.TrimPrefix(line, "commit ")
+		case strings.HasPrefix(line, `-    {"version"`):
+			removed[strings.TrimSuffix(line[1:], ",")] = true
+		case strings.HasPrefix(line, `+    {"version"`):
+			added[strings.TrimSuffix(line[1:], ",")] = true
+		}
+	}
+	check()
+}
