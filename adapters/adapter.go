@@ -89,7 +89,8 @@ type Config struct {
 	// Logger receives WARN entries for lossy projections and estimates;
 	// nil means slog.Default().
 	Logger *slog.Logger
-	// Clock is used for retry sleeps; nil means the real clock.
+	// Clock is used for retry sleeps, and for the idle and whole-call
+	// timeouts when it is a TimerClock; nil means the real clock.
 	Clock Clock
 	// OnAttempt, when set, is called after every HTTP attempt.
 	OnAttempt func(Attempt)
@@ -172,11 +173,38 @@ type Attempt struct {
 // Clock abstracts time for retry backoff so tests never wait. A Clock
 // that also has a method Jitter() float64 supplies the backoff jitter (a
 // number in [0,1); tests return 0 to make waits exact); otherwise it is
-// random.
+// random. A Clock that is also a TimerClock runs the call's timeouts.
 type Clock interface {
 	Now() time.Time
 	// Sleep waits for d or until ctx is done, returning ctx.Err() then.
 	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// Timer is a timer started by AfterFunc; *time.Timer is one. Stop and
+// Reset report whether the timer was pending, as time.Timer's do.
+type Timer interface {
+	Stop() bool
+	Reset(d time.Duration) bool
+}
+
+// TimerClock is a Clock that also runs the adapters' timers (the idle
+// timeout, the whole-call timeout): its AfterFunc calls f once d has
+// passed on the clock. A virtual clock makes time pass when nothing else
+// can happen (a harness's stalled server), so that a timeout fires at
+// once and deterministically instead of after real seconds.
+type TimerClock interface {
+	Clock
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// AfterFunc calls f once d has passed on c: through c's AfterFunc when c
+// is a TimerClock, else (a nil c too) time.AfterFunc, so the real clock's
+// timers cost what time's do.
+func AfterFunc(c Clock, d time.Duration, f func()) Timer {
+	if tc, ok := c.(TimerClock); ok {
+		return tc.AfterFunc(d, f)
+	}
+	return time.AfterFunc(d, f)
 }
 
 // RealClock is the wall clock.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/faults"
 	"github.com/metis-llm/metis/harness/streamcheck"
 	"github.com/metis-llm/metis/session"
 )
@@ -32,7 +33,7 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 	}
 	obs := ad.(*observed)
 	obs.reset()
-	callCtx, cancel := context.WithCancel(ctx)
+	callCtx, cancel := context.WithCancel(faults.OnStall(ctx, r.clock.stall))
 	defer cancel()
 	var onSend func()
 	if cancelSpec != nil && cancelSpec.BeforeFirstByte {

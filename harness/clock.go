@@ -2,8 +2,11 @@ package harness
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/metis-llm/metis/adapters"
 )
 
 // clockBase is the instant every run starts at, so that created_at and
@@ -15,6 +18,14 @@ var clockBase = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // waits. Tick gives the session's timestamps, one second apart and
 // independent of the sleeps, whose backoff jitter is random: goldens stay
 // byte-stable even when a run retries.
+//
+// It is also an adapters.TimerClock: the adapters' idle and whole-call
+// timeouts are its timers, which fire only while a stall fault holds a
+// request (stall, the run's faults.OnStall hook). Then the clock moves
+// to its pending timers in the order they are due, firing each, until
+// the stalled request's context is done: the stall ends through the
+// timeout that a silent server would have run into, at once and the same
+// way on every run, instead of after seconds of real time.
 type fakeClock struct {
 	mu     sync.Mutex
 	now    time.Time
@@ -23,6 +34,113 @@ type fakeClock struct {
 	// onSleep, when set, is called as a sleep begins (a cancel step's
 	// during_backoff cancels the call there).
 	onSleep func()
+
+	timers    []*fakeTimer // pending, in the order armed
+	stalls    []*stalled   // requests a stall holds
+	advancing bool         // a goroutine is in advance
+}
+
+// fakeTimer is a timer on a fakeClock.
+type fakeTimer struct {
+	c       *fakeClock
+	f       func()
+	when    time.Time
+	pending bool
+}
+
+// stalled is a request a stall fault holds.
+type stalled struct{ ctx context.Context }
+
+// AfterFunc returns a timer that calls f once the clock has moved d past
+// now (see fakeClock). f runs on the goroutine that moves the clock.
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) adapters.Timer {
+	t := &fakeTimer{c: c, f: f}
+	t.Reset(d)
+	return t
+}
+
+// Reset makes t due d from now. Armed while a stall holds a request, it
+// fires at once if it is the next due: nothing else is going to happen.
+func (t *fakeTimer) Reset(d time.Duration) bool {
+	c := t.c
+	c.mu.Lock()
+	was := t.pending
+	if was {
+		c.timers = slices.DeleteFunc(c.timers, func(u *fakeTimer) bool { return u == t })
+	}
+	t.when, t.pending = c.now.Add(d), true
+	c.timers = append(c.timers, t)
+	stalled := len(c.stalls) > 0
+	c.mu.Unlock()
+	if stalled {
+		c.advance()
+	}
+	return was
+}
+
+// Stop keeps t from firing.
+func (t *fakeTimer) Stop() bool {
+	c := t.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !t.pending {
+		return false
+	}
+	t.pending = false
+	c.timers = slices.DeleteFunc(c.timers, func(u *fakeTimer) bool { return u == t })
+	return true
+}
+
+// stall is the run's faults.OnStall hook: a stall holds the request of
+// ctx, so the clock moves on to the timers that end it.
+func (c *fakeClock) stall(ctx context.Context) func() {
+	s := &stalled{ctx: ctx}
+	c.mu.Lock()
+	c.stalls = append(c.stalls, s)
+	c.mu.Unlock()
+	c.advance()
+	return func() {
+		c.mu.Lock()
+		c.stalls = slices.DeleteFunc(c.stalls, func(u *stalled) bool { return u == s })
+		c.mu.Unlock()
+	}
+}
+
+// advance fires the pending timers in the order they are due (of two due
+// at once, the one armed first), moving the clock to each, for as long as
+// a stalled request's context is not done. One goroutine advances at a
+// time; another that arms a timer or begins a stall meanwhile leaves it
+// to that one, which sees the change before it stops.
+func (c *fakeClock) advance() {
+	c.mu.Lock()
+	if c.advancing {
+		c.mu.Unlock()
+		return
+	}
+	c.advancing = true
+	for {
+		c.stalls = slices.DeleteFunc(c.stalls, func(s *stalled) bool { return s.ctx.Err() != nil })
+		if len(c.stalls) == 0 || len(c.timers) == 0 {
+			c.advancing = false
+			c.mu.Unlock()
+			return
+		}
+		next := 0
+		for i, t := range c.timers {
+			if t.when.Before(c.timers[next].when) {
+				next = i
+			}
+		}
+		t := c.timers[next]
+		c.timers = slices.Delete(c.timers, next, next+1)
+		t.pending = false
+		if t.when.After(c.now) {
+			c.now = t.when
+		}
+		c.mu.Unlock()
+		t.f()
+		c.mu.Lock()
+	}
 }
 
 func newFakeClock() *fakeClock { return &fakeClock{now: clockBase} }

@@ -1,6 +1,7 @@
 package harness_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,16 @@ func TestRunTimeout(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := emulated(t)
 			cfg.RunTimeout = tt.cfg
+			// A server that never answers and that no virtual timer ends
+			// (a stall fault's silence ends at once through the adapter's
+			// timeouts on the run's clock: faults.OnStall): only the run
+			// timeout can end the call.
+			cfg.Faults = func(map[string]any, http.RoundTripper) (http.RoundTripper, error) {
+				return roundTrip(func(req *http.Request) (*http.Response, error) {
+					<-req.Context().Done()
+					return nil, req.Context().Err()
+				}), nil
+			}
 			res := runInline(t, cfg, strings.Replace(stallScenario, "%s", tt.key, 1))
 			assert.Equal(t, harness.StatusPass, res.Status, res.Reason)
 			var msgs []string

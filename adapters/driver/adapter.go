@@ -58,6 +58,7 @@ func New(cfg adapters.Config, info Info, newProvider func(cfg *adapters.Config) 
 		return nil, err
 	}
 	a := &Adapter{cfg: cfg, info: info, p: p, log: cfg.Logger, limits: limits}
+	a.cancels.Clock = cfg.Clock
 	if a.log == nil {
 		a.log = slog.Default()
 	}
@@ -333,7 +334,7 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 		began := time.Now()
 		ctx, done := a.cancels.Track(ctx, c.Request.RequestID, Timeout(&a.cfg))
 		defer done()
-		ctx, idle := watchIdle(ctx, c.Limits.IdleTimeout)
+		ctx, idle := watchIdle(ctx, c.Limits.IdleTimeout, a.cfg.Clock)
 		defer idle.release()
 		resp, _, ev, n, err := a.send(ctx, c, w, sendOptions{idle: idle, idleHeaders: true})
 		if err != nil {
@@ -403,7 +404,7 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 	began := time.Now()
 	ctx, done := a.cancels.Track(ctx, c.Request.RequestID, Timeout(&a.cfg))
 	defer done()
-	ctx, idle := watchIdle(ctx, c.Limits.IdleTimeout)
+	ctx, idle := watchIdle(ctx, c.Limits.IdleTimeout, a.cfg.Clock)
 	defer idle.release()
 	resp, body, ev, n, err := a.send(ctx, c, w, sendOptions{idle: idle, readBody: true, maxBody: c.Limits.MaxBodyBytes})
 	if err != nil {

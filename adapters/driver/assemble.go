@@ -603,7 +603,7 @@ func (a *Assembler) Fail(ctx context.Context, err error) {
 		return
 	}
 	a.failing = true
-	if ctx.Err() == context.Canceled && idleError(ctx, "") == nil || errors.Is(err, errCancelled) {
+	if ctx.Err() == context.Canceled && !timedOut(ctx) && idleError(ctx, "") == nil || errors.Is(err, errCancelled) {
 		a.Finish(canonical.StopCancelled, "")
 		return
 	}
@@ -637,7 +637,7 @@ func StreamError(ctx context.Context, provider string, err error) *canonical.Ada
 		return ae
 	case idleError(ctx, provider) != nil:
 		return idleError(ctx, provider)
-	case ctx.Err() == context.DeadlineExceeded || errors.Is(err, context.DeadlineExceeded):
+	case timedOut(ctx) || errors.Is(err, context.DeadlineExceeded):
 		ae = canonical.NewError(canonical.ErrNetwork, canonical.CodeTimeout, "stream timed out")
 	case err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		ae = canonical.NewError(canonical.ErrNetwork, canonical.CodeStreamTruncated, "stream ended without a terminal event")

@@ -2,13 +2,22 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
+
+	"github.com/metis-llm/metis/adapters"
 )
 
 // Cancels tracks in-flight calls by request id so Adapter.Cancel can abort
 // them. The zero value is ready to use.
 type Cancels struct {
+	// Clock, when it is an adapters.TimerClock, runs the whole-call
+	// timeout: it cancels the call with the cause
+	// context.DeadlineExceeded (see timedOut). Otherwise the timeout is
+	// the context's own deadline (context.WithTimeout).
+	Clock adapters.Clock
+
 	mu sync.Mutex
 	m  map[string]*tracked
 }
@@ -24,7 +33,10 @@ type tracked struct{ cancel context.CancelCauseFunc }
 func (c *Cancels) Track(ctx context.Context, requestID string, timeout time.Duration) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	stopTimeout := func() {}
-	if timeout > 0 {
+	if tc, ok := c.Clock.(adapters.TimerClock); ok && timeout > 0 {
+		t := tc.AfterFunc(timeout, func() { cancel(context.DeadlineExceeded) })
+		stopTimeout = func() { t.Stop() }
+	} else if timeout > 0 {
 		var cancelTimeout context.CancelFunc
 		ctx, cancelTimeout = context.WithTimeout(ctx, timeout)
 		stopTimeout = cancelTimeout
@@ -69,4 +81,12 @@ func (c *Cancels) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.m)
+}
+
+// timedOut reports whether ctx ended on a deadline: its own, a parent's
+// (whatever its cause), or the whole-call timeout of a TimerClock
+// (Cancels.Clock), which cancels with the cause context.DeadlineExceeded.
+func timedOut(ctx context.Context) bool {
+	err := ctx.Err()
+	return err == context.DeadlineExceeded || err != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded)
 }

@@ -132,17 +132,18 @@ func (e idleTimeout) Error() string {
 type idleTimer struct {
 	d      time.Duration
 	cancel context.CancelCauseFunc
-	t      *time.Timer
+	clock  adapters.Clock // runs the timer when a TimerClock
+	t      adapters.Timer
 }
 
-// watchIdle returns a context that an idle timer of d cancels, and the
-// timer (nil when d is not positive). release ends both.
-func watchIdle(ctx context.Context, d time.Duration) (context.Context, *idleTimer) {
+// watchIdle returns a context that an idle timer of d on clock cancels,
+// and the timer (nil when d is not positive). release ends both.
+func watchIdle(ctx context.Context, d time.Duration, clock adapters.Clock) (context.Context, *idleTimer) {
 	if d <= 0 {
 		return ctx, nil
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	return ctx, &idleTimer{d: d, cancel: cancel}
+	return ctx, &idleTimer{d: d, cancel: cancel, clock: clock}
 }
 
 // arm starts (or restarts) the countdown.
@@ -151,7 +152,7 @@ func (w *idleTimer) arm() {
 		return
 	}
 	if w.t == nil {
-		w.t = time.AfterFunc(w.d, func() { w.cancel(idleTimeout{w.d}) })
+		w.t = adapters.AfterFunc(w.clock, w.d, func() { w.cancel(idleTimeout{w.d}) })
 		return
 	}
 	w.t.Reset(w.d)

@@ -308,9 +308,11 @@ func NetworkError(ctx context.Context, provider string, err error) *canonical.Ad
 		return ae
 	}
 	switch {
+	case timedOut(ctx):
+		ae = canonical.NewError(canonical.ErrNetwork, canonical.CodeTimeout, "request timed out")
 	case errors.Is(ctx.Err(), context.Canceled) || errors.Is(err, context.Canceled):
 		ae = canonical.NewError(canonical.ErrCancelled, "", "request cancelled")
-	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded):
 		ae = canonical.NewError(canonical.ErrNetwork, canonical.CodeTimeout, "request timed out")
 	default:
 		ae = canonical.NewError(canonical.ErrNetwork, "", "%v", err)

@@ -121,12 +121,7 @@ func (b *streamBody) advance() {
 	case KindReset:
 		b.err = resetError()
 	case KindStall:
-		select {
-		case <-b.ctx.Done():
-			b.err = b.ctx.Err()
-		case <-b.done:
-			b.err = errClosed
-		}
+		b.err = stall(b.ctx, b.done)
 	}
 }
 

@@ -86,8 +86,9 @@
 //	                middle of its JSON document.
 //	malformed       then "data: {not json" is inserted, and the rest follows.
 //	stall           then no byte arrives until the request's context is done,
-//	                so the caller's timeout fires. Without after_events the
-//	                stall comes before the response headers.
+//	                so the caller's timeout fires (at once on a virtual
+//	                clock: see OnStall). Without after_events the stall
+//	                comes before the response headers.
 //	reset           then the connection is reset: a *net.OpError wrapping
 //	                syscall.ECONNRESET. Without after_events the reset comes
 //	                before the response headers.

@@ -111,8 +111,7 @@ func (in *Injector) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, resetError()
 	case f.Kind == KindStall && f.AfterEvents < 0:
 		closeBody(req)
-		<-req.Context().Done()
-		return nil, req.Context().Err()
+		return nil, stall(req.Context(), nil)
 	}
 
 	resp, err := in.next.RoundTrip(req)
