@@ -20,12 +20,16 @@ var clockBase = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // byte-stable even when a run retries.
 //
 // It is also an adapters.TimerClock: the adapters' idle and whole-call
-// timeouts are its timers, which fire only while a stall fault holds a
-// request (stall, the run's faults.OnStall hook). Then the clock moves
-// to its pending timers in the order they are due, firing each, until
-// the stalled request's context is done: the stall ends through the
-// timeout that a silent server would have run into, at once and the same
-// way on every run, instead of after seconds of real time.
+// timeouts are its timers. When a stall fault holds a request (stall, the
+// run's faults.OnStall hook), the clock moves to its pending timers in
+// the order they are due, firing each, until the stalled request's
+// context is done: the stall ends through the timeout that a silent
+// server would have run into, at once and the same way on every run,
+// instead of after seconds of real time. A timer no stall fired still
+// fires once d of real time has passed, as a real one does: a stall the
+// run cannot see (in a replay server an adapter reaches over HTTP, as
+// certify's over-HTTP and --exec modes do) ends as it would without the
+// fake clock.
 type fakeClock struct {
 	mu     sync.Mutex
 	now    time.Time
@@ -44,8 +48,12 @@ type fakeClock struct {
 type fakeTimer struct {
 	c       *fakeClock
 	f       func()
-	when    time.Time
+	when    time.Time // on the fake clock
 	pending bool
+	// real fires f once d of real time has passed since the last Reset
+	// (realWhen), unless a stall fired it first or it was stopped.
+	real     *time.Timer
+	realWhen time.Time
 }
 
 // stalled is a request a stall fault holds.
@@ -69,13 +77,35 @@ func (t *fakeTimer) Reset(d time.Duration) bool {
 		c.timers = slices.DeleteFunc(c.timers, func(u *fakeTimer) bool { return u == t })
 	}
 	t.when, t.pending = c.now.Add(d), true
+	t.realWhen = time.Now().Add(d)
 	c.timers = append(c.timers, t)
+	if t.real == nil {
+		t.real = time.AfterFunc(d, t.fireReal)
+	} else {
+		t.real.Reset(d)
+	}
 	stalled := len(c.stalls) > 0
 	c.mu.Unlock()
 	if stalled {
 		c.advance()
 	}
 	return was
+}
+
+// fireReal fires t when d of real time has passed since its last Reset
+// and it is still pending: neither stopped nor fired by a stall (a stale
+// call, from before a Reset, finds it not yet due).
+func (t *fakeTimer) fireReal() {
+	c := t.c
+	c.mu.Lock()
+	if !t.pending || time.Now().Before(t.realWhen) {
+		c.mu.Unlock()
+		return
+	}
+	t.pending = false
+	c.timers = slices.DeleteFunc(c.timers, func(u *fakeTimer) bool { return u == t })
+	c.mu.Unlock()
+	t.f()
 }
 
 // Stop keeps t from firing.
@@ -87,6 +117,7 @@ func (t *fakeTimer) Stop() bool {
 		return false
 	}
 	t.pending = false
+	t.real.Stop()
 	c.timers = slices.DeleteFunc(c.timers, func(u *fakeTimer) bool { return u == t })
 	return true
 }
@@ -134,6 +165,7 @@ func (c *fakeClock) advance() {
 		t := c.timers[next]
 		c.timers = slices.Delete(c.timers, next, next+1)
 		t.pending = false
+		t.real.Stop()
 		if t.when.After(c.now) {
 			c.now = t.when
 		}

@@ -121,3 +121,31 @@ func TestFakeClockConcurrentStalls(t *testing.T) {
 		t.Errorf("left behind: %d timers, %d stalls, advancing %v", len(c.timers), len(c.stalls), c.advancing)
 	}
 }
+
+// TestFakeClockRealTime: a timer no stall fires still fires once its
+// duration has passed in real time (a stall in a server the run cannot
+// see), once; one a stall fired does not fire again.
+func TestFakeClockRealTime(t *testing.T) {
+	c := newFakeClock()
+	fired := make(chan string, 4)
+	c.AfterFunc(20*time.Millisecond, func() { fired <- "real" })
+	select {
+	case got := <-fired:
+		if got != "real" {
+			t.Fatalf("fired %q", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the timer did not fire in real time")
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	c.AfterFunc(30*time.Millisecond, func() { fired <- "stall"; cancel() })
+	c.stall(ctx)()
+	time.Sleep(60 * time.Millisecond) // past its real time
+	if got := len(fired); got != 1 {
+		t.Fatalf("%d firings, want the stall's alone", got)
+	}
+	if got := <-fired; got != "stall" {
+		t.Fatalf("fired %q, want stall", got)
+	}
+}
