@@ -16,9 +16,9 @@ var (
 // fastEvent decodes content_block_delta (text, thinking, signature and
 // input_json deltas) and content_block_stop events without reflection,
 // into the zero streamEvent exactly as encoding/json would, or reports
-// false and leaves the event to the full decoder. Only the delta's text
-// is allocated.
-func fastEvent(data []byte, ev *streamEvent) bool {
+// false and leaves the event to the full decoder. The delta's text is
+// allocated from strs (nil: a string of its own).
+func fastEvent(data []byte, ev *streamEvent, strs *driver.Strings) bool {
 	if !fastPaths {
 		return false
 	}
@@ -32,13 +32,13 @@ func fastEvent(data []byte, ev *streamEvent) bool {
 			ev.Index, ok = driver.JSONInt(v)
 			return ok
 		case "delta":
-			return fastDelta(v, &ev.Delta)
+			return fastDelta(v, &ev.Delta, strs)
 		}
 		return driver.JSONIgnores(key, eventFields)
 	})
 }
 
-func fastDelta(data []byte, d *streamDelta) bool {
+func fastDelta(data []byte, d *streamDelta, strs *driver.Strings) bool {
 	return driver.JSONMembers(data, func(key, v []byte) bool {
 		if driver.IsJSONNull(v) {
 			switch string(key) {
@@ -51,13 +51,13 @@ func fastDelta(data []byte, d *streamDelta) bool {
 		case "type":
 			d.Type, ok = fastName(v)
 		case "text":
-			d.Text, ok = driver.JSONString(v)
+			d.Text, ok = strs.JSONString(v)
 		case "partial_json":
-			d.PartialJSON, ok = driver.JSONString(v)
+			d.PartialJSON, ok = strs.JSONString(v)
 		case "thinking":
-			d.Thinking, ok = driver.JSONString(v)
+			d.Thinking, ok = strs.JSONString(v)
 		case "signature":
-			d.Signature, ok = driver.JSONString(v)
+			d.Signature, ok = driver.JSONString(v) // kept in the message: a string of its own
 		default:
 			return driver.JSONIgnores(key, deltaFields)
 		}

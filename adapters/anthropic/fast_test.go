@@ -95,7 +95,7 @@ func FuzzFastEvent(f *testing.F) {
 	f.Add([]byte(`{"type":"content_block_delta","index":4,"delta":{"type":"citations_delta","citation":{"type":"char_location","cited_text":"x"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var got streamEvent
-		if !fastEvent(data, &got) {
+		if !fastEvent(data, &got, &driver.Strings{}) {
 			return
 		}
 		var want streamEvent
@@ -131,7 +131,7 @@ func TestFastPathTaken(t *testing.T) {
 			}
 			total++
 			var e streamEvent
-			if fastEvent(ev.Data, &e) {
+			if fastEvent(ev.Data, &e, nil) {
 				taken++
 			}
 		}
@@ -145,7 +145,7 @@ func TestFastPathTaken(t *testing.T) {
 // fast path does not read, so it leaves the event to the full decoder.
 func TestFastPathLeavesCitations(t *testing.T) {
 	var ev streamEvent
-	if fastEvent([]byte(`{"type":"content_block_delta","index":4,"delta":{"type":"citations_delta","citation":{"type":"char_location"}}}`), &ev) {
+	if fastEvent([]byte(`{"type":"content_block_delta","index":4,"delta":{"type":"citations_delta","citation":{"type":"char_location"}}}`), &ev, nil) {
 		t.Fatal("the fast path read a citations_delta")
 	}
 }

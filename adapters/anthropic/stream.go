@@ -69,6 +69,7 @@ type eventState struct {
 	ev         streamEvent
 	data       driver.EventDecoder
 	stopReason wireName
+	strs       driver.Strings // the fast path's deltas
 }
 
 // event applies the n-th event of a stream: its data, and its name where
@@ -78,7 +79,7 @@ type eventState struct {
 func (d *decoder) event(a *driver.Assembler, st *eventState, n int, name string, data []byte) (done bool, err error) {
 	ev := &st.ev
 	*ev = streamEvent{}
-	if !fastEvent(data, ev) {
+	if !fastEvent(data, ev, &st.strs) {
 		*ev = streamEvent{}
 		if err := st.data.Decode(data, ev); err != nil {
 			return true, driver.InvalidResponse(d.provider, err, "event %d (%s): decoding data: %v", n, eventLabel(name), err)

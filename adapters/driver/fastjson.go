@@ -124,15 +124,62 @@ func JSONElements(value []byte, f func(elem []byte) bool) bool {
 // as encoding/json decodes it (invalid UTF-8 and lone surrogates become
 // U+FFFD).
 func JSONString(value []byte) (string, bool) {
+	return (*Strings)(nil).JSONString(value)
+}
+
+// Strings hands out the strings a stream's fast path decodes (its text,
+// thinking and argument deltas) from blocks of memory it allocates a few
+// KiB at a time, so that the many short deltas of a
+// stream cost one allocation per block instead of one each. A string it
+// returned is never written again; it keeps its block alive, as a
+// substring keeps its string, so a caller that holds on to one small
+// delta holds a block. The zero value is ready to use; a nil *Strings
+// allocates each string by itself. A Strings serves one stream: it is not
+// safe for concurrent use, and it must not be copied once used.
+type Strings struct{ b strings.Builder }
+
+// stringsBlock is the size of the blocks a Strings allocates once it has
+// allocated a few smaller ones, from minStringsBlock up (a larger string
+// gets a block of its own size).
+const stringsBlock = 4 << 10
+
+// minStringsBlock is the size of a Strings' first block.
+const minStringsBlock = 256
+
+// JSONString returns the string a raw JSON string value holds, as
+// encoding/json decodes it, allocated from s; false when value is not
+// exactly one well-formed JSON string.
+func (s *Strings) JSONString(value []byte) (string, bool) {
 	end, plain, ok := scanString(value, 0)
 	if !ok || end != len(value) {
 		return "", false
 	}
 	raw := value[1 : end-1]
-	if plain {
+	switch {
+	case len(raw) == 0:
+		return "", true
+	case s == nil && plain:
 		return string(raw), true
+	case s == nil:
+		var out strings.Builder // one allocation: the string itself
+		out.Grow(len(raw))
+		unquote(&out, raw)
+		return out.String(), true
 	}
-	return unquote(raw)
+	if s.b.Cap()-s.b.Len() < len(raw) {
+		// A fresh block, twice the last up to stringsBlock (a short
+		// stream stays small); the full one stays with its strings.
+		size := max(min(2*s.b.Cap(), stringsBlock), minStringsBlock, len(raw))
+		s.b = strings.Builder{}
+		s.b.Grow(size)
+	}
+	start := s.b.Len()
+	if plain {
+		s.b.Write(raw)
+	} else {
+		unquote(&s.b, raw) // may outgrow the block (U+FFFD is longer than the byte it replaces): the builder then moves on to a larger copy, and earlier strings keep the old one
+	}
+	return s.b.String()[start:], true
 }
 
 // JSONStringEquals reports whether a raw JSON string value holds exactly
@@ -247,11 +294,9 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-// unquote decodes a well-formed string's contents (scanString accepted
-// them) as encoding/json does.
-func unquote(raw []byte) (string, bool) {
-	var out strings.Builder // one allocation: the string itself
-	out.Grow(len(raw))
+// unquote appends a well-formed string's contents (scanString accepted
+// them) to out, decoded as encoding/json decodes them.
+func unquote(out *strings.Builder, raw []byte) {
 	for k := 0; k < len(raw); {
 		c := raw[k]
 		switch {
@@ -295,7 +340,6 @@ func unquote(raw []byte) (string, bool) {
 			k += size
 		}
 	}
-	return out.String(), true
 }
 
 func hexRune(h []byte) rune {

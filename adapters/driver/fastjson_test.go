@@ -1,7 +1,9 @@
 package driver
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -24,6 +26,50 @@ func FuzzJSONString(f *testing.F) {
 			t.Fatalf("JSONString(%q) = %q, encoding/json gives %q, %v", data, got, want, err)
 		}
 	})
+}
+
+// FuzzStrings holds a Strings to encoding/json: each string it decodes
+// from the values in data (split at newlines), one after another from the
+// same blocks, is what encoding/json decodes, and none changes as later
+// ones are written.
+func FuzzStrings(f *testing.F) {
+	for _, s := range fastJSONSeeds {
+		f.Add([]byte(s + "\n" + s))
+	}
+	f.Add([]byte(strings.Repeat("\"0123456789abcdef\"\n", 300) + "\"" + strings.Repeat("\xff", 3000) + "\""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var strs Strings
+		var got, want []string
+		for v := range bytes.SplitSeq(data, []byte("\n")) {
+			s, ok := strs.JSONString(v)
+			var w string
+			err := json.Unmarshal(v, &w)
+			if ok && (err != nil || s != w) {
+				t.Fatalf("JSONString(%q) = %q, encoding/json gives %q, %v", v, s, w, err)
+			}
+			if ok {
+				got, want = append(got, s), append(want, strings.Clone(w))
+			}
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("string %d changed to %q after later ones, want %q", i, got[i], want[i])
+			}
+		}
+	})
+}
+
+// TestStringsAllocs: the deltas of a stream cost an allocation per block
+// of memory, not one each; a nil *Strings allocates each.
+func TestStringsAllocs(t *testing.T) {
+	v := []byte(`"a delta of some 32 bytes, \"quoted\""`)
+	var strs Strings
+	if n := testing.AllocsPerRun(1000, func() { strs.JSONString(v) }); n > 0.05 {
+		t.Errorf("%v allocations per string from a Strings, want about 1 per %d bytes", n, stringsBlock)
+	}
+	if n := testing.AllocsPerRun(100, func() { (*Strings)(nil).JSONString(v) }); n != 1 {
+		t.Errorf("%v allocations per string from a nil *Strings, want 1", n)
+	}
 }
 
 // FuzzJSONMembers holds JSONMembers to encoding/json's notion of one

@@ -30,8 +30,9 @@ const maxFastParts = 4
 // It fills a generateResponse exactly as encoding/json fills a zero one,
 // or reports false and leaves the chunk to the full decoder (function
 // calls, finish reasons, safety ratings, feedback, errors, arrays). The
-// response lives in the fastChunk and the model version is decoded once
-// per stream: a text chunk costs one allocation, its text.
+// response lives in the fastChunk, the model version is decoded once per
+// stream and the parts' text comes from strs: a text chunk allocates
+// nothing of its own.
 type fastChunk struct {
 	resp    generateResponse
 	cand    [1]candidate
@@ -39,6 +40,7 @@ type fastChunk struct {
 	parts   [maxFastParts]responsePart
 	usage   usageMetadata
 	model   string
+	strs    driver.Strings
 }
 
 // decode returns the response data holds, or false.
@@ -155,7 +157,7 @@ func (f *fastChunk) part(data []byte, p *responsePart) bool {
 		var ok bool
 		switch string(key) {
 		case "text":
-			p.Text, ok = driver.JSONString(v)
+			p.Text, ok = f.strs.JSONString(v)
 		case "thoughtSignature":
 			p.ThoughtSignature, ok = driver.JSONString(v)
 		case "thought":

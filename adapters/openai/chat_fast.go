@@ -17,14 +17,16 @@ var fastPaths = true
 // system_fingerprint, ...). It fills the chatChunk exactly as
 // encoding/json would, or declines and leaves the chunk to the full
 // decoder. The strings a chunk repeats (the model, the finish reason) are
-// decoded once per stream, and the content and the tool call live in the
-// chatFast, so that a content chunk costs one allocation: its text.
+// decoded once per stream, the content and the tool call live in the
+// chatFast, and the text of content and argument deltas comes from strs,
+// so that a content chunk allocates nothing of its own.
 type chatFast struct {
 	model   string
 	content string
 	finish  string
 	index   int
 	call    [1]chatToolCallDelta
+	strs    driver.Strings
 }
 
 // chatChunkFields are chatChunk's JSON names, and the names of the
@@ -107,7 +109,7 @@ func (f *chatFast) delta(data []byte, d *chatDelta) bool {
 			if driver.IsJSONNull(v) {
 				return true
 			}
-			s, ok := driver.JSONString(v)
+			s, ok := f.strs.JSONString(v)
 			f.content, d.Content = s, &f.content
 			return ok
 		case "refusal":
@@ -164,7 +166,7 @@ func (f *chatFast) toolCall(data []byte, tc *chatToolCallDelta) bool {
 					if driver.IsJSONNull(v) {
 						return true
 					}
-					s, ok := driver.JSONString(v)
+					s, ok := f.strs.JSONString(v)
 					tc.Function.Arguments = argString(s)
 					return ok
 				}

@@ -8,9 +8,11 @@ import "github.com/metis-llm/metis/adapters/driver"
 // deltas of one item follow each other) and the delta text, with the
 // members a respEvent ignores (type, sequence_number, obfuscation,
 // logprobs, ...). It fills the respEvent exactly as encoding/json would,
-// or declines and leaves the event to the full decoder.
+// or declines and leaves the event to the full decoder. The delta text
+// comes from strs, so that a delta event allocates nothing of its own.
 type respFast struct {
 	itemID string
+	strs   driver.Strings
 }
 
 // respEventFields are respEvent's JSON names (see chatChunkFields).
@@ -50,7 +52,7 @@ func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 			if driver.IsJSONNull(v) {
 				return true
 			}
-			ev.Delta, ok = driver.JSONString(v)
+			ev.Delta, ok = f.strs.JSONString(v)
 		default:
 			return driver.JSONIgnores(key, respEventFields)
 		}
