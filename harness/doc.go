@@ -222,8 +222,9 @@
 // 2026-01-01T00:00:00Z and ticks a second per message. Adapters come from
 // Config.Registry and Config.Factories; their HTTP client goes through the
 // run's transport for their provider, their retry Clock is fake (backoff
-// never waits; ScenarioResult.Sleeps records what was asked), and
-// OnAttempt counts attempts.
+// never waits; ScenarioResult.Sleeps records what was asked; the idle and
+// whole-call timeouts are its timers, which a stall fault fires at once
+// through faults.OnStall), and OnAttempt counts attempts.
 //
 // # Cassettes
 //
