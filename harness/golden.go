@@ -85,20 +85,96 @@ func newNormalizer() *normalizer {
 	return &normalizer{seen: map[string]string{}, count: map[string]int{}}
 }
 
+// apply replaces each id ulidPattern matches in b with its stable name,
+// returning b itself when it holds none.
+// It scans b once (see nextULID) rather than running ulidPattern, whose
+// backtracking was a tenth of conform run's CPU; FuzzNormalizer holds the
+// two to the same output.
 func (n *normalizer) apply(b []byte) []byte {
-	return ulidPattern.ReplaceAllFunc(b, func(id []byte) []byte {
-		if r, ok := n.seen[string(id)]; ok {
-			return []byte(r)
+	var out []byte
+	last := 0
+	for i := 0; ; {
+		start, end := nextULID(b, i)
+		if start < 0 {
+			break
 		}
-		prefix, _, found := strings.Cut(string(id), "_")
-		if !found {
-			prefix = "msg"
+		out = append(out, b[last:start]...)
+		out = append(out, n.name(b[start:end])...)
+		last, i = end, end
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
+}
+
+// name returns the stable name of id: prefix_N in order of appearance.
+func (n *normalizer) name(id []byte) string {
+	if r, ok := n.seen[string(id)]; ok {
+		return r
+	}
+	prefix, _, found := strings.Cut(string(id), "_")
+	if !found {
+		prefix = "msg"
+	}
+	n.count[prefix]++
+	r := prefix + "_" + strconv.Itoa(n.count[prefix])
+	n.seen[string(id)] = r
+	return r
+}
+
+// nextULID returns the bounds of the first match of ulidPattern in b at
+// or after from, or -1: at the first word start, an optional "tu_" or
+// "req_" (preferred when it leads to a match, as the pattern's greedy
+// group is), then 26 characters of the ULID alphabet ending a word.
+func nextULID(b []byte, from int) (start, end int) {
+	for i := from; i+ulidLen <= len(b); i++ {
+		if i > 0 && isWordByte(b[i-1]) || !isWordByte(b[i]) {
+			continue // no word boundary before b[i]
 		}
-		n.count[prefix]++
-		r := prefix + "_" + strconv.Itoa(n.count[prefix])
-		n.seen[string(id)] = r
-		return []byte(r)
-	})
+		for _, p := range ulidPrefixes {
+			if len(b)-i >= len(p) && string(b[i:i+len(p)]) == p {
+				if e, ok := ulidAt(b, i+len(p)); ok {
+					return i, e
+				}
+			}
+		}
+		if e, ok := ulidAt(b, i); ok {
+			return i, e
+		}
+	}
+	return -1, -1
+}
+
+// ulidLen is the length of a ULID; ulidPrefixes the prefixes ulidPattern
+// keeps with one.
+const ulidLen = 26
+
+var ulidPrefixes = [...]string{"tu_", "req_"}
+
+// ulidAt reports whether b holds, at i, 26 characters of the ULID alphabet
+// followed by a word boundary, and the index after them.
+func ulidAt(b []byte, i int) (int, bool) {
+	e := i + ulidLen
+	if e > len(b) || e < len(b) && isWordByte(b[e]) {
+		return 0, false
+	}
+	for _, c := range b[i:e] {
+		if !isULIDByte(c) {
+			return 0, false
+		}
+	}
+	return e, true
+}
+
+// isULIDByte reports whether c is in [0-9A-HJKMNP-TV-Z].
+func isULIDByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' && c != 'I' && c != 'L' && c != 'O' && c != 'U'
+}
+
+// isWordByte reports whether c is an ASCII word character, as \b sees it.
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
 }
 
 // encodeIndented is json.MarshalIndent without HTML escaping, ending in a
