@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -45,7 +46,9 @@ func TestRecordIsAllOrNothingPerScenario(t *testing.T) {
 	assert.Equal(t, record.ActionFailed, r.Action, out.String())
 	assert.Contains(t, r.Reason, "gemini")
 	assert.Empty(t, r.Cassettes, "nothing was recorded")
-	assert.Equal(t, old, snapshot(t, cassettes), "every cassette byte-identical, no temporary file left")
+	if diff := cmp.Diff(old, snapshot(t, cassettes)); diff != "" {
+		t.Errorf("every cassette byte-identical, no temporary file left (-want +got):\n%s", diff)
+	}
 }
 
 // TestRecordCleansStaleTempFiles: temporary files a killed run left in

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -163,7 +164,9 @@ func onlyFile(t *testing.T, dir, name string) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	assert.Equal(t, []string{name}, names)
+	if diff := cmp.Diff([]string{name}, names); diff != "" {
+		t.Errorf("names mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestRecorderDiscardKeepsExistingCassette(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -137,7 +138,9 @@ func TestRecordSuiteAgainstEmulator(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, sum.Count(record.ActionRecorded), out.String())
 	assert.Contains(t, out.String(), "skipped: cassettes exist (--force to overwrite)")
-	assert.Equal(t, files, snapshot(t, dir))
+	if diff := cmp.Diff(files, snapshot(t, dir)); diff != "" {
+		t.Errorf("snapshot(t, dir) mismatch (-want +got):\n%s", diff)
+	}
 }
 
 // cancelAfter is a transport that cancels the recording session when it
@@ -183,7 +186,9 @@ func TestRecordInterruptedLeavesCassettesByteIdentical(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, recorded, "the first run (two requests) finished before the cancel: %s", out.String())
-	assert.Equal(t, before, snapshot(t, dir), "byte-identical, and no temporary file left behind")
+	if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+		t.Errorf("byte-identical, and no temporary file left behind (-want +got):\n%s", diff)
+	}
 	assert.Contains(t, out.String(), "(unchanged)", "the run that finished found its cassette unchanged")
 }
 
@@ -209,20 +214,24 @@ func TestRecordDryRun(t *testing.T) {
 		got = append(got, line{r.Name(), r.Action, r.Cassettes})
 	}
 	c := func(p ...string) string { return filepath.Join(append([]string{dir, "cassettes"}, p...)...) }
-	assert.Equal(t, []line{
+	if diff := cmp.Diff([]line{
 		{"basic/plain-text [anthropic:claude-sonnet-4-6]", record.ActionSkipped, nil},
 		{"basic/plain-text [openai:gpt-5]", record.ActionPlanned, []string{c("openai", "basic", "plain-text.yaml")}},
 		{"basic/plain-text [gemini:gemini-2.5-flash]", record.ActionPlanned, []string{c("gemini", "basic", "plain-text.yaml")}},
 		{"tools/single-round-trip [anthropic:claude-sonnet-4-6]", record.ActionPlanned, []string{c("anthropic", "tools", "single-round-trip.yaml")}},
 		{"tools/single-round-trip [openai:gpt-5]", record.ActionPlanned, []string{c("openai", "tools", "single-round-trip.yaml")}},
 		{"tools/single-round-trip [gemini:gemini-2.5-flash]", record.ActionPlanned, []string{c("gemini", "tools", "single-round-trip.yaml")}},
-	}, got)
+	}, got, cmp.AllowUnexported(line{})); diff != "" {
+		t.Errorf("planned runs (-want +got):\n%s", diff)
+	}
 	assert.Contains(t, out.String(), "[1/6] basic/plain-text [anthropic:claude-sonnet-4-6]: skipped: cassettes exist (--force to overwrite)")
 	assert.Contains(t, out.String(), "[2/6] basic/plain-text [openai:gpt-5]: would record "+c("openai", "basic", "plain-text.yaml"))
 	assert.Contains(t, out.String(), "0 recorded, 0 without traffic, 1 skipped, 0 failed, 5 would be recorded")
 
 	files := snapshot(t, dir)
-	assert.Equal(t, map[string]string{existingPath: string(old)}, files, "a dry run writes nothing")
+	if diff := cmp.Diff(map[string]string{existingPath: string(old)}, files); diff != "" {
+		t.Errorf("a dry run writes nothing (-want +got):\n%s", diff)
+	}
 
 	cfg.Force = true
 	out.Reset()
@@ -253,7 +262,9 @@ func TestRecordOnlyFailing(t *testing.T) {
 	for _, r := range sum.Runs {
 		actions = append(actions, r.Action)
 	}
-	assert.Equal(t, []record.Action{record.ActionSkipped, record.ActionRecorded, record.ActionSkipped}, actions, out.String())
+	if diff := cmp.Diff([]record.Action{record.ActionSkipped, record.ActionRecorded, record.ActionSkipped}, actions); diff != "" {
+		t.Errorf("%v (-want +got):\n%s", out.String(), diff)
+	}
 	assert.Contains(t, out.String(), "skipped: replays green")
 	after := snapshot(t, dir)
 	for path, data := range before {

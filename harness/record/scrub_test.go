@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
@@ -47,18 +48,24 @@ func TestScrub(t *testing.T) {
 	}
 	require.NoError(t, record.Scrub(i))
 	assert.Equal(t, "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", i.Request.URL)
-	assert.Equal(t, url.Values{"alt": {"sse"}}, i.Request.Form)
-	assert.Equal(t, http.Header{
+	if diff := cmp.Diff(url.Values{"alt": {"sse"}}, i.Request.Form); diff != "" {
+		t.Errorf("i.Request.Form mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(http.Header{
 		"Content-Type":      {"application/json"},
 		"Anthropic-Version": {"2023-06-01"},
 		"Anthropic-Beta":    {"interleaved-thinking-2025-05-14"},
-	}, i.Request.Headers)
-	assert.Equal(t, http.Header{
+	}, i.Request.Headers); diff != "" {
+		t.Errorf("i.Request.Headers mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(http.Header{
 		"Content-Type":   {"application/json"},
 		"X-Request-Id":   {"req_masked_3"},
 		"Retry-After":    {"2"},
 		"Retry-After-Ms": {"2000"},
-	}, i.Response.Headers)
+	}, i.Response.Headers); diff != "" {
+		t.Errorf("i.Response.Headers mismatch (-want +got):\n%s", diff)
+	}
 	assert.Zero(t, i.Response.Duration)
 	assert.Nil(t, i.Response.Trailer)
 	assert.Equal(t, "Bearer sk-proj-abc", reqHeader.Get("Authorization"), "the live request's header map is not edited")
@@ -78,11 +85,13 @@ func TestScanSecrets(t *testing.T) {
 		"mine: my-own-configured-secret\n" +
 		"harmless: sk-****, Bearer YOUR_KEY, ask-me, sk-short, signature: xsk-AAAAAAAAAAAAAAAAAAAAAAAA\n")
 	got := record.ScanSecrets(data, "my-own-configured-secret", "short")
-	assert.Equal(t, []record.Leak{
+	if diff := cmp.Diff([]record.Leak{
 		{Line: 5, Kind: "a configured API key", Redacted: "my-o…"},
 		{Line: 2, Kind: "an Anthropic API key (sk-ant-…)", Redacted: "sk-a…"},
 		{Line: 3, Kind: "a Google API key (AIza…)", Redacted: "AIza…"},
 		{Line: 4, Kind: "a bearer token", Redacted: "bear…"},
-	}, got)
+	}, got); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "f.yaml:2: an OpenAI or Anthropic key (sk-…) (sk-a…)", record.Leak{File: "f.yaml", Line: 2, Kind: "an OpenAI or Anthropic key (sk-…)", Redacted: "sk-a…"}.String())
 }

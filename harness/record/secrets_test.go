@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -136,7 +137,9 @@ func TestScanDir(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a", "b", "leak.json"), []byte("{\n\"k\": \"sk-proj-abcdefghijklmnopqrstuvwxyz\"\n}\n"), 0o644))
 	leaks, err := record.ScanDir(dir)
 	require.NoError(t, err)
-	assert.Equal(t, []record.Leak{{File: filepath.Join(dir, "a", "b", "leak.json"), Line: 2, Kind: "an OpenAI project, admin or service-account key", Redacted: "sk-p…"}}, leaks)
+	if diff := cmp.Diff([]record.Leak{{File: filepath.Join(dir, "a", "b", "leak.json"), Line: 2, Kind: "an OpenAI project, admin or service-account key", Redacted: "sk-p…"}}, leaks); diff != "" {
+		t.Errorf("leaks mismatch (-want +got):\n%s", diff)
+	}
 
 	leaks, err = record.ScanDir(filepath.Join(dir, "missing"))
 	assert.NoError(t, err)
@@ -150,5 +153,7 @@ func TestRepositoryFilesWithoutGit(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644))
 	}
-	assert.Equal(t, []string{"a.txt", filepath.Join("sub", "b.yaml")}, repositoryFiles(t, dir))
+	if diff := cmp.Diff([]string{"a.txt", filepath.Join("sub", "b.yaml")}, repositoryFiles(t, dir)); diff != "" {
+		t.Errorf("repositoryFiles(t, dir) mismatch (-want +got):\n%s", diff)
+	}
 }
