@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
@@ -35,7 +36,9 @@ func TestSplitEvents(t *testing.T) {
 			for _, e := range replay.SplitEvents([]byte(tt.body)) {
 				got = append(got, string(e))
 			}
-			assert.Equal(t, tt.want, got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -100,12 +103,14 @@ func TestPlayerDeliversOneEventPerRead(t *testing.T) {
 		}
 		require.NoError(t, err)
 	}
-	assert.Equal(t, []string{
+	if diff := cmp.Diff([]string{
 		"event: message_start\ndata: {\"type\":\"message_start\"}\n\n",
 		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\"Hel\"}}\n\n",
 		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\"lo\"}}\n\n",
 		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
-	}, reads)
+	}, reads); diff != "" {
+		t.Errorf("reads mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestPlayerCancelMidBody(t *testing.T) {
@@ -194,7 +199,9 @@ func TestPlayerUnused(t *testing.T) {
 	for _, in := range p.Unused() {
 		ids = append(ids, in.ID)
 	}
-	assert.Equal(t, []int{1, 2, 3}, ids)
+	if diff := cmp.Diff([]int{1, 2, 3}, ids); diff != "" {
+		t.Errorf("ids mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestPlayerCancelledBeforeRoundTrip(t *testing.T) {

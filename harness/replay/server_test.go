@@ -80,7 +80,9 @@ func TestServerReplaysAStreamEventByEvent(t *testing.T) {
 	defer resp.Body.Close()
 	assert.Equal(t, 200, resp.StatusCode)
 	assert.Equal(t, "text/event-stream; charset=utf-8", resp.Header.Get("Content-Type"))
-	assert.Equal(t, []string{"chunked"}, resp.TransferEncoding)
+	if diff := cmp.Diff([]string{"chunked"}, resp.TransferEncoding); diff != "" {
+		t.Errorf("resp.TransferEncoding mismatch (-want +got):\n%s", diff)
+	}
 	data, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"text":"Hel"`)
@@ -320,7 +322,9 @@ func TestFirstDifference(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			field, want, got := replay.FirstDifference(base, tc.got)
-			assert.Equal(t, []string{tc.field, tc.want, tc.gotVal}, []string{field, want, got})
+			if diff := cmp.Diff([]string{tc.field, tc.want, tc.gotVal}, []string{field, want, got}); diff != "" {
+				t.Errorf("[]string{field, want, got} mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -368,7 +372,9 @@ func TestResplitStream(t *testing.T) {
 			break
 		}
 	}
-	assert.Equal(t, []string{"data: a\n\n", "data: b\n\n", "data: c\r\n\r\n", "partial"}, got)
+	if diff := cmp.Diff([]string{"data: a\n\n", "data: b\n\n", "data: c\r\n\r\n", "partial"}, got); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func FuzzResplitStream(f *testing.F) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/metis-llm/metis/canonical"
@@ -225,7 +226,9 @@ func TestCheckViolations(t *testing.T) {
 	for _, tt := range rules {
 		t.Run(tt.name, func(t *testing.T) {
 			got := streamcheck.Check(tt.events, tt.opts...)
-			assert.Equal(t, tt.want, summarize(got), "%v", got)
+			if diff := cmp.Diff(tt.want, summarize(got)); diff != "" {
+				t.Errorf("%v (-want +got):\n%s", got, diff)
+			}
 		})
 	}
 }
