@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -80,14 +81,18 @@ func TestMatrixFromColumns(t *testing.T) {
 			sc := parse(t, "m.yaml", "id: m\ntitle: t\n"+tt.src+"steps: [{user: hi}]\n")
 			got, err := cfg.Matrix(sc)
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
 			pairs := harness.Select([]*harness.Scenario{sc}, cfg)
 			models := make([]string, len(pairs))
 			for i, p := range pairs {
 				models[i] = p.Model
 				assert.True(t, slices.Equal(p.Scenario.Models, tt.want), "the pair's scenario carries its matrix")
 			}
-			assert.Equal(t, tt.want, models)
+			if diff := cmp.Diff(tt.want, models); diff != "" {
+				t.Errorf("models mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }

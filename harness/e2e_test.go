@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -173,6 +174,8 @@ func TestUnusedInteractionsWarn(t *testing.T) {
 	run := res.Runs[0]
 	assert.Equal(t, harness.StatusPass, run.Status, run.Reason)
 	require.Len(t, run.Findings, 1)
-	assert.Equal(t, harness.Finding{ID: "cassette/unused", Level: harness.LevelWarn, Step: -1,
-		Message: filepath.Join(dir, "anthropic", "basic", "hello.yaml") + ": 1 recorded interaction(s) were never requested; re-record the cassette"}, run.Findings[0])
+	if diff := cmp.Diff(harness.Finding{ID: "cassette/unused", Level: harness.LevelWarn, Step: -1,
+		Message: filepath.Join(dir, "anthropic", "basic", "hello.yaml") + ": 1 recorded interaction(s) were never requested; re-record the cassette"}, run.Findings[0]); diff != "" {
+		t.Errorf("run.Findings[0] mismatch (-want +got):\n%s", diff)
+	}
 }

@@ -30,8 +30,12 @@ func TestFaultMatrix(t *testing.T) {
 		run("c", "anthropic:claude-sonnet-4-6", harness.StatusSkip,
 			use("anthropic", true, harness.StatusSkip, "status", "truncate")),
 	})
-	assert.Equal(t, []string{"status", "body", "reset", "error_event", "truncate", "partial", "stall", "malformed", "drip", "burst"}, m.Kinds)
-	assert.Equal(t, []string{"anthropic", "gemini"}, m.Columns, "in the default columns' order")
+	if diff := cmp.Diff([]string{"status", "body", "reset", "error_event", "truncate", "partial", "stall", "malformed", "drip", "burst"}, m.Kinds); diff != "" {
+		t.Errorf("m.Kinds mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"anthropic", "gemini"}, m.Columns); diff != "" {
+		t.Errorf("in the default columns' order (-want +got):\n%s", diff)
+	}
 	cell := func(kind, col string) harness.FaultCell {
 		for _, c := range m.Cells {
 			if c.Kind == kind && c.Column == col {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -60,7 +61,9 @@ steps:
   - user: hi
   - swap: openai:gpt-5
 `)
-	assert.Equal(t, []string{"anthropic", "openai"}, sc.Providers("anthropic:claude-sonnet-4-6"))
+	if diff := cmp.Diff([]string{"anthropic", "openai"}, sc.Providers("anthropic:claude-sonnet-4-6")); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 	// Two anthropic models: each gets its own anthropic cassette; every
 	// run swaps to openai, so openai's are split too.
 	assert.Equal(t, filepath.FromSlash("c/anthropic/swap/x@claude-sonnet-4-6.yaml"), harness.CassettePath("c", sc, "anthropic:claude-sonnet-4-6", "anthropic"))
@@ -84,13 +87,25 @@ func TestSelect(t *testing.T) {
 		return out
 	}
 	all := []*harness.Scenario{a, b}
-	assert.Equal(t, []string{"basic/b openai:gpt-5", "tools/a anthropic:claude-sonnet-4-6", "tools/a openai:gpt-5", "tools/a gemini:gemini-2.5-flash"},
-		names(harness.Select(all, harness.Config{})))
-	assert.Equal(t, []string{"basic/b openai:gpt-5", "tools/a openai:gpt-5"}, names(harness.Select(all, harness.Config{Models: []string{"openai"}})))
-	assert.Equal(t, []string{"tools/a gemini:gemini-2.5-flash"}, names(harness.Select(all, harness.Config{Models: []string{"gemini:gemini-2.5-flash"}})))
-	assert.Equal(t, []string{"basic/b openai:gpt-5"}, names(harness.Select(all, harness.Config{Tags: []string{"basic"}})))
-	assert.Equal(t, []string{"tools/a anthropic:claude-sonnet-4-6", "tools/a openai:gpt-5", "tools/a gemini:gemini-2.5-flash"},
-		names(harness.Select(all, harness.Config{IDs: []string{"tools/*"}})))
-	assert.Equal(t, []string{"basic/b openai:gpt-5", "tools/a openai:gpt-5"}, names(harness.Select(all, harness.Config{Shard: 0, Shards: 2})))
-	assert.Equal(t, []string{"tools/a anthropic:claude-sonnet-4-6", "tools/a gemini:gemini-2.5-flash"}, names(harness.Select(all, harness.Config{Shard: 1, Shards: 2})))
+	if diff := cmp.Diff([]string{"basic/b openai:gpt-5", "tools/a anthropic:claude-sonnet-4-6", "tools/a openai:gpt-5", "tools/a gemini:gemini-2.5-flash"}, names(harness.Select(all, harness.Config{}))); diff != "" {
+		t.Errorf("names(harness.Select(all, harness.Config{})) mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"basic/b openai:gpt-5", "tools/a openai:gpt-5"}, names(harness.Select(all, harness.Config{Models: []string{"openai"}}))); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"tools/a gemini:gemini-2.5-flash"}, names(harness.Select(all, harness.Config{Models: []string{"gemini:gemini-2.5-flash"}}))); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"basic/b openai:gpt-5"}, names(harness.Select(all, harness.Config{Tags: []string{"basic"}}))); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"tools/a anthropic:claude-sonnet-4-6", "tools/a openai:gpt-5", "tools/a gemini:gemini-2.5-flash"}, names(harness.Select(all, harness.Config{IDs: []string{"tools/*"}}))); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"basic/b openai:gpt-5", "tools/a openai:gpt-5"}, names(harness.Select(all, harness.Config{Shard: 0, Shards: 2}))); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"tools/a anthropic:claude-sonnet-4-6", "tools/a gemini:gemini-2.5-flash"}, names(harness.Select(all, harness.Config{Shard: 1, Shards: 2}))); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 }

@@ -3,6 +3,7 @@ package harness_test
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -179,7 +180,9 @@ steps:
 			for _, e := range errs {
 				got = append(got, e.Error())
 			}
-			assert.Equal(t, tt.want, got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -202,10 +205,12 @@ func TestLintDuplicateIDsAndPaths(t *testing.T) {
 	for _, e := range errs {
 		got = append(got, e.Error())
 	}
-	assert.Equal(t, []string{
+	if diff := cmp.Diff([]string{
 		`two.yaml:1:5: id "a/b" is also used by one.yaml [duplicate-id]`,
 		`two.yaml:1:5: id "a/b" does not match the file's path; want "a/c" [id-path]`,
-	}, got)
+	}, got); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestLintBuiltInSuite(t *testing.T) {

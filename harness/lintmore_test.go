@@ -3,7 +3,7 @@ package harness_test
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
@@ -97,7 +97,9 @@ steps:
 			for _, e := range errs {
 				got = append(got, e.Error())
 			}
-			assert.Equal(t, tt.want, got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -97,30 +98,54 @@ steps:
 
 	u := sc.Steps[0]
 	assert.Equal(t, harness.StepUser, u.Kind)
-	assert.Equal(t, harness.Pos{File: "x.yaml", Line: 12, Col: 5}, u.Pos)
+	if diff := cmp.Diff(harness.Pos{File: "x.yaml", Line: 12, Col: 5}, u.Pos); diff != "" {
+		t.Errorf("u.Pos mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "look", u.User.Text)
-	assert.Equal(t, canonical.ImageBlock{MediaType: "image/png", Source: canonical.ImageSource{Kind: "base64", Data: "iVBORw0KGgo="}}, u.User.Images[0].Block())
+	if diff := cmp.Diff(canonical.ImageBlock{MediaType: "image/png", Source: canonical.ImageSource{Kind: "base64", Data: "iVBORw0KGgo="}}, u.User.Images[0].Block()); diff != "" {
+		t.Errorf("u.User.Images[0].Block() mismatch (-want +got):\n%s", diff)
+	}
 
 	c := sc.Steps[1]
 	assert.Equal(t, harness.StepCall, c.Kind)
 	assert.True(t, c.Call.Stream)
-	assert.Equal(t, &canonical.ToolChoice{Mode: canonical.ToolChoiceTool, Name: "read_file"}, c.Call.ToolChoice)
-	assert.Equal(t, &canonical.ThinkingConfig{Effort: "low"}, c.Call.Thinking)
+	if diff := cmp.Diff(&canonical.ToolChoice{Mode: canonical.ToolChoiceTool, Name: "read_file"}, c.Call.ToolChoice); diff != "" {
+		t.Errorf("c.Call.ToolChoice mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&canonical.ThinkingConfig{Effort: "low"}, c.Call.Thinking); diff != "" {
+		t.Errorf("c.Call.Thinking mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "read_file", c.Call.Reply.ToolCalls[0].Name)
 	assert.JSONEq(t, `{"path":"a"}`, string(c.Call.Reply.ToolCalls[0].Input))
 	assert.Equal(t, 3, c.Call.Reply.Usage.InputTokens)
-	assert.Equal(t, []harness.ExpectBlock{{Type: "thinking"}, {Type: "tool_use", Name: "read_file", Input: []byte(`{"path":"a"}`)}}, c.Expect.Blocks)
-	assert.Equal(t, []string{"x"}, c.Expect.TextContains)
+	if diff := cmp.Diff([]harness.ExpectBlock{{Type: "thinking"}, {Type: "tool_use", Name: "read_file", Input: []byte(`{"path":"a"}`)}}, c.Expect.Blocks); diff != "" {
+		t.Errorf("c.Expect.Blocks mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"x"}, c.Expect.TextContains); diff != "" {
+		t.Errorf("c.Expect.TextContains mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, 1, *c.Expect.Attempts)
-	assert.Equal(t, map[canonical.EventType]int{"tool.use_end": 1}, c.Expect.Events)
+	if diff := cmp.Diff(map[canonical.EventType]int{"tool.use_end": 1}, c.Expect.Events); diff != "" {
+		t.Errorf("c.Expect.Events mismatch (-want +got):\n%s", diff)
+	}
 
-	assert.Equal(t, &harness.ToolResultStep{Content: "done"}, sc.Steps[2].ToolResult)
-	assert.Equal(t, &harness.CancelStep{AfterEvents: 2}, sc.Steps[3].Cancel)
+	if diff := cmp.Diff(&harness.ToolResultStep{Content: "done"}, sc.Steps[2].ToolResult); diff != "" {
+		t.Errorf("sc.Steps[2].ToolResult mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&harness.CancelStep{AfterEvents: 2}, sc.Steps[3].Cancel); diff != "" {
+		t.Errorf("sc.Steps[3].Cancel mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "openai:gpt-5", sc.Steps[4].Call.Model)
 	assert.True(t, sc.Steps[5].Expect.Refused, "expect_refusal implies expect.refused")
-	assert.Equal(t, map[string]any{"status": float64(429), "headers": map[string]any{"retry-after": "2"}, "body": map[string]any{"error": "x"}}, sc.Steps[6].Inject)
-	assert.Equal(t, &harness.CallStep{}, sc.Steps[7].Call, "a bare call: is a non-streaming call")
-	assert.Equal(t, harness.Pos{File: "x.yaml", Line: 12, Col: 18}, sc.Position("/steps/0/user/text"))
+	if diff := cmp.Diff(map[string]any{"status": float64(429), "headers": map[string]any{"retry-after": "2"}, "body": map[string]any{"error": "x"}}, sc.Steps[6].Inject); diff != "" {
+		t.Errorf("sc.Steps[6].Inject mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&harness.CallStep{}, sc.Steps[7].Call); diff != "" {
+		t.Errorf("a bare call: is a non-streaming call (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(harness.Pos{File: "x.yaml", Line: 12, Col: 18}, sc.Position("/steps/0/user/text")); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestBuiltInSuiteLoads(t *testing.T) {

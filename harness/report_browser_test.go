@@ -111,10 +111,16 @@ func TestHTMLReportInABrowser(t *testing.T) {
 		}
 		wantRows[r.ID][index(wantHeaders, r.Model)] = cell{string(r.Status), marks[r.Status]}
 	}
-	assert.Equal(t, wantHeaders, headers)
-	assert.Equal(t, []string{"anthropic:claude-sonnet-4-6", "openai:gpt-5"}, headers[:2], "the matrix's models in run order")
+	if diff := cmp.Diff(wantHeaders, headers); diff != "" {
+		t.Errorf("headers mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"anthropic:claude-sonnet-4-6", "openai:gpt-5"}, headers[:2]); diff != "" {
+		t.Errorf("the matrix's models in run order (-want +got):\n%s", diff)
+	}
 	assert.Empty(t, cmp.Diff(wantRows, rows), "matrix (-want +got)")
-	assert.Equal(t, cell{"fail", "✗"}, rows["basic/plain-text"][1], "the altered golden fails basic/plain-text on openai:gpt-5")
+	if diff := cmp.Diff(cell{"fail", "✗"}, rows["basic/plain-text"][1]); diff != "" {
+		t.Errorf("the altered golden fails basic/plain-text on openai:gpt-5 (-want +got):\n%s", diff)
+	}
 	p, f, s := res.Counts()
 	assert.Equal(t, fmt.Sprintf("metis conformance: %d passed, %d failed, %d skipped", p, f, s), title)
 

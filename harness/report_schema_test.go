@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -115,7 +116,9 @@ func TestReportJSONValidatesAgainstItsSchema(t *testing.T) {
 	assert.NotEmpty(t, rep.Metis.Version)
 	assert.WithinRange(t, rep.Started, before.Add(-time.Second), time.Now())
 	assert.Positive(t, rep.DurationNS)
-	assert.Equal(t, []string{"basic/*", "tools/*"}, rep.Selection.IDs)
+	if diff := cmp.Diff([]string{"basic/*", "tools/*"}, rep.Selection.IDs); diff != "" {
+		t.Errorf("rep.Selection.IDs mismatch (-want +got):\n%s", diff)
+	}
 
 	// Counts and sources, recounted from the runs and the cassettes' own
 	// provenance headers.
@@ -159,7 +162,9 @@ func TestReportJSONValidatesAgainstItsSchema(t *testing.T) {
 	for _, c := range rep.Sources {
 		got[c.Source] += c.Passed + c.Failed + c.Skipped + c.KnownFailures
 	}
-	assert.Equal(t, sources, got)
+	if diff := cmp.Diff(sources, got); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 	reg, err := adapters.DefaultRegistry()
 	require.NoError(t, err)
 	var ran []string
@@ -230,7 +235,9 @@ func TestReadReportRoundTrips(t *testing.T) {
 	}
 	compact(res)
 	compact(back)
-	assert.Equal(t, res, back)
+	if diff := cmp.Diff(res, back); diff != "" {
+		t.Errorf("the result read back (-want +got):\n%s", diff)
+	}
 
 	bad := filepath.Join(t.TempDir(), "report.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"format_version": 7, "runs": []}`), 0o644))
@@ -318,7 +325,9 @@ func TestReportsShowKnownFailures(t *testing.T) {
 		Counts map[string]int `json:"counts"`
 	}
 	require.NoError(t, json.Unmarshal(data, &rep))
-	assert.Equal(t, map[string]int{"total": 2, "passed": 1, "failed": 0, "skipped": 0, "known_failures": 1}, rep.Counts)
+	if diff := cmp.Diff(map[string]int{"total": 2, "passed": 1, "failed": 0, "skipped": 0, "known_failures": 1}, rep.Counts); diff != "" {
+		t.Errorf("rep.Counts mismatch (-want +got):\n%s", diff)
+	}
 
 	junit, err := os.ReadFile(filepath.Join(dir, harness.ReportJUnit))
 	require.NoError(t, err)

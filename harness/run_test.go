@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -45,7 +46,9 @@ func TestRunReplaysHandWrittenCassette(t *testing.T) {
 		assert.True(t, c.OK, c.Name+": "+c.Message)
 		names = append(names, c.Name)
 	}
-	assert.Equal(t, []string{"stream_invariants", "error", "stop_reason", "blocks", "attempts", "events", "text_contains"}, names)
+	if diff := cmp.Diff([]string{"stream_invariants", "error", "stop_reason", "blocks", "attempts", "events", "text_contains"}, names); diff != "" {
+		t.Errorf("names mismatch (-want +got):\n%s", diff)
+	}
 	assert.Empty(t, run.Findings, "no unused interactions, golden diffs or stream violations")
 	assert.Equal(t, "1 passed, 0 failed, 0 skipped", res.Summary())
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -27,9 +28,13 @@ func TestSchemaCapabilities(t *testing.T) {
 		} `json:"$defs"`
 	}
 	require.NoError(t, json.Unmarshal(harness.SchemaJSON, &doc))
-	assert.Equal(t, harness.Capabilities(), doc.Defs["capability"].Enum)
-	assert.Equal(t, []string{"images", "thinking", "tools", "system_prompt", "structured_output", "streaming",
-		"streaming_tool_calls", "parallel_tool_calls", "prompt_caching", "system_messages_in_list"}, harness.Capabilities())
+	if diff := cmp.Diff(harness.Capabilities(), doc.Defs["capability"].Enum); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"images", "thinking", "tools", "system_prompt", "structured_output", "streaming",
+		"streaming_tool_calls", "parallel_tool_calls", "prompt_caching", "system_messages_in_list"}, harness.Capabilities()); diff != "" {
+		t.Errorf("harness.Capabilities() mismatch (-want +got):\n%s", diff)
+	}
 	has, known := harness.Has(canonical.Capabilities{SupportsParallelToolCalls: true}, "parallel_tool_calls")
 	assert.True(t, has)
 	assert.True(t, known)
@@ -44,13 +49,17 @@ func TestSchemaEventAndStopEnums(t *testing.T) {
 		} `json:"$defs"`
 	}
 	require.NoError(t, json.Unmarshal(harness.SchemaJSON, &doc))
-	assert.Equal(t, []string{
+	if diff := cmp.Diff([]string{
 		string(canonical.EventMessageStart), string(canonical.EventTextDelta), string(canonical.EventThinkingDelta),
 		string(canonical.EventToolUseStart), string(canonical.EventToolUseInput), string(canonical.EventToolUseEnd),
 		string(canonical.EventUsageUpdate), string(canonical.EventMessageComplete),
-	}, doc.Defs["event_type"].Enum)
-	assert.Equal(t, []string{
+	}, doc.Defs["event_type"].Enum); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{
 		string(canonical.StopEndTurn), string(canonical.StopMaxTokens), string(canonical.StopStopSequence), string(canonical.StopToolUse),
 		string(canonical.StopCancelled), string(canonical.StopError), string(canonical.StopContentFilter),
-	}, doc.Defs["stop_reason"].Enum)
+	}, doc.Defs["stop_reason"].Enum); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 }

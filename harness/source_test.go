@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -38,12 +39,14 @@ func TestCountsBySource(t *testing.T) {
 		{Source: "imported", Status: harness.StatusPass},
 		{Source: harness.SourceMixed, Status: harness.StatusPass},
 	}}
-	assert.Equal(t, []harness.SourceCount{
+	if diff := cmp.Diff([]harness.SourceCount{
 		{Source: "imported", Passed: 1, Failed: 1},
 		{Source: "emulator", Passed: 1, Skipped: 1},
 		{Source: "mixed", Passed: 1},
 		{Source: "", Passed: 1},
-	}, res.CountsBySource())
+	}, res.CountsBySource()); diff != "" {
+		t.Errorf("res.CountsBySource() mismatch (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "by cassette source: imported 2 (1 passed, 1 failed); emulator 2 (1 passed, 1 skipped); mixed 1 (1 passed); no cassette 1 (1 passed)", res.SourceSummary())
 	assert.Empty(t, (&harness.Result{Runs: []harness.ScenarioResult{{Status: harness.StatusPass}}}).SourceSummary(),
 		"no source line when nothing replayed a cassette")

@@ -3,6 +3,7 @@ package harness_test
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -82,12 +83,18 @@ cases:
 	rows, err := harness.Trace(scs, sp, cfg)
 	require.NoError(t, err)
 	require.Len(t, rows, 5)
-	assert.Equal(t, []string{"anthropic", "vllm"}, rows[0].Columns)
+	if diff := cmp.Diff([]string{"anthropic", "vllm"}, rows[0].Columns); diff != "" {
+		t.Errorf("rows[0].Columns mismatch (-want +got):\n%s", diff)
+	}
 	assert.Empty(t, rows[0].Missing, "a covers both columns")
 	assert.Len(t, rows[0].Runs, 2, "c's run on vllm is skipped for lack of images, so it asserts nothing")
-	assert.Equal(t, []string{"anthropic"}, rows[1].Columns, "only anthropic declares thinking")
+	if diff := cmp.Diff([]string{"anthropic"}, rows[1].Columns); diff != "" {
+		t.Errorf("only anthropic declares thinking (-want +got):\n%s", diff)
+	}
 	assert.Empty(t, rows[1].Missing)
-	assert.Equal(t, []string{"vllm"}, rows[2].Missing, "b runs on anthropic, not on the local column")
+	if diff := cmp.Diff([]string{"vllm"}, rows[2].Missing); diff != "" {
+		t.Errorf("b runs on anthropic, not on the local column (-want +got):\n%s", diff)
+	}
 	assert.True(t, rows[2].Gap())
 	assert.False(t, rows[3].Gap(), "enforced on every run")
 	assert.Empty(t, rows[4].Columns)
