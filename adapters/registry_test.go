@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -116,7 +117,10 @@ func TestRegistryConfig(t *testing.T) {
 	assert.Equal(t, "https://api.anthropic.com", cfg.BaseURL)
 	assert.Equal(t, 600*time.Second, cfg.Timeout)
 	assert.Equal(t, 2, cfg.MaxRetries)
-	assert.ElementsMatch(t, []string{"anthropic:claude-opus-4-7", "anthropic:claude-sonnet-4-6", "anthropic:claude-haiku-4-5"}, keys(cfg.Models))
+	if diff := cmp.Diff([]string{"anthropic:claude-opus-4-7", "anthropic:claude-sonnet-4-6", "anthropic:claude-haiku-4-5"}, keys(cfg.Models),
+		cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("the adapter's models, in any order (-want +got):\n%s", diff)
+	}
 	assert.Equal(t, "claude-sonnet-4-6", cfg.Model("anthropic:claude-sonnet-4-6").WireName)
 
 	or, err := reg.Config("openrouter", env("OPENROUTER_API_KEY", "sk-or-test-FAKE"))
