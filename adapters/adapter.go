@@ -1,11 +1,12 @@
 // Package adapters is what a caller of LLM provider adapters uses: the
 // Adapter interface, its Config, the model registry (models.yaml) that
-// opens adapters by name, the tool-id map a session keeps, and the
-// configuration errors.
+// opens adapters by name, the observers of a call's events, the
+// tool-id map a session keeps, and the configuration errors.
 //
 // It plays the part of database/sql: the provider packages
 // (adapters/anthropic, adapters/openai, adapters/gemini,
-// adapters/openaicompat) are drivers, built on the kit in
+// adapters/openaicompat, and the cloud platforms' adapters/azure,
+// adapters/bedrock and adapters/vertex) are drivers, built on the kit in
 // adapters/driver, and adapters/providers lists them for
 // Registry.Open. Code that writes an adapter reads adapters/driver; code
 // that calls one needs only this package.
