@@ -50,7 +50,9 @@ func TestRecordingChatNonStreamToolCall(t *testing.T) {
 			t.Errorf("body.%s (-recorded +ours):\n%s", k, diff)
 		}
 	}
-	assert.Equal(t, want["messages"].([]any)[1], got["messages"].([]any)[1], "the user message")
+	if diff := cmp.Diff(want["messages"].([]any)[1], got["messages"].([]any)[1]); diff != "" {
+		t.Errorf("the user message (-want +got):\n%s", diff)
+	}
 
 	srv := adaptertest.NewServer(t, rec.Reply())
 	ids := adapters.NewToolIDMap()
