@@ -78,7 +78,9 @@ func TestRecordingNonStreamText(t *testing.T) {
 	assert.Equal(t, rec.URI, w.URL)
 	want, got := jsonMap(t, rec.Request), jsonMap(t, w.Body)
 	for _, k := range []string{"anthropic_version", "max_tokens", "system"} {
-		assert.Equal(t, want[k], got[k], "body.%s", k)
+		if diff := cmp.Diff(want[k], got[k]); diff != "" {
+			t.Errorf("body.%s (-want +got):\n%s", k, diff)
+		}
 	}
 
 	srv := adaptertest.NewServer(t, rec.Reply())
@@ -104,7 +106,9 @@ func TestRecordingStreamText(t *testing.T) {
 	assert.Equal(t, rec.URI, w.URL)
 	want, got := jsonMap(t, rec.Request), jsonMap(t, w.Body)
 	for _, k := range []string{"anthropic_version", "max_tokens", "messages"} {
-		assert.Equal(t, want[k], got[k], "body.%s", k)
+		if diff := cmp.Diff(want[k], got[k]); diff != "" {
+			t.Errorf("body.%s (-want +got):\n%s", k, diff)
+		}
 	}
 	assert.NotContains(t, got, "stream", "Bedrock streams by path and rejects the field")
 	assert.Equal(t, "application/vnd.amazon.eventstream", w.Header.Get("Accept"))
@@ -141,7 +145,9 @@ func TestRecordingStreamClaude3NoPadding(t *testing.T) {
 	assert.Equal(t, rec.URI, w.URL)
 	want, got := jsonMap(t, rec.Request), jsonMap(t, w.Body)
 	for _, k := range []string{"anthropic_version", "max_tokens", "messages", "temperature"} {
-		assert.Equal(t, want[k], got[k], "body.%s", k)
+		if diff := cmp.Diff(want[k], got[k]); diff != "" {
+			t.Errorf("body.%s (-want +got):\n%s", k, diff)
+		}
 	}
 
 	srv := adaptertest.NewServer(t, rec.Reply())
