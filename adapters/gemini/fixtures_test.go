@@ -289,9 +289,15 @@ func TestFixtureRequests(t *testing.T) {
 				canonical.ImageBlock{Source: canonical.ImageSource{Kind: canonical.ImageBase64, Data: img}, MediaType: "image/png"},
 			}}}}
 		got := buildBody(t, a, req)
-		assert.Equal(t, want["contents"], got["contents"])
-		assert.Equal(t, path(t, want, "systemInstruction", "parts"), path(t, got, "systemInstruction", "parts"))
-		assert.Equal(t, want["generationConfig"], got["generationConfig"])
+		if diff := cmp.Diff(want["contents"], got["contents"]); diff != "" {
+			t.Errorf("got.contents mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(path(t, want, "systemInstruction", "parts"), path(t, got, "systemInstruction", "parts")); diff != "" {
+			t.Errorf("got.systemInstruction.parts mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(want["generationConfig"], got["generationConfig"]); diff != "" {
+			t.Errorf("got.generationConfig mismatch (-want +got):\n%s", diff)
+		}
 	})
 
 	t.Run("stream-functioncall-with-id-thinking", func(t *testing.T) {
@@ -303,10 +309,18 @@ func TestFixtureRequests(t *testing.T) {
 			Thinking:   &canonical.ThinkingConfig{Effort: "high"},
 		}
 		got := buildBody(t, a, req)
-		assert.Equal(t, want["contents"], got["contents"])
-		assert.Equal(t, want["tools"], got["tools"], "the converted schema is exactly what Gemini was sent")
-		assert.Equal(t, want["toolConfig"], got["toolConfig"])
-		assert.Equal(t, want["generationConfig"], got["generationConfig"])
+		if diff := cmp.Diff(want["contents"], got["contents"]); diff != "" {
+			t.Errorf("got.contents mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(want["tools"], got["tools"]); diff != "" {
+			t.Errorf("the converted schema is exactly what Gemini was sent (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(want["toolConfig"], got["toolConfig"]); diff != "" {
+			t.Errorf("got.toolConfig mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(want["generationConfig"], got["generationConfig"]); diff != "" {
+			t.Errorf("got.generationConfig mismatch (-want +got):\n%s", diff)
+		}
 	})
 
 	t.Run("nonstream-functioncall-no-args", func(t *testing.T) {
@@ -321,8 +335,12 @@ func TestFixtureRequests(t *testing.T) {
 			ToolChoice: &canonical.ToolChoice{Mode: canonical.ToolChoiceAny},
 		}
 		got := buildBody(t, a, req)
-		assert.Equal(t, want["contents"], got["contents"])
-		assert.Equal(t, want["tools"], got["tools"])
+		if diff := cmp.Diff(want["contents"], got["contents"]); diff != "" {
+			t.Errorf("got.contents mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(want["tools"], got["tools"]); diff != "" {
+			t.Errorf("got.tools mismatch (-want +got):\n%s", diff)
+		}
 		assert.Equal(t, "ANY", path(t, got, "toolConfig", "functionCallingConfig", "mode"))
 	})
 
@@ -334,10 +352,18 @@ func TestFixtureRequests(t *testing.T) {
 			Thinking: &canonical.ThinkingConfig{},
 		}
 		got := buildBody(t, a, req)
-		assert.Equal(t, want["contents"], got["contents"])
-		assert.Equal(t, want["tools"], got["tools"])
-		assert.Equal(t, want["generationConfig"], got["generationConfig"])
-		assert.Equal(t, path(t, want, "systemInstruction", "parts"), path(t, got, "systemInstruction", "parts"))
+		if diff := cmp.Diff(want["contents"], got["contents"]); diff != "" {
+			t.Errorf("got.contents mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(want["tools"], got["tools"]); diff != "" {
+			t.Errorf("got.tools mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(want["generationConfig"], got["generationConfig"]); diff != "" {
+			t.Errorf("got.generationConfig mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(path(t, want, "systemInstruction", "parts"), path(t, got, "systemInstruction", "parts")); diff != "" {
+			t.Errorf("got.systemInstruction.parts mismatch (-want +got):\n%s", diff)
+		}
 	})
 
 	t.Run("vertex-image-filedata-input", func(t *testing.T) {
@@ -348,7 +374,9 @@ func TestFixtureRequests(t *testing.T) {
 			canonical.ImageBlock{Source: canonical.ImageSource{Kind: canonical.ImageURL, Data: uri}, MediaType: "image/png"},
 		}}}}
 		got := buildBody(t, a, req)
-		assert.Equal(t, path(t, want, "contents", 0, "parts", 0), path(t, got, "contents", 0, "parts", 0))
+		if diff := cmp.Diff(path(t, want, "contents", 0, "parts", 0), path(t, got, "contents", 0, "parts", 0)); diff != "" {
+			t.Errorf("got.contents.0.parts.0 mismatch (-want +got):\n%s", diff)
+		}
 		assert.Equal(t, uri, path(t, got, "contents", 0, "parts", 1, "fileData", "fileUri"))
 		assert.Equal(t, "image/png", path(t, got, "contents", 0, "parts", 1, "fileData", "mimeType"))
 		assert.Equal(t, "user", path(t, got, "contents", 0, "role"))

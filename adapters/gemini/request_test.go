@@ -47,7 +47,7 @@ func TestSystemPlacement(t *testing.T) {
 				assert.NotContains(t, body, "systemInstruction")
 			} else {
 				if diff := cmp.Diff(map[string]any{"parts": []any{map[string]any{"text": tc.want}}}, body["systemInstruction"]); diff != "" {
-					t.Errorf("mismatch (-want +got):\n%s", diff)
+					t.Errorf("body.systemInstruction mismatch (-want +got):\n%s", diff)
 				}
 			}
 			if diff := cmp.Diff([]any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "hi"}}}}, body["contents"]); diff != "" {
@@ -81,7 +81,7 @@ func TestContentsMergeSameRole(t *testing.T) {
 		}},
 	}
 	if diff := cmp.Diff(want, body["contents"]); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("body.contents mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -145,7 +145,9 @@ func TestToolChoice(t *testing.T) {
 			assert.NotContains(t, body, "toolConfig")
 			continue
 		}
-		assert.Equal(t, tc.want, path(t, body, "toolConfig", "functionCallingConfig"), "choice %+v", tc.choice)
+		if diff := cmp.Diff(tc.want, path(t, body, "toolConfig", "functionCallingConfig")); diff != "" {
+			t.Errorf("choice %+v (-want +got):\n%s", tc.choice, diff)
+		}
 		assert.Equal(t, "get_weather", path(t, body, "tools", 0, "functionDeclarations", 0, "name"))
 	}
 	body := buildBody(t, a, &canonical.Request{Model: testModel, Messages: []canonical.Message{userMsg("hi")},
@@ -181,7 +183,7 @@ func TestGenerationConfig(t *testing.T) {
 		"thinkingConfig": map[string]any{"includeThoughts": true, "thinkingBudget": 2048.0},
 	}
 	if diff := cmp.Diff(want, body["generationConfig"]); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("body.generationConfig mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -204,7 +206,9 @@ func TestThinkingConfig(t *testing.T) {
 			assert.NotContains(t, body, "generationConfig", "%s %+v", tc.model, tc.thinking)
 			continue
 		}
-		assert.Equal(t, tc.want, path(t, body, "generationConfig", "thinkingConfig"), "%s %+v", tc.model, tc.thinking)
+		if diff := cmp.Diff(tc.want, path(t, body, "generationConfig", "thinkingConfig")); diff != "" {
+			t.Errorf("%s %+v (-want +got):\n%s", tc.model, tc.thinking, diff)
+		}
 	}
 }
 
@@ -228,7 +232,7 @@ func TestImages(t *testing.T) {
 		map[string]any{"inlineData": map[string]any{"mimeType": "image/webp", "data": "UklGRg=="}},
 	}
 	if diff := cmp.Diff(want, path(t, body, "contents", 0, "parts")); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("body.contents.0.parts mismatch (-want +got):\n%s", diff)
 	}
 	entries := logs.entries(t)
 	require.Len(t, entries, 1, "the file_ref image is dropped with one WARN")
@@ -251,7 +255,7 @@ func TestLossyProjection(t *testing.T) {
 	req := &canonical.Request{Model: testModel, SessionID: "sess_1", Messages: []canonical.Message{userMsg("q"), asst, userMsg("more")}}
 	body := buildBody(t, a, req)
 	if diff := cmp.Diff([]any{map[string]any{"text": "Answer."}}, path(t, body, "contents", 1, "parts")); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("body.contents.1.parts mismatch (-want +got):\n%s", diff)
 	}
 	assert.NotContains(t, string(mustJSON(t, body)), "c2lnLWFudGhyb3BpYw==", "no foreign signature reaches the wire")
 
@@ -281,7 +285,7 @@ func TestOwnThinkingSentBack(t *testing.T) {
 		map[string]any{"text": "", "thoughtSignature": "dHJhaWxpbmc="},
 	}
 	if diff := cmp.Diff(want, path(t, body, "contents", 1, "parts")); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("body.contents.1.parts mismatch (-want +got):\n%s", diff)
 	}
 	assert.Empty(t, logs.entries(t))
 }
@@ -437,6 +441,6 @@ func TestToolResultError(t *testing.T) {
 		map[string]any{"functionResponse": map[string]any{"name": "get_weather", "response": map[string]any{"error": "upstream timed out"}}},
 	}}
 	if diff := cmp.Diff(want, body["contents"].([]any)[2]); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("body.contents[2] mismatch (-want +got):\n%s", diff)
 	}
 }

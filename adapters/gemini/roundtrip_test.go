@@ -95,7 +95,7 @@ func TestThoughtSignatureRoundTrip(t *testing.T) {
 		t.Errorf("no id: Gemini gave none (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(map[string]any{"name": "get_country", "response": map[string]any{"output": "Mexico"}}, path(t, sent, "contents", 2, "parts", 0, "functionResponse")); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("sent.contents.2.parts.0.functionResponse mismatch (-want +got):\n%s", diff)
 	}
 
 	// pydantic-ai sent the same signature back in the recorded turn 2,
@@ -130,7 +130,9 @@ func TestSignaturesStrippedForOtherProviders(t *testing.T) {
 		t.Run(tc.model, func(t *testing.T) {
 			body := buildBody(t, ad, &canonical.Request{Model: tc.model, Messages: history, Tools: []canonical.ToolDefinition{getCountry}})
 			fc := path(t, body, "contents", 1, "parts", 0).(map[string]any)
-			assert.Equal(t, tc.want, fc["thoughtSignature"])
+			if diff := cmp.Diff(tc.want, fc["thoughtSignature"]); diff != "" {
+				t.Errorf("fc.thoughtSignature mismatch (-want +got):\n%s", diff)
+			}
 			assert.Equal(t, "get_country", path(t, fc, "functionCall", "name"))
 		})
 	}
@@ -201,7 +203,7 @@ func TestParallelCallsWithoutIDs(t *testing.T) {
 		assert.Equal(t, "get_weather", fc["name"])
 		assert.NotContains(t, fc, "id")
 		if diff := cmp.Diff(map[string]any{"city": cities[i-1]}, fc["args"]); diff != "" {
-			t.Errorf("mismatch (-want +got):\n%s", diff)
+			t.Errorf("fc.args mismatch (-want +got):\n%s", diff)
 		}
 		if i > 1 {
 			assert.Nil(t, path(t, model, i, "thoughtSignature"), "only the first call was signed")
