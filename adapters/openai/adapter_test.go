@@ -186,7 +186,7 @@ func TestAdapterStreamsFixtures(t *testing.T) {
 			assert.Equal(t, true, body["stream"])
 			if c.api == "openai-chat" {
 				if diff := cmp.Diff(map[string]any{"include_usage": true}, body["stream_options"]); diff != "" {
-					t.Errorf("mismatch (-want +got):\n%s", diff)
+					t.Errorf("body.stream_options mismatch (-want +got):\n%s", diff)
 				}
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -261,8 +262,12 @@ func TestChatFixtureRequests(t *testing.T) {
 		delete(gotMsgs[1].(map[string]any), "content")
 		assert.JSONEq(t, string(mustJSON(t, recorded["messages"])), string(mustJSON(t, gotMsgs)))
 		assert.JSONEq(t, string(mustJSON(t, recorded["tools"])), string(mustJSON(t, got["tools"])))
-		assert.Equal(t, recorded["tool_choice"], got["tool_choice"])
-		assert.Equal(t, recorded["model"], got["model"])
+		if diff := cmp.Diff(recorded["tool_choice"], got["tool_choice"]); diff != "" {
+			t.Errorf("got.tool_choice mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(recorded["model"], got["model"]); diff != "" {
+			t.Errorf("got.model mismatch (-want +got):\n%s", diff)
+		}
 	})
 	t.Run("nonstream-image-url-input", func(t *testing.T) {
 		recorded := decodeJSON(t, fixture(t, "openai-chat", "nonstream-image-url-input", "request.json"))
@@ -289,7 +294,9 @@ func TestChatFixtureRequests(t *testing.T) {
 		require.NoError(t, err)
 		got := decodeJSON(t, body)
 		for _, k := range []string{"stream", "stream_options", "tool_choice", "messages"} {
-			assert.Equal(t, recorded[k], got[k], k)
+			if diff := cmp.Diff(recorded[k], got[k]); diff != "" {
+				t.Errorf("%v (-want +got):\n%s", k, diff)
+			}
 		}
 		for i := 0; i < 2; i++ {
 			// The recorder sent empty descriptions; the adapter omits them.

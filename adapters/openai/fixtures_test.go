@@ -354,7 +354,7 @@ func TestResponsesProviderRaw(t *testing.T) {
 	assert.Equal(t, "rs_68c42d1d0878819d8266007cd3d1402c08fbf9b1584184ff", raw.Items["0"].ID)
 	assert.Len(t, raw.Items["0"].Summary, 4, "four summary parts")
 	if diff := cmp.Diff(rawItem{Type: "message", ID: "msg_68c42d26866c819da8d5c606621c911608fbf9b1584184ff"}, raw.Items["1"]); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("raw.Items.1 mismatch (-want +got):\n%s", diff)
 	}
 
 	// The recorded lengths split the text back into the four parts.

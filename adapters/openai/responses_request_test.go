@@ -150,7 +150,7 @@ func TestResponsesReasoningRoundTrip(t *testing.T) {
 	m := decodeJSON(t, body)
 	assert.Equal(t, false, m["store"])
 	if diff := cmp.Diff([]any{"reasoning.encrypted_content"}, m["include"]); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("m.include mismatch (-want +got):\n%s", diff)
 	}
 	input := m["input"].([]any)
 	require.Len(t, input, 4)
@@ -204,7 +204,7 @@ func TestResponsesSummaryPartsRoundTrip(t *testing.T) {
 	}
 	require.Len(t, want, 4)
 	if diff := cmp.Diff(want, jsonPath(t, m, "input", 1, "summary")); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("m.input.1.summary mismatch (-want +got):\n%s", diff)
 	}
 	// The message item goes back with its id, so the API can pair it with
 	// the reasoning item before it.
@@ -269,7 +269,7 @@ func TestResponsesUnsupportedParameters(t *testing.T) {
 	m = decodeJSON(t, body)
 	assert.NotContains(t, m, "temperature")
 	if diff := cmp.Diff(map[string]any{"effort": "low", "summary": "auto"}, m["reasoning"]); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("m.reasoning mismatch (-want +got):\n%s", diff)
 	}
 	assert.Len(t, rec.warnings(), 3)
 }
@@ -287,12 +287,16 @@ func TestResponsesFixtureRequests(t *testing.T) {
 		require.NoError(t, err)
 		got := decodeJSON(t, body)
 		for _, k := range []string{"store", "include", "reasoning", "tool_choice", "tools", "stream", "model"} {
-			assert.Equal(t, recorded[k], got[k], k)
+			if diff := cmp.Diff(recorded[k], got[k]); diff != "" {
+				t.Errorf("%v (-want +got):\n%s", k, diff)
+			}
 		}
 		// The recording sent the system text as a developer message; the
 		// adapter uses instructions, and the user turn matches.
 		assert.Equal(t, "You are a helpful assistant", got["instructions"])
-		assert.Equal(t, jsonPath(t, recorded, "input", 1, "content"), jsonPath(t, got, "input", 0, "content"))
+		if diff := cmp.Diff(jsonPath(t, recorded, "input", 1, "content"), jsonPath(t, got, "input", 0, "content")); diff != "" {
+			t.Errorf("got.input.0.content mismatch (-want +got):\n%s", diff)
+		}
 	})
 	t.Run("stream-function-call-reasoning-flex", func(t *testing.T) {
 		recorded := decodeJSON(t, fixture(t, "openai-responses", "stream-function-call-reasoning-flex", "request.json"))
@@ -305,7 +309,9 @@ func TestResponsesFixtureRequests(t *testing.T) {
 		require.NoError(t, err)
 		got := decodeJSON(t, body)
 		for _, k := range []string{"include", "tool_choice", "tools", "stream", "model"} {
-			assert.Equal(t, recorded[k], got[k], k)
+			if diff := cmp.Diff(recorded[k], got[k]); diff != "" {
+				t.Errorf("%v (-want +got):\n%s", k, diff)
+			}
 		}
 	})
 	t.Run("nonstream-image-url-input", func(t *testing.T) {
@@ -316,7 +322,9 @@ func TestResponsesFixtureRequests(t *testing.T) {
 		body, err := responsesDialect{provider: "openai"}.BuildRequest(buildCall(req, testConfig(), nil))
 		require.NoError(t, err)
 		got := decodeJSON(t, body)
-		assert.Equal(t, jsonPath(t, recorded, "input", 0, "content"), jsonPath(t, got, "input", 0, "content"))
+		if diff := cmp.Diff(jsonPath(t, recorded, "input", 0, "content"), jsonPath(t, got, "input", 0, "content")); diff != "" {
+			t.Errorf("got.input.0.content mismatch (-want +got):\n%s", diff)
+		}
 		assert.Equal(t, "gpt-4o", got["model"])
 	})
 }
