@@ -182,7 +182,7 @@ func TestWireOptions(t *testing.T) {
 			assert.Equal(t, 256.0, sent["max_tokens"])
 			assert.NotContains(t, sent, "max_completion_tokens")
 			if diff := cmp.Diff(map[string]any{"include_usage": true}, sent["stream_options"]); diff != "" {
-				t.Errorf("mismatch (-want +got):\n%s", diff)
+				t.Errorf("sent.stream_options mismatch (-want +got):\n%s", diff)
 			}
 			assert.NotContains(t, dig(t, sent, "tools", 0, "function"), "strict", "local kinds never send strict")
 			assert.Equal(t, "tool", dig(t, sent, "messages", 2, "role"))
