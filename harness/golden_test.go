@@ -62,7 +62,7 @@ steps:
   - swap: openai:gpt-5
 `)
 	if diff := cmp.Diff([]string{"anthropic", "openai"}, sc.Providers("anthropic:claude-sonnet-4-6")); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("sc.Providers(anthropic:claude-sonnet-4-6) mismatch (-want +got):\n%s", diff)
 	}
 	// Two anthropic models: each gets its own anthropic cassette; every
 	// run swaps to openai, so openai's are split too.
@@ -88,24 +88,24 @@ func TestSelect(t *testing.T) {
 	}
 	all := []*harness.Scenario{a, b}
 	if diff := cmp.Diff([]string{"basic/b openai:gpt-5", "tools/a anthropic:claude-sonnet-4-6", "tools/a openai:gpt-5", "tools/a gemini:gemini-2.5-flash"}, names(harness.Select(all, harness.Config{}))); diff != "" {
-		t.Errorf("names(harness.Select(all, harness.Config{})) mismatch (-want +got):\n%s", diff)
+		t.Errorf("Select(Config{}) mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"basic/b openai:gpt-5", "tools/a openai:gpt-5"}, names(harness.Select(all, harness.Config{Models: []string{"openai"}}))); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("Select(Config{Models: []string{openai}}) mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"tools/a gemini:gemini-2.5-flash"}, names(harness.Select(all, harness.Config{Models: []string{"gemini:gemini-2.5-flash"}}))); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("Select(Config{Models: []string{gemini:gemini-2.5-flash}}) mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"basic/b openai:gpt-5"}, names(harness.Select(all, harness.Config{Tags: []string{"basic"}}))); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("Select(Config{Tags: []string{basic}}) mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"tools/a anthropic:claude-sonnet-4-6", "tools/a openai:gpt-5", "tools/a gemini:gemini-2.5-flash"}, names(harness.Select(all, harness.Config{IDs: []string{"tools/*"}}))); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("Select(Config{IDs: []string{tools/*}}) mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"basic/b openai:gpt-5", "tools/a openai:gpt-5"}, names(harness.Select(all, harness.Config{Shard: 0, Shards: 2}))); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("Select(Config{Shard: 0, Shards: 2}) mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"tools/a anthropic:claude-sonnet-4-6", "tools/a gemini:gemini-2.5-flash"}, names(harness.Select(all, harness.Config{Shard: 1, Shards: 2}))); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("Select(Config{Shard: 1, Shards: 2}) mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -144,7 +144,7 @@ steps:
 		t.Errorf("a bare call: is a non-streaming call (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(harness.Pos{File: "x.yaml", Line: 12, Col: 18}, sc.Position("/steps/0/user/text")); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("sc.Position(/steps/0/user/text) mismatch (-want +got):\n%s", diff)
 	}
 }
 

@@ -29,7 +29,7 @@ func TestSchemaCapabilities(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(harness.SchemaJSON, &doc))
 	if diff := cmp.Diff(harness.Capabilities(), doc.Defs["capability"].Enum); diff != "" {
-		t.Errorf("mismatch (-want +got):\n%s", diff)
+		t.Errorf("doc.Defs.capability.Enum mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"images", "thinking", "tools", "system_prompt", "structured_output", "streaming",
 		"streaming_tool_calls", "parallel_tool_calls", "prompt_caching", "system_messages_in_list"}, harness.Capabilities()); diff != "" {
