@@ -315,12 +315,7 @@ func TestFixtureRequests(t *testing.T) {
 		if diff := cmp.Diff(want["tools"], got["tools"]); diff != "" {
 			t.Errorf("the converted schema is exactly what Gemini was sent (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff(want["toolConfig"], got["toolConfig"]); diff != "" {
-			t.Errorf("got.toolConfig mismatch (-want +got):\n%s", diff)
-		}
-		if diff := cmp.Diff(want["generationConfig"], got["generationConfig"]); diff != "" {
-			t.Errorf("got.generationConfig mismatch (-want +got):\n%s", diff)
-		}
+		sameFields(t, want, got, "toolConfig", "generationConfig")
 	})
 
 	t.Run("nonstream-functioncall-no-args", func(t *testing.T) {
@@ -335,12 +330,7 @@ func TestFixtureRequests(t *testing.T) {
 			ToolChoice: &canonical.ToolChoice{Mode: canonical.ToolChoiceAny},
 		}
 		got := buildBody(t, a, req)
-		if diff := cmp.Diff(want["contents"], got["contents"]); diff != "" {
-			t.Errorf("got.contents mismatch (-want +got):\n%s", diff)
-		}
-		if diff := cmp.Diff(want["tools"], got["tools"]); diff != "" {
-			t.Errorf("got.tools mismatch (-want +got):\n%s", diff)
-		}
+		sameFields(t, want, got, "contents", "tools")
 		assert.Equal(t, "ANY", path(t, got, "toolConfig", "functionCallingConfig", "mode"))
 	})
 
@@ -352,15 +342,7 @@ func TestFixtureRequests(t *testing.T) {
 			Thinking: &canonical.ThinkingConfig{},
 		}
 		got := buildBody(t, a, req)
-		if diff := cmp.Diff(want["contents"], got["contents"]); diff != "" {
-			t.Errorf("got.contents mismatch (-want +got):\n%s", diff)
-		}
-		if diff := cmp.Diff(want["tools"], got["tools"]); diff != "" {
-			t.Errorf("got.tools mismatch (-want +got):\n%s", diff)
-		}
-		if diff := cmp.Diff(want["generationConfig"], got["generationConfig"]); diff != "" {
-			t.Errorf("got.generationConfig mismatch (-want +got):\n%s", diff)
-		}
+		sameFields(t, want, got, "contents", "tools", "generationConfig")
 		if diff := cmp.Diff(path(t, want, "systemInstruction", "parts"), path(t, got, "systemInstruction", "parts")); diff != "" {
 			t.Errorf("got.systemInstruction.parts mismatch (-want +got):\n%s", diff)
 		}
@@ -382,4 +364,15 @@ func TestFixtureRequests(t *testing.T) {
 		assert.Equal(t, "user", path(t, got, "contents", 0, "role"))
 		assert.Nil(t, got["generationConfig"], "nothing to configure")
 	})
+}
+
+// sameFields reports each top-level field of the recorded request body
+// (want) that the built one (got) does not reproduce exactly.
+func sameFields(t *testing.T, want, got map[string]any, fields ...string) {
+	t.Helper()
+	for _, f := range fields {
+		if diff := cmp.Diff(want[f], got[f]); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", f, diff)
+		}
+	}
 }
