@@ -363,3 +363,31 @@ func TestRecordReportsDrift(t *testing.T) {
 	assert.Contains(t, out.String(), "Goodbye, and take care!")
 	assert.Contains(t, out.String(), "1 drifted from the goldens")
 }
+
+// TestRecordKnownFailure records a run its scenario marks as a known
+// failure: the traffic is sound (the mark names an adapter bug), so its
+// cassette is written like a pass's and the progress line says it is a
+// known failure; the run that passes is recorded as usual.
+func TestRecordKnownFailure(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	cfg := emulatorConfig(dir, &out)
+	cfg.ScenarioDir = "testdata/known"
+	sum, err := record.Run(context.Background(), cfg)
+	require.NoError(t, err, out.String())
+	require.False(t, sum.Failed(), out.String())
+	require.Len(t, sum.Runs, 2, out.String())
+	for _, r := range sum.Runs {
+		assert.Equal(t, record.ActionRecorded, r.Action, "%s: %s", r.Name(), out.String())
+		require.Len(t, r.Cassettes, 1, r.Name())
+		_, err := os.Stat(r.Cassettes[0])
+		assert.NoError(t, err, "%s: its cassette is written", r.Name())
+		if r.Model == "openai:gpt-5" {
+			assert.Contains(t, r.Reason, "known failure (the fixture's planted bug)")
+		} else {
+			assert.Empty(t, r.Reason)
+		}
+	}
+	assert.Contains(t, out.String(), filepath.Join("openai", "basic", "plain-text-known.yaml")+"; known failure (the fixture's planted bug)")
+	assert.NotContains(t, out.String(), "no cassette needed")
+}

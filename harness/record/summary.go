@@ -33,7 +33,8 @@ type RunResult struct {
 	Scenario string
 	Model    string
 	Action   Action
-	// Reason says why a run was skipped or failed.
+	// Reason says why a run was skipped or failed, or, for a recorded
+	// run the scenario marks a known failure, that it is one and its symptom.
 	Reason string
 	// Cassettes are the files written (or, in a dry run, to be written).
 	Cassettes []string
