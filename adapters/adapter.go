@@ -171,6 +171,25 @@ type Attempt struct {
 	Wait time.Duration
 }
 
+// EstimateOutputTokens estimates the output tokens of content no provider
+// counted: a token per four bytes (rounded up) of its text, reasoning,
+// tool names and tool inputs. Adapters use it for a stream that ended
+// before its usage, the session for one its caller stopped reading.
+func EstimateOutputTokens(content canonical.Blocks) int {
+	n := 0
+	for _, b := range content {
+		switch b := b.(type) {
+		case canonical.TextBlock:
+			n += len(b.Text)
+		case canonical.ThinkingBlock:
+			n += len(b.Text)
+		case canonical.ToolUseBlock:
+			n += len(b.Name) + len(b.Input)
+		}
+	}
+	return (n + 3) / 4
+}
+
 // Clock abstracts time for retry backoff so tests never wait. A Clock
 // that also has a method Jitter() float64 supplies the backoff jitter (a
 // number in [0,1); tests return 0 to make waits exact); otherwise it is

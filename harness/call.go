@@ -96,6 +96,11 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 		m := msgs[len(msgs)-1]
 		d.msg = &m
 	}
+	if o.stoppedReading && o.resp == nil && d.msg != nil {
+		// No message.complete reached the caller: the call's outcome is
+		// the turn the session kept from what the caller saw.
+		o.resp = keptResponse(d.msg)
+	}
 	checks = append(checks, expectCall(r.expectFor(st.Expect, model), o, d)...)
 	if c.Both && o.err == nil && o.resp != nil {
 		req, _ := obs.last()
@@ -226,15 +231,44 @@ func (r *run) consume(events iter.Seq2[canonical.StreamEvent, error], cancel con
 		n++
 		if spec != nil && !o.cancelled && ((spec.AfterEvents > 0 && n == spec.AfterEvents) || (spec.After != "" && ev.Type == spec.After)) {
 			o.cancelled = true
+			if spec.StopReading {
+				o.stoppedReading = true
+				return // the caller's break: the iterator must not yield again
+			}
 			cancel()
 		}
 	}
 }
 
+// keptResponse is the response form of the turn the session kept for a
+// stream the caller stopped reading: its content, usage and status (a
+// cancelled turn stops with stop_reason cancelled).
+func keptResponse(m *canonical.Message) *canonical.Response {
+	resp := &canonical.Response{Content: m.Content, Model: m.Metadata.Model}
+	if u := m.Metadata.Usage; u != nil {
+		resp.Usage = canonical.TokenUsage{
+			InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedInputTokens: u.CachedInputTokens,
+			CacheCreationInputTokens: u.CacheCreationInputTokens, ReasoningTokens: u.ReasoningTokens, Estimated: u.Estimated,
+		}
+	}
+	switch m.Metadata.Status {
+	case canonical.StatusCancelled:
+		resp.StopReason = canonical.StopCancelled
+	case canonical.StatusError:
+		resp.StopReason = canonical.StopError
+	}
+	return resp
+}
+
 // streamChecks runs streamcheck over a call's events.
 func streamChecks(step int, o *outcome) (Check, []Finding) {
 	var opts []streamcheck.Option
-	if o.cancelled {
+	switch {
+	case o.stoppedReading:
+		// The caller saw a prefix of the stream: it holds every invariant
+		// but the final event's.
+		opts = append(opts, streamcheck.Partial())
+	case o.cancelled:
 		opts = append(opts, streamcheck.Cancelled())
 	}
 	fs := streamcheck.Check(o.events, opts...)

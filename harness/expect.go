@@ -15,10 +15,13 @@ type outcome struct {
 	direct    bool
 	stream    bool
 	cancelled bool
-	events    []canonical.StreamEvent
-	resp      *canonical.Response
-	err       error
-	attempts  int
+	// stoppedReading: the caller stopped reading the stream (cancel
+	// with stop_reading), so events are a prefix without message.complete.
+	stoppedReading bool
+	events         []canonical.StreamEvent
+	resp           *canonical.Response
+	err            error
+	attempts       int
 }
 
 // Check names of call expectations.

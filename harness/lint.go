@@ -164,6 +164,8 @@ func (l *linter) steps(tools map[string]bool) {
 					l.errorf(ptr+"/call/both", LintCancelTarget, "the cancel of step %d cannot apply to a call with both: true", pendingCancel+1)
 				case !cs.BeforeFirstByte && !cs.DuringBackoff && !c.Stream:
 					l.errorf(ptr+"/call", LintCancelTarget, "the cancel of step %d counts stream events, so this call must have stream: true", pendingCancel+1)
+				case cs.StopReading && (cs.BeforeFirstByte || cs.DuringBackoff):
+					l.errorf(fmt.Sprintf("/steps/%d/cancel/stop_reading", pendingCancel), LintCancelTarget, "stop_reading stops reading the stream at an event, so it needs after_events or after")
 				}
 			}
 			if st.Expect != nil {

@@ -133,6 +133,23 @@ steps:
 			},
 		},
 		{
+			name: "stop_reading needs an event to stop at",
+			src: `
+id: s
+title: t
+models: [anthropic:claude-sonnet-4-6]
+steps:
+  - user: hi
+  - cancel: {before_first_byte: true, stop_reading: true}
+  - call: {stream: true}
+  - cancel: {after_events: 2, stop_reading: true}
+  - call: {stream: true}
+`,
+			want: []string{
+				`s.yaml:7:53: stop_reading stops reading the stream at an event, so it needs after_events or after [cancel-target]`,
+			},
+		},
+		{
 			name: "misplaced expectations",
 			src: `
 id: e

@@ -277,6 +277,12 @@ type CancelStep struct {
 	// DuringBackoff cancels the call as the adapter begins its first
 	// retry wait.
 	DuringBackoff bool `json:"during_backoff,omitempty"`
+	// StopReading makes the caller stop reading the stream at the
+	// cancel point (break out of its range loop) instead of cancelling
+	// the call's context: the adapter must stop yielding and release the
+	// call, and the session keep what the caller saw as a cancelled turn
+	// (000 §5.3). With after_events or after only.
+	StopReading bool `json:"stop_reading,omitempty"`
 }
 
 // Expect is what a call, swap or ready step must produce. Unset fields

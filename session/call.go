@@ -106,7 +106,7 @@ func (s *Session) Stream(ctx context.Context, opts CallOptions) iter.Seq2[canoni
 			// caller as it is, and the turn so far is kept as a break
 			// keeps it.
 			if inBody && appended == "" {
-				s.finish(c, seen.response(), canonical.StatusCancelled) //nolint:errcheck // kept in Err
+				s.finish(c, s.kept(c, &seen), canonical.StatusCancelled) //nolint:errcheck // kept in Err
 			}
 		}()
 		for ev, err := range c.adapter.Stream(ctx, c.req) {
@@ -136,7 +136,7 @@ func (s *Session) Stream(ctx context.Context, opts CallOptions) iter.Seq2[canoni
 			inBody = false
 			if !more {
 				if appended == "" {
-					s.finish(c, seen.response(), canonical.StatusCancelled) //nolint:errcheck // kept in Err
+					s.finish(c, s.kept(c, &seen), canonical.StatusCancelled) //nolint:errcheck // kept in Err
 				}
 				return
 			}
@@ -240,6 +240,26 @@ func (s *Session) requestLocked(model string, msgs []canonical.Message, opts Cal
 		req.Tools = slices.Clone(s.tools)
 	}
 	return req
+}
+
+// kept is the turn the caller saw of a stream it stopped reading. When
+// no usage had reached it, the counts are estimated (000 §7.2) and
+// marked so, with a WARN: the provider bills the input of an abandoned
+// call, so a zero would be a plausible-looking wrong cost.
+func (s *Session) kept(c *call, seen *partial) *canonical.Response {
+	resp := seen.response()
+	if seen.sawUsage {
+		return resp
+	}
+	resp.Usage = canonical.TokenUsage{
+		InputTokens:  c.adapter.EstimateInputTokens(c.req),
+		OutputTokens: adapters.EstimateOutputTokens(resp.Content),
+		Estimated:    true,
+	}
+	s.log.Warn("session: usage estimated: the caller stopped reading before the provider reported usage",
+		"session_id", s.id, "request_id", c.req.RequestID, "model", c.model,
+		"input_tokens", resp.Usage.InputTokens, "output_tokens", resp.Usage.OutputTokens)
+	return resp
 }
 
 // finish assembles the ASSISTANT message from resp and appends it. The

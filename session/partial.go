@@ -11,10 +11,11 @@ import (
 // the caller stopped reading before message.complete: what the caller has
 // seen is what the history keeps.
 type partial struct {
-	model  string
-	usage  canonical.TokenUsage
-	blocks []*partialBlock
-	index  map[int]int // content_block_index → blocks
+	model    string
+	usage    canonical.TokenUsage
+	sawUsage bool // a usage.update reached the caller
+	blocks   []*partialBlock
+	index    map[int]int // content_block_index → blocks
 }
 
 type partialBlock struct {
@@ -49,7 +50,7 @@ func (p *partial) add(ev canonical.StreamEvent) {
 		p.block(ev.Index, canonical.BlockToolUse).final = ev.FinalInput
 	case canonical.EventUsageUpdate:
 		if ev.Usage != nil {
-			p.usage = *ev.Usage
+			p.usage, p.sawUsage = *ev.Usage, true
 		}
 	}
 }

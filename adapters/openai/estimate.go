@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
@@ -94,7 +95,7 @@ func imageTokens(model string, w, h int) int {
 func EstimateUsage(c *driver.Call, e driver.Estimator, resp *canonical.Response) {
 	u := canonical.TokenUsage{
 		InputTokens:  e.Estimate(c.Request),
-		OutputTokens: outputEstimate(resp.Content),
+		OutputTokens: adapters.EstimateOutputTokens(resp.Content),
 		Estimated:    true,
 	}
 	resp.Usage = u
@@ -106,19 +107,3 @@ func EstimateUsage(c *driver.Call, e driver.Estimator, resp *canonical.Response)
 		slog.Int("output_tokens", u.OutputTokens))
 }
 
-// outputEstimate is a token per four bytes (rounded up) of a response's
-// text, reasoning, tool names and tool inputs.
-func outputEstimate(content canonical.Blocks) int {
-	n := 0
-	for _, b := range content {
-		switch b := b.(type) {
-		case canonical.TextBlock:
-			n += len(b.Text)
-		case canonical.ThinkingBlock:
-			n += len(b.Text)
-		case canonical.ToolUseBlock:
-			n += len(b.Name) + len(b.Input)
-		}
-	}
-	return (n + 3) / 4
-}
