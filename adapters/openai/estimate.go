@@ -106,4 +106,3 @@ func EstimateUsage(c *driver.Call, e driver.Estimator, resp *canonical.Response)
 		slog.Int("input_tokens", u.InputTokens),
 		slog.Int("output_tokens", u.OutputTokens))
 }
-
