@@ -165,7 +165,7 @@ steps:
 			want: []string{
 				`e.yaml:8:48: refused applies to swap steps [expect-misplaced]`,
 				`e.yaml:8:22: events are counted only on streaming calls; add stream: true [expect-misplaced]`,
-				`e.yaml:10:13: a swap step's expect takes only refused and error [expect-misplaced]`,
+				`e.yaml:10:13: a swap step's expect takes only refused, reasons, error, lifecycle and logs [expect-misplaced]`,
 			},
 		},
 		{

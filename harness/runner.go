@@ -385,7 +385,7 @@ func (r *run) toolResult(ts *ToolResultStep) error {
 func (r *run) swap(st *Step) ([]Check, error) {
 	err := r.sess.Swap(st.Swap.Model)
 	e := st.Expect
-	if e == nil || (!e.Refused && e.Error == nil && e.Lifecycle == nil) {
+	if e == nil || (!e.Refused && e.Error == nil && e.Lifecycle == nil && e.Logs == nil && e.Reasons == nil) {
 		return nil, err
 	}
 	var checks []Check
@@ -408,6 +408,9 @@ func (r *run) swap(st *Step) ([]Check, error) {
 	}
 	for _, l := range e.Lifecycle {
 		checks = append(checks, expectLifecycle(l, r.lifecycleOf(st.Index)))
+	}
+	for _, l := range e.Logs {
+		checks = append(checks, expectLog(l, r.logs.forStep(st.Index)))
 	}
 	if !e.Refused && e.Error == nil {
 		return checks, err
