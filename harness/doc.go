@@ -202,8 +202,9 @@
 // (a Go duration), stop_reason, input_tokens, output_tokens, tool_name,
 // block_type, and reason, which the event's must contain; swap steps take
 // it too, and logs (a swap step takes refused, reasons, error, lifecycle
-// and logs only; lint rejects any other key there). request checks use JSON Pointers (RFC 6901; a negative array
-// index counts from the end) into the request body; contains matches
+// and logs only; lint rejects any other key there). request checks use
+// JSON Pointers (RFC 6901; a negative array index counts from the end)
+// into the request body; contains matches
 // objects by subset and arrays element by element. waits are the sleeps
 // the adapters asked the fake clock for during the step — a Retry-After
 // wait is exact, backoff with jitter a range. fragments: verbatim requires
