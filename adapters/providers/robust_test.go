@@ -425,10 +425,16 @@ func hold(body []byte, ctype string) http.HandlerFunc {
 	}
 }
 
-// idleTimeout is the idle timeout of these tests, in seconds: short, yet
-// ten times the pause between the pieces of a slow but steady answer, so
-// that a loaded machine (or the race detector) does not make it strike.
+// idleTimeout is the idle timeout of these tests, in seconds: short, so
+// that a stall is seen soon.
 const idleTimeout = 0.4
+
+// steadyIdleTimeout is the idle timeout of the slow but steady answers:
+// seventy-five times the pause between their pieces, so that a loaded
+// machine (or the race detector) does not make it strike — a 40 ms pause
+// under a 0.4 s idle timeout once did, at a load average of 20. These
+// subtests run in parallel, so the longer waits cost little.
+const steadyIdleTimeout = 1.5
 
 // TestIdleTimeout: a server that stops sending ends the call through the
 // adapter's idle timeout (the idle_timeout_seconds option), long before
@@ -498,6 +504,7 @@ func TestIdleTimeout(t *testing.T) {
 			}
 		})
 		t.Run(b.typ+"/slow but steady", func(t *testing.T) {
+			t.Parallel()
 			srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
 				streamed := r.URL.Query().Get("alt") == "sse" || strings.Contains(r.URL.Path, "stream") || bytes.Contains(readAll(r), []byte(`"stream":true`))
 				data, ct := body, ctype
@@ -506,20 +513,23 @@ func TestIdleTimeout(t *testing.T) {
 				} else {
 					// The headers of a non-streamed answer come later
 					// than the idle timeout.
-					time.Sleep(time.Duration(1.5 * idleTimeout * float64(time.Second)))
+					time.Sleep(time.Duration(1.5 * steadyIdleTimeout * float64(time.Second)))
 				}
 				// The body comes in pieces, each well within the idle
 				// timeout, together longer than it.
 				w.Header().Set("Content-Type", ct)
 				w.WriteHeader(http.StatusOK)
-				piece := len(data)/12 + 1
+				piece := len(data)/100 + 1
 				for off := 0; off < len(data); off += piece {
 					w.Write(data[off:min(off+piece, len(data))])
 					w.(http.Flusher).Flush()
-					time.Sleep(time.Duration(0.1 * idleTimeout * float64(time.Second)))
+					time.Sleep(time.Duration(steadyIdleTimeout / 75 * float64(time.Second)))
 				}
 			})
-			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", idle)
+			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", func(c *adapters.Config) {
+				c.MaxRetries, c.Timeout = 2, time.Minute
+				c.Options = withOption(c.Options, "idle_timeout_seconds", steadyIdleTimeout)
+			})
 			if _, err := adaptertest.Collect(a.Stream(context.Background(), userRequest(b.model))); err != nil {
 				t.Errorf("stream: %v", err)
 			}
