@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/internal/atomicfile"
 )
 
 // Bundle file names. A bundle is a directory, or the same files in a
@@ -58,8 +59,8 @@ func WriteBundle(p string, r *Report) (digest string, err error) {
 		if err != nil {
 			return "", err
 		}
-		if err := writeFileAtomic(p, data); err != nil {
-			return "", err
+		if err := atomicfile.Write(p, data); err != nil {
+			return "", fmt.Errorf("certify: %w", err)
 		}
 		return digestOf(data), nil
 	}
@@ -188,38 +189,6 @@ func packTar(files map[string][]byte) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// writeFileAtomic writes data to p through a temporary file in the same
-// directory.
-func writeFileAtomic(p string, data []byte) error {
-	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("certify: %w", err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(p)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("certify: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("certify: writing %s: %w", p, err)
-	}
-	return nil
 }
 
 // writeDirAtomic writes files into a temporary directory beside p and

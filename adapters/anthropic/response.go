@@ -465,15 +465,7 @@ func (d *decoder) providerRaw() json.RawMessage {
 
 // parseRaw decodes this adapter's ProviderRaw entry; a malformed one
 // (written by something else) is treated as empty.
-func parseRaw(data json.RawMessage) providerRaw {
-	var r providerRaw
-	if len(data) > 0 {
-		if err := json.Unmarshal(data, &r); err != nil {
-			return providerRaw{}
-		}
-	}
-	return r
-}
+func parseRaw(data json.RawMessage) providerRaw { return driver.ParseRaw[providerRaw](data) }
 
 // mapStopReason maps Anthropic's stop_reason to the canonical one.
 func mapStopReason(s string) canonical.StopReason {

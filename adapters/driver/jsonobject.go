@@ -189,3 +189,17 @@ func JSONKind(v any) string {
 	}
 	return jsontype.Name(v)
 }
+
+// ParseRaw decodes an adapter's own ProviderRaw entry into T. A missing
+// or malformed entry (written by something else) gives the zero T: what
+// an adapter keeps there helps a later request, never makes it possible.
+func ParseRaw[T any](data json.RawMessage) T {
+	var r T
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &r); err != nil {
+			var zero T
+			return zero
+		}
+	}
+	return r
+}

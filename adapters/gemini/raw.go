@@ -3,6 +3,8 @@ package gemini
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/metis-llm/metis/adapters/driver"
 )
 
 // providerRaw is this adapter's entry in MessageMetadata.ProviderRaw
@@ -44,12 +46,4 @@ func (r providerRaw) empty() bool {
 // something else) is treated as empty: signatures are an optimisation for
 // Gemini 3's reasoning continuity, and a request without them is still
 // well-formed for older models.
-func parseRaw(data json.RawMessage) providerRaw {
-	var r providerRaw
-	if len(data) > 0 {
-		if err := json.Unmarshal(data, &r); err != nil {
-			return providerRaw{}
-		}
-	}
-	return r
-}
+func parseRaw(data json.RawMessage) providerRaw { return driver.ParseRaw[providerRaw](data) }
