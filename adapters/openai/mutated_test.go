@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
+	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -37,9 +37,7 @@ func TestMutatedRecordings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			body := string(fixture(t, tt.api, tt.recording, tt.file))
-			require.Contains(t, body, tt.old, "the recording holds what the test changes")
-			mutated := []byte(strings.Replace(body, tt.old, tt.new, 1))
+			mutated := adaptertest.Mutate(t, fixture(t, tt.api, tt.recording, tt.file), tt.old, tt.new)
 			var r decodeResult
 			switch {
 			case tt.api == "openai-chat" && strings.HasSuffix(tt.file, ".txt"):
