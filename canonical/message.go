@@ -216,3 +216,11 @@ type Usage struct {
 	// are the adapter's estimate (000 §7.2).
 	Estimated bool `json:"estimated,omitempty"`
 }
+
+// Tokens is the token counts of u, as an adapter reports them.
+func (u Usage) Tokens() TokenUsage {
+	return TokenUsage{
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedInputTokens: u.CachedInputTokens,
+		CacheCreationInputTokens: u.CacheCreationInputTokens, ReasoningTokens: u.ReasoningTokens, Estimated: u.Estimated,
+	}
+}

@@ -246,10 +246,7 @@ func (r *run) consume(events iter.Seq2[canonical.StreamEvent, error], cancel con
 func keptResponse(m *canonical.Message) *canonical.Response {
 	resp := &canonical.Response{Content: m.Content, Model: m.Metadata.Model}
 	if u := m.Metadata.Usage; u != nil {
-		resp.Usage = canonical.TokenUsage{
-			InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedInputTokens: u.CachedInputTokens,
-			CacheCreationInputTokens: u.CacheCreationInputTokens, ReasoningTokens: u.ReasoningTokens, Estimated: u.Estimated,
-		}
+		resp.Usage = u.Tokens()
 	}
 	switch m.Metadata.Status {
 	case canonical.StatusCancelled:

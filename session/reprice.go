@@ -244,10 +244,7 @@ func repriceRow(table *pricing.Table, session string, r usageRow) (RepricedMessa
 	md := r.metadata
 	u := *md.Usage
 	rm := RepricedMessage{SessionID: session, MessageID: r.id, Model: md.Model, OldCost: u.CostUSD, OldVersion: u.PricingVersion}
-	tokens := canonical.TokenUsage{
-		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-		CachedInputTokens: u.CachedInputTokens, CacheCreationInputTokens: u.CacheCreationInputTokens,
-	}
+	tokens := u.Tokens() // the price table reads the four billed counts
 	cost, err := table.Cost(md.Model, tokens)
 	if err != nil && md.Routing != nil && md.Routing.ChosenModel != "" && md.Routing.ChosenModel != md.Model {
 		if c, err2 := table.Cost(md.Routing.ChosenModel, tokens); err2 == nil {
