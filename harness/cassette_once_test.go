@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/faults"
 	"github.com/metis-llm/metis/harness/replay"
 )
 
@@ -43,7 +44,7 @@ func TestEachCassetteLoadedOncePerRun(t *testing.T) {
 		served = map[key]*int{}
 	)
 	cfg := harness.Config{
-		ScenarioDir: "../scenarios", CassetteDir: "../cassettes", NoGoldens: true, Factories: factories(),
+		ScenarioDir: "../scenarios", CassetteDir: "../cassettes", NoGoldens: true, Factories: factories(), Faults: faults.FromSpec,
 		IDs:      []string{"swap/*", "tools/*"},
 		Skip:     []string{"swap/substitutability"},
 		Parallel: 4,

@@ -21,6 +21,7 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/faults"
 	"github.com/metis-llm/metis/internal/buildinfo"
 )
 
@@ -42,7 +43,7 @@ func realReport(t *testing.T) (dir string, res *harness.Result) {
 
 	res, err = harness.Run(context.Background(), harness.Config{
 		ScenarioDir: filepath.Join("..", "scenarios"), CassetteDir: filepath.Join("..", "cassettes"), GoldenDir: goldens,
-		IDs: []string{"basic/*", "tools/*"}, Factories: factories(),
+		IDs: []string{"basic/*", "tools/*"}, Factories: factories(), Faults: faults.FromSpec,
 	})
 	require.NoError(t, err)
 	dir = filepath.Join(t.TempDir(), "reports")
