@@ -32,6 +32,7 @@
 //	adapter_options: {idle_timeout_seconds: 0.3}  # over the registry's options, every adapter
 //	call_timeout: 500ms                 # the adapters' whole-call timeout
 //	run_timeout: 30s                    # wall-time bound on each run
+//	compensations: {max_tools: 3, core_tools: [read_file]}  # a models.yaml compensations: block, on the run's model
 //	tools:                              # canonical.ToolDefinition, as YAML
 //	  - {name: read_file, description: ..., input_schema: {type: object, ...}, side_effects: read}
 //	steps: [...]                        # required
@@ -227,6 +228,16 @@
 // never waits; ScenarioResult.Sleeps records what was asked; the idle and
 // whole-call timeouts are its timers, which a stall fault fires at once
 // through faults.OnStall), and OnAttempt counts attempts.
+//
+// A scenario with compensations: (a compensations: block exactly as in
+// models.yaml, checked at load by the registry's parser, so that its
+// errors name the field) runs with every adapter wrapped by
+// compensate.Wrap, over a registry with the models of Config.Registry,
+// their tiers and aliases, in which the run's model carries that block
+// and no other model carries any; the wrapper sleeps on the run's clock
+// (waits) and logs to the run's logger (logs). With tier_stand_in, a
+// call for a model of another adapter goes to the run's model's
+// adapter, whose stand-in answers it.
 //
 // # Cassettes
 //

@@ -33,11 +33,11 @@ const (
 
 // Lint checks what the schema cannot: that ids are unique and match their
 // files, that models are known to reg (skipped when reg is nil), that
-// tools are well defined and every step names defined tools, that each
-// tool_result follows a call that uses tools, that cancel and inject steps
-// precede a call they can apply to, and that expectations fit their step.
-// It returns nil or the problems found, each naming its file, line and
-// column.
+// tools are well defined and every step, and compensations' core_tools,
+// name defined tools, that each tool_result follows a call that uses
+// tools, that cancel and inject steps precede a call they can apply to,
+// and that expectations fit their step. It returns nil or the problems
+// found, each naming its file, line and column.
 func Lint(scs []*Scenario, reg *adapters.Registry) Errors {
 	var errs Errors
 	ids := map[string]*Scenario{}
@@ -98,6 +98,12 @@ func (l *linter) lint() {
 		}
 		if err := canonical.ValidateToolDefinition(td); err != nil {
 			l.errorf(ptr, LintToolDefinition, "tool %q: %v", td.Name, err)
+		}
+	}
+	if core, ok := sc.Compensations["core_tools"].([]any); ok {
+		for i, name := range core {
+			s, _ := name.(string)
+			l.tool(fmt.Sprintf("/compensations/core_tools/%d", i), tools, s)
 		}
 	}
 	l.steps(tools)

@@ -115,6 +115,7 @@ type fileJSON struct {
 	RunTimeout  string            `json:"run_timeout"`
 	AdapterOpts map[string]any    `json:"adapter_options"`
 	CallTimeout string            `json:"call_timeout"`
+	Comp        json.RawMessage   `json:"compensations"`
 	Steps       []stepJSON        `json:"steps"`
 }
 
@@ -160,6 +161,15 @@ func (t *tree) decode() (*Scenario, error) {
 			return nil, t.errorf("/call_timeout", "call_timeout %q: want a positive duration such as 30s or 500ms", f.CallTimeout)
 		}
 		sc.CallTimeout = d
+	}
+	if f.Comp != nil {
+		// The tree's value keeps numbers as written, for the registry's
+		// parser to tell 2 from 2.0.
+		block, _ := t.root.(map[string]any)["compensations"].(map[string]any)
+		if err := t.compensations(block); err != nil {
+			return nil, err
+		}
+		sc.Compensations = block
 	}
 	for i, rt := range f.Tools {
 		var td canonical.ToolDefinition

@@ -180,6 +180,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("a: &x [*x]"))
 	f.Add([]byte("steps: [{call: {stream: 1e400}}]"))
+	f.Add([]byte("compensations: {max_tools: 2.0, core_tools: [x], retry: {max_retries: 1, on: [teapot]}}\nsteps: [{user: hi}]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc, err := harness.Parse("fuzz.yaml", data)
 		if err == nil && sc == nil {

@@ -55,6 +55,11 @@ type run struct {
 	msgN, reqN    int
 	pendingCancel *CancelStep
 	pendingInject map[string]any
+
+	// compReg is the registry compensate.Wrap reads when the scenario
+	// has compensations (compensationRegistry), built with the first
+	// adapter.
+	compReg *adapters.Registry
 }
 
 func newRun(cfg *Config, sc *Scenario, model string, reg *adapters.Registry) *run {
@@ -93,11 +98,18 @@ func (r *run) newRequestID() string {
 
 // adapterFor is the session's Resolver: it opens each adapter once, from
 // the registry, over the run's wire for its provider, with the fake clock
-// and attempt counting.
+// and attempt counting, wrapped by package compensate when the scenario
+// has compensations (a tier stand-in's adapter answering for the models
+// of other adapters).
 func (r *run) adapterFor(model string) (adapters.Adapter, error) {
 	mc, err := r.reg.Resolve(model)
 	if err != nil {
 		return nil, err
+	}
+	if r.standsIn(mc) {
+		if mc, err = r.reg.Resolve(r.model); err != nil {
+			return nil, err
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -130,7 +142,11 @@ func (r *run) adapterFor(model string) (adapters.Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &observed{Adapter: a}
+	wrapped, err := r.compensate(a)
+	if err != nil {
+		return nil, errors.Join(err, a.Close())
+	}
+	o := &observed{Adapter: wrapped}
 	r.adapters[mc.Adapter] = o
 	r.wires[mc.Adapter] = w
 	return o, nil

@@ -59,6 +59,12 @@ type Scenario struct {
 	// AdapterOptions are set on every adapter of the run, over the
 	// registry's options (idle_timeout_seconds, max_body_bytes, ...).
 	AdapterOptions map[string]any `json:"adapter_options,omitempty"`
+	// Compensations, when set, is a compensations: block in models.yaml
+	// syntax, checked at load by the registry's parser: every adapter of
+	// a run is then wrapped by package adapters/compensate over a
+	// registry in which the run's model carries that block and no other
+	// model carries any.
+	Compensations map[string]any `json:"compensations,omitempty"`
 	// CallTimeout, when set, is the adapters' whole-call timeout.
 	CallTimeout time.Duration `json:"call_timeout,omitempty"`
 	Steps       []Step        `json:"steps"`
