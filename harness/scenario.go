@@ -396,7 +396,8 @@ type ExpectLifecycle struct {
 // Pointers (RFC 6901, "/messages/0/role") to the value there; Contains
 // is a partial object the body must contain (objects by subset, arrays
 // element by element); Absent lists pointers that must not resolve;
-// Headers are header values, by case-insensitive name; Includes and
+// Headers are header values, by case-insensitive name ("" for absent;
+// a value ending in "*" is any present value with that prefix); Includes and
 // Excludes are texts the raw body must, or must not, contain. Parsed maps
 // pointers to strings holding JSON (such as Chat Completions' tool-call
 // arguments) to the value the string must decode to; Unordered maps
