@@ -172,3 +172,24 @@ func (c *Compensations) clone() *Compensations {
 	}
 	return &out
 }
+
+// WithCompensations returns a copy of r in which the model idOrAlias
+// names carries c and no other model carries any compensations: the
+// registry to wrap an adapter over (package adapters/compensate reads a
+// model's compensations from it) to apply one set of compensations, as
+// a conformance run does. r is not changed.
+func (r *Registry) WithCompensations(idOrAlias string, c *Compensations) (*Registry, error) {
+	m, err := r.Resolve(idOrAlias)
+	if err != nil {
+		return nil, err
+	}
+	out := &Registry{file: r.file, adapters: r.adapters, aliases: r.aliases, models: make(map[string]ModelConfig, len(r.models))}
+	for id, mc := range r.models {
+		mc.Compensations = nil
+		if id == m.ID {
+			mc.Compensations = c.clone()
+		}
+		out.models[id] = mc
+	}
+	return out, nil
+}

@@ -84,3 +84,48 @@ func TestCompensationsErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestWithCompensations: the copy gives the named model (by alias too)
+// the block and every other model none, and leaves the original alone.
+func TestWithCompensations(t *testing.T) {
+	const file = `adapters:
+  openai: {type: openai}
+models:
+  openai:gpt-5:
+    tier: balanced
+    aliases: [five]
+    compensations: {prompt_addendum: Old.}
+  openai:gpt-5-mini:
+    tier: fast
+    compensations: {force_tool_first_turn: true}
+`
+	reg, err := LoadRegistry(strings.NewReader(file), "models.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Compensations{MaxTools: 3, CoreTools: []string{"read_file"}}
+	got, err := reg.WithCompensations("five", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.CoreTools[0] = "changed" // the copy holds its own
+	m, err := got.Resolve("openai:gpt-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&Compensations{MaxTools: 3, CoreTools: []string{"read_file"}}, m.Compensations); diff != "" {
+		t.Errorf("openai:gpt-5 compensations (-want +got):\n%s", diff)
+	}
+	if m.Tier != "balanced" || len(m.Aliases) != 1 {
+		t.Errorf("openai:gpt-5 lost its entry: %+v", m)
+	}
+	if mini, _ := got.Resolve("openai:gpt-5-mini"); mini.Compensations != nil {
+		t.Errorf("openai:gpt-5-mini kept %+v, want none", mini.Compensations)
+	}
+	if orig, _ := reg.Resolve("openai:gpt-5"); orig.Compensations == nil || orig.Compensations.PromptAddendum != "Old." {
+		t.Errorf("the original registry changed: %+v", orig.Compensations)
+	}
+	if _, err := reg.WithCompensations("openai:nope", c); err == nil {
+		t.Error("WithCompensations of an unknown model: no error")
+	}
+}

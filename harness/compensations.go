@@ -12,20 +12,41 @@ import (
 	"github.com/metis-llm/metis/adapters/compensate"
 )
 
-// checkModel is the model a scenario's compensations: block is checked
-// on at load, before any matrix model is known.
+// checkModel is the one model of the registry a compensations: block is
+// parsed on, by the registry's own parser.
 const checkModel = "scenario:model"
 
-// compensations checks a scenario's compensations: block with the
-// registry's own parser, so that the block means, and is refused for,
-// exactly what it would be in models.yaml. A problem is an *Error at the
-// field it names.
-func (t *tree) compensations(block map[string]any) error {
+// parseCompensations parses a scenario's compensations: block exactly as
+// the registry parses a model's in models.yaml (file names where it came
+// from); a problem is an *adapters.RegistryError whose field starts with
+// "models.scenario:model.".
+func parseCompensations(file string, block map[string]any) (*adapters.Compensations, error) {
 	doc := map[string]any{
 		"adapters": map[string]any{"scenario": map[string]any{"type": "scenario"}},
 		"models":   map[string]any{checkModel: map[string]any{"compensations": block}},
 	}
-	_, err := loadRegistry(t.file, doc)
+	// JSON is YAML, so every value keeps its type.
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	reg, err := adapters.LoadRegistry(bytes.NewReader(raw), file)
+	if err != nil {
+		return nil, err
+	}
+	m, err := reg.Resolve(checkModel)
+	if err != nil {
+		return nil, err
+	}
+	return m.Compensations, nil
+}
+
+// compensations checks a scenario's compensations: block with
+// parseCompensations, so that the block means, and is refused for,
+// exactly what it would be in models.yaml. A problem is an *Error at the
+// field it names.
+func (t *tree) compensations(block map[string]any) error {
+	_, err := parseCompensations(t.file, block)
 	var re *adapters.RegistryError
 	switch {
 	case err == nil:
@@ -51,50 +72,6 @@ func fieldPointer(field string) string {
 	return "/" + strings.Join(strings.Split(field, "."), "/")
 }
 
-// compensationRegistry returns the registry compensate.Wrap reads for a
-// run of model: reg's adapters and models, with their tiers and aliases
-// (which tier_stand_in looks at), but with no compensations except
-// block, on model.
-func compensationRegistry(reg *adapters.Registry, model string, block map[string]any) (*adapters.Registry, error) {
-	mc, err := reg.Resolve(model)
-	if err != nil {
-		return nil, err
-	}
-	ads := map[string]any{}
-	for _, name := range reg.Adapters() {
-		ads[name] = map[string]any{"type": name}
-	}
-	models := map[string]any{}
-	for _, m := range reg.Models() {
-		entry := map[string]any{"adapter": m.Adapter}
-		if m.Tier != "" {
-			entry["tier"] = m.Tier
-		}
-		if len(m.Aliases) > 0 {
-			entry["aliases"] = m.Aliases
-		}
-		if m.ID == mc.ID {
-			entry["compensations"] = block
-		}
-		models[m.ID] = entry
-	}
-	out, err := loadRegistry("compensations", map[string]any{"adapters": ads, "models": models})
-	if err != nil {
-		return nil, fmt.Errorf("compensations for %s: %w", model, err)
-	}
-	return out, nil
-}
-
-// loadRegistry parses doc, a models.yaml document as JSON values, with
-// adapters.LoadRegistry; JSON is YAML, so every value keeps its type.
-func loadRegistry(file string, doc map[string]any) (*adapters.Registry, error) {
-	raw, err := json.Marshal(doc)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return adapters.LoadRegistry(bytes.NewReader(raw), file)
-}
-
 // standsIn reports whether a call for a model the registry puts on
 // another adapter than the run's model goes to the run model's adapter
 // instead: when the scenario's compensations turn tier_stand_in on, so
@@ -109,17 +86,20 @@ func (r *run) standsIn(mc adapters.ModelConfig) bool {
 
 // compensate wraps a, one of the run's adapters, in package compensate
 // when the scenario has a compensations: block, with the run's clock and
-// logger; it returns a unchanged otherwise. r.mu is held.
+// logger, over the run's registry in which only the run's model carries
+// the block; it returns a unchanged otherwise. r.mu is held.
 func (r *run) compensate(a adapters.Adapter) (adapters.Adapter, error) {
 	if r.sc.Compensations == nil {
 		return a, nil
 	}
 	if r.compReg == nil {
-		reg, err := compensationRegistry(r.reg, r.model, r.sc.Compensations)
+		c, err := parseCompensations(r.sc.File, r.sc.Compensations)
 		if err != nil {
 			return nil, err
 		}
-		r.compReg = reg
+		if r.compReg, err = r.reg.WithCompensations(r.model, c); err != nil {
+			return nil, fmt.Errorf("compensations for %s: %w", r.model, err)
+		}
 	}
 	return compensate.Wrap(a, r.compReg, compensate.Options{Clock: r.clock, Logger: r.logs.logger()}), nil
 }

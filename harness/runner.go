@@ -57,8 +57,8 @@ type run struct {
 	pendingInject map[string]any
 
 	// compReg is the registry compensate.Wrap reads when the scenario
-	// has compensations (compensationRegistry), built with the first
-	// adapter.
+	// has compensations: the run's registry with the block on the run's
+	// model only, made with the first adapter.
 	compReg *adapters.Registry
 }
 
