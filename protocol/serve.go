@@ -211,7 +211,10 @@ func (s *server) end(call *serverCall, requestID string) {
 	call.cancel()
 	s.mu.Lock()
 	delete(s.calls, call.id)
-	if requestID != "" {
+	// A call made again under the same request id (a retry by a wrapper
+	// such as package compensate) may have started before this one
+	// ended: its attempts and lifecycle events keep their route.
+	if requestID != "" && s.byRequest[requestID] == call.id {
 		delete(s.byRequest, requestID)
 	}
 	s.mu.Unlock()
