@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -101,6 +102,27 @@ func newGoChecker(t *testing.T, blocks []block) *goChecker {
 		return os.Open(f)
 	})
 	return c
+}
+
+var (
+	goOnce   sync.Once
+	goShared *goChecker
+)
+
+// goChecker1 returns the one goChecker of the test binary, over the Go
+// blocks of the docs and of testdata/broken: listing the packages and
+// building their export data is the slow part, done once.
+func goChecker1(t *testing.T) *goChecker {
+	t.Helper()
+	goOnce.Do(func() {
+		blocks := blocksOf(pages(t), "go")
+		blocks = append(blocks, blocksOf(brokenPages(t), "go")...)
+		goShared = newGoChecker(t, blocks)
+	})
+	if goShared == nil {
+		t.Fatal("the Go checker could not be built (see the first test that asked for it)")
+	}
+	return goShared
 }
 
 // goList runs `go list -f format args…` in the repository and returns its
@@ -272,7 +294,7 @@ func TestGoBlocks(t *testing.T) {
 	if len(blocks) < 5 {
 		t.Fatalf("found %d Go blocks; the block reader finds too few", len(blocks))
 	}
-	c := newGoChecker(t, blocks)
+	c := goChecker1(t)
 	for _, b := range blocks {
 		t.Run(b.where(), func(t *testing.T) {
 			for _, e := range c.check(b) {

@@ -16,10 +16,10 @@ import (
 	"github.com/google/shlex"
 )
 
-// binaries are the repository's commands a docs command line may name,
+// commands are the repository's commands a docs command line may name,
 // as `go run ./cmd/NAME`, `go run github.com/metis-llm/metis/cmd/NAME`,
 // `./NAME` or `NAME`.
-var binaries = []string{"conform", "record", "adapter-stdio", "reprice"}
+var commands = []string{"conform", "record", "adapter-stdio", "reprice"}
 
 // invocation is one command line of a metis command the docs show.
 type invocation struct {
@@ -142,14 +142,14 @@ func (s *shellCheck) binary(words []string) (string, bool) {
 	if w == "go" && len(words) > 2 && words[1] == "run" {
 		w = words[2]
 		for _, p := range []string{"./cmd/", module + "/cmd/"} {
-			if b, ok := strings.CutPrefix(w, p); ok && slices.Contains(binaries, b) {
+			if b, ok := strings.CutPrefix(w, p); ok && slices.Contains(commands, b) {
 				return b, true
 			}
 		}
 		return "", false
 	}
 	w = strings.TrimPrefix(w, "./")
-	return w, slices.Contains(binaries, w)
+	return w, slices.Contains(commands, w)
 }
 
 // outputFlags take a path the command writes, which need not exist.
@@ -184,25 +184,19 @@ func (s *shellCheck) errorf(where, format string, args ...any) {
 	s.errs = append(s.errs, where+": "+fmt.Sprintf(format, args...))
 }
 
-// buildBinaries builds the commands the invocations name into a
-// temporary directory.
-func buildBinaries(t *testing.T, calls []invocation) string {
-	t.Helper()
-	dir := t.TempDir()
+// buildInto builds the repository's commands into dir and returns what
+// went wrong, or "".
+func buildInto(dir string) string {
 	args := []string{"build", "-o", dir + string(filepath.Separator)}
-	var seen []string
-	for _, c := range calls {
-		if !slices.Contains(seen, c.bin) {
-			seen = append(seen, c.bin)
-			args = append(args, "./cmd/"+c.bin)
-		}
+	for _, c := range commands {
+		args = append(args, "./cmd/"+c)
 	}
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		return fmt.Sprintf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return dir
+	return ""
 }
 
 // parseFlags runs a command line with --help appended, twice: the command
@@ -323,7 +317,7 @@ func TestShellBlocks(t *testing.T) {
 	if len(s.calls) < 20 {
 		t.Fatalf("found %d command lines of metis's commands; the reader finds too few", len(s.calls))
 	}
-	bindir := buildBinaries(t, s.calls)
+	bindir := binaries(t)
 	usages := map[string]map[string]bool{}
 	for _, c := range s.calls {
 		e := ""
