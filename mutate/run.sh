@@ -67,7 +67,7 @@ fi
 
 # The report: the score over every result in mutate/json/, each target's
 # counts, and every surviving mutant with its source line as it was in the
-# commit tested (the explanations live in the README).
+# commit tested (the explanations live in docs/development/mutation.md).
 results=()
 while IFS= read -r f; do results+=("$(basename "$f" .json)"); done < <(find "$json_dir" -maxdepth 1 -name '*.json' | sort)
 if [ ${#results[@]} -eq 0 ]; then echo "no results in $json_dir" >&2; exit 1; fi
