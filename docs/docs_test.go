@@ -136,7 +136,7 @@ func checkLink(p page, target string, byFile map[string]page) string {
 }
 
 // TestGoCommentLinks checks that every docs/….md a comment of a Go file,
-// the Makefile or .ci/run names exists.
+// a shell script, the Makefile or .ci/run names exists.
 func TestGoCommentLinks(t *testing.T) {
 	re := regexp.MustCompile(`docs/[a-z0-9/_-]+\.md`)
 	var files []string
@@ -147,7 +147,7 @@ func TestGoCommentLinks(t *testing.T) {
 		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || d.Name() == "node_modules") {
 			return fs.SkipDir
 		}
-		if strings.HasSuffix(p, ".go") || d.Name() == "Makefile" || p == filepath.Join(root, ".ci", "run") {
+		if strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".sh") || d.Name() == "Makefile" || p == filepath.Join(root, ".ci", "run") {
 			files = append(files, p)
 		}
 		return nil
@@ -162,7 +162,7 @@ func TestGoCommentLinks(t *testing.T) {
 		}
 		for i, line := range strings.Split(string(src), "\n") {
 			c := strings.Index(line, "//")
-			if c < 0 && !strings.HasSuffix(f, ".go") {
+			if !strings.HasSuffix(f, ".go") {
 				c = strings.Index(line, "#")
 			}
 			for _, loc := range re.FindAllStringIndex(line, -1) {
