@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,7 +48,7 @@ func checkYAML(b block, reg *adapters.Registry, cols []harness.Column) []string 
 	var errs []string
 	fail := func(err error) []string {
 		for _, l := range strings.Split(strings.TrimSpace(err.Error()), "\n") {
-			errs = append(errs, fmt.Sprintf("%s: %s", b.where(), l))
+			errs = append(errs, fmt.Sprintf("%s: %s", b.where(), inDocs(b, l)))
 		}
 		return errs
 	}
@@ -97,6 +99,18 @@ func checkYAML(b block, reg *adapters.Registry, cols []harness.Column) []string 
 		return errs
 	}
 	return []string{fmt.Sprintf("%s: a YAML block that is neither a scenario (steps) nor a models.yaml (adapters, models); mark it ```yaml fragment to check only its syntax", b.where())}
+}
+
+// blockPosRE finds the positions the loaders give inside a block, whose
+// file is named "block".
+var blockPosRE = regexp.MustCompile(`\bblock:(\d+)`)
+
+// inDocs rewrites a loader's "block:LINE" as the docs file and line.
+func inDocs(b block, msg string) string {
+	return blockPosRE.ReplaceAllStringFunc(msg, func(m string) string {
+		n, _ := strconv.Atoi(strings.TrimPrefix(m, "block:"))
+		return b.file + ":" + strconv.Itoa(b.line+n)
+	})
 }
 
 // defaultAdapters returns the adapters: section of the default
