@@ -281,8 +281,70 @@ func (c *goChecker) check(b block) []string {
 		}
 		errs = append(errs, err.Error())
 	}}
-	conf.Check(f.Name.Name, c.fset, []*ast.File{f}, nil)
+	pkg, _ := conf.Check(f.Name.Name, c.fset, []*ast.File{f}, nil)
+	if !whole && pkg != nil {
+		errs = append(errs, c.sameInterfaces(b, pkg)...)
+	}
 	return errs
+}
+
+// sameInterfaces holds a fragment that restates an interface of a package
+// it names — `type Provider interface {…}` beside driver.Model is
+// driver.Provider — to that interface's methods and signatures, so the
+// restatement cannot drift from the code.
+func (c *goChecker) sameInterfaces(b block, pkg *types.Package) []string {
+	var errs []string
+	for _, name := range pkg.Scope().Names() {
+		local, ok := pkg.Scope().Lookup(name).(*types.TypeName)
+		if !ok || !local.Exported() {
+			continue
+		}
+		li, ok := local.Type().Underlying().(*types.Interface)
+		if !ok {
+			continue
+		}
+		for _, imp := range pkg.Imports() {
+			real, ok := imp.Scope().Lookup(name).(*types.TypeName)
+			if !ok {
+				continue
+			}
+			ri, ok := real.Type().Underlying().(*types.Interface)
+			if !ok || types.Identical(li, ri) {
+				continue
+			}
+			errs = append(errs, fmt.Sprintf("%s: interface %s is not %s.%s: %s", b.where(), name, imp.Name(), name, interfaceDiff(li, ri)))
+		}
+	}
+	return errs
+}
+
+// interfaceDiff names the methods two interfaces do not share, or whose
+// signatures differ.
+func interfaceDiff(doc, real *types.Interface) string {
+	var diffs []string
+	sig := func(i *types.Interface) map[string]string {
+		out := map[string]string{}
+		for m := range i.Methods() {
+			out[m.Name()] = types.TypeString(m.Type(), nil)
+		}
+		return out
+	}
+	d, r := sig(doc), sig(real)
+	for name, s := range r {
+		switch ds, ok := d[name]; {
+		case !ok:
+			diffs = append(diffs, "the docs leave out "+name+s)
+		case ds != s:
+			diffs = append(diffs, fmt.Sprintf("%s is %s in the code, %s in the docs", name, s, ds))
+		}
+	}
+	for name, s := range d {
+		if _, ok := r[name]; !ok {
+			diffs = append(diffs, "the code has no "+name+s)
+		}
+	}
+	slices.Sort(diffs)
+	return strings.Join(diffs, "; ")
 }
 
 // TestGoBlocks type-checks every Go block of the docs: a whole file (it
