@@ -5,7 +5,7 @@ FUZZTIME ?= 60s
 
 .PHONY: test race lint conform validate record-missing record bench bench-compare fuzz emulate mutate
 
-test:            ## unit tests and the conformance suite (the README's test command)
+test:            ## unit tests and the conformance suite (the README's quick-start test command)
 	$(GO) test ./...
 
 race:            ## the same under the race detector

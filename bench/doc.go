@@ -32,5 +32,5 @@
 // time includes other processes' turns on the cores.
 //
 // `make bench-compare` at the repository root runs it all and prints the
-// tables; the README's Performance section has the numbers.
+// tables; docs/development/performance.md has the numbers.
 package bench

@@ -204,7 +204,7 @@ func TestPublishedSuitesOnlyGrow(t *testing.T) {
 	check := func() {
 		for line := range removed {
 			if !added[line] {
-				t.Errorf("commit %s removed or changed the published entry %s; published entries never change (README: Suite versions)", commit, line)
+				t.Errorf("commit %s removed or changed the published entry %s; published entries never change (docs/certify.md: Suite versions)", commit, line)
 			}
 		}
 		clear(removed)

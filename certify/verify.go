@@ -398,7 +398,7 @@ func (v *verifier) checkSuite(s SuiteInfo, opts VerifyOptions) string {
 
 // OwnDevSuite is VerifyResult.Suite for a bundle certified against this
 // metis's own suite when that is not a published version: a development
-// checkout between releases (see the README's "Suite versions").
+// checkout between releases (see "Suite versions" in docs/certify.md).
 const OwnDevSuite = "this metis's own suite, unreleased (dev): not a published suite version"
 
 // publishedNames lists the published versions, for messages.

@@ -29,6 +29,6 @@
 // ValidateFromAdapterVersion and ValidateToAdapterVersion check them.
 // Serve is the adapter side for an adapter written in Go
 // (cmd/adapter-stdio serves metis's own), and package execadapter the
-// metis side. The README's "The stdio protocol" section is the reference
+// metis side. docs/certify.md ("The stdio protocol") is the reference
 // for implementers.
 package protocol
