@@ -232,4 +232,6 @@ func runTool(ctx context.Context, tools map[string]Tool, tu canonical.ToolUseBlo
 	return out, false
 }
 
-func errorResult(text string) canonical.Blocks { return canonical.Blocks{canonical.TextBlock{Text: text}} }
+func errorResult(text string) canonical.Blocks {
+	return canonical.Blocks{canonical.TextBlock{Text: text}}
+}
