@@ -320,3 +320,32 @@ func TestNewToolRefusesASchemaOutsideTheSubset(t *testing.T) {
 		t.Fatalf("error %v, want one naming the tool and the property", err)
 	}
 }
+
+// A Swap from the loop body, once the first reply's tool call is in,
+// takes effect on the loop's next call.
+func TestRunSwapFromTheLoopBody(t *testing.T) {
+	r := newLoopRig(t, "anthropic:claude-sonnet-4-6",
+		emulator.Reply{ToolCalls: []emulator.ToolCall{call("toolu_01", "get_weather", `{"city":"Paris"}`)}},
+		emulator.Reply{Text: "Sunny."})
+	for ev, err := range r.s.Run(context.Background(), session.RunOptions{Tools: []session.Tool{r.weather}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == canonical.EventMessageComplete && r.s.Model() != "openai:gpt-5" {
+			if err := r.s.Swap("openai:gpt-5"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	reqs := r.srv.Requests()
+	if len(reqs) != 2 || reqs[0].Path != "/v1/messages" || reqs[1].Path != "/v1/responses" {
+		t.Fatalf("requests: %d", len(reqs))
+	}
+	msgs := r.s.Messages()
+	if got := msgs[len(msgs)-1].Metadata.Provider; got != "openai" {
+		t.Errorf("the reply after the swap came from %s", got)
+	}
+	if !strings.Contains(string(reqs[1].Body), "sunny, 21 C in Paris") {
+		t.Errorf("OpenAI was not sent the tool result:\n%s", reqs[1].Body)
+	}
+}
