@@ -100,9 +100,10 @@ func NewRuntime(factories map[string]Factory, opts RuntimeOptions) (*Runtime, er
 func (rt *Runtime) Registry() *Registry { return rt.reg }
 
 // Adapter returns the adapter that serves model, a canonical
-// "provider:model" id or an alias the registry declares, opening it the
-// first time. Its errors are the registry's: model_not_found for an id
-// without a provider part or whose provider names no adapter, and
+// "provider:model" id, opening it the first time. Its errors are the
+// registry's: model_not_found for an id without a provider part, whose
+// provider names no adapter, or that is an alias (requests carry the
+// canonical id: Registry.Resolve maps an alias to it), and
 // Config.KeyError's not_configured when the adapter's key is missing.
 func (rt *Runtime) Adapter(model string) (Adapter, error) {
 	name, reg, err := rt.adapterFor(model)
@@ -135,6 +136,12 @@ func (rt *Runtime) Adapter(model string) (Adapter, error) {
 // adapterFor names the adapter instance serving model and the registry
 // that declares it.
 func (rt *Runtime) adapterFor(model string) (string, *Registry, error) {
+	if id, ok := rt.reg.aliases[model]; ok {
+		// The model id travels in every request (wire name, capability
+		// overrides, price): an alias there would be taken for a model.
+		return "", nil, canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeModelNotFound,
+			"model %q is an alias of %s in the registry %s: use the canonical id (Registry.Resolve gives it)", model, id, rt.reg.file)
+	}
 	if m, err := rt.reg.Resolve(model); err == nil {
 		return m.Adapter, rt.reg, nil
 	}

@@ -142,6 +142,7 @@ func TestRuntimeErrors(t *testing.T) {
 		{"anthropic:claude-sonnet-4-6", canonical.CodeNotConfigured, canonical.ErrAuth,
 			[]string{"ANTHROPIC_API_KEY", "api_key_env", "models.yaml", "api_key there", "Config.APIKey"}},
 		{"claude-sonnet", canonical.CodeModelNotFound, canonical.ErrInvalidRequest, []string{`"claude-sonnet"`, `"provider:model"`}},
+		{"sonnet", canonical.CodeModelNotFound, canonical.ErrInvalidRequest, []string{`"sonnet" is an alias of anthropic:claude-sonnet-4-6`, "canonical id"}},
 		{"nosuch:model", canonical.CodeModelNotFound, canonical.ErrInvalidRequest, []string{`no adapter named "nosuch"`, "anthropic, azure"}},
 	} {
 		_, err := rt.Adapter(tc.model)
