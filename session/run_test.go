@@ -349,3 +349,31 @@ func TestRunSwapFromTheLoopBody(t *testing.T) {
 		t.Errorf("OpenAI was not sent the tool result:\n%s", reqs[1].Body)
 	}
 }
+
+// Cancelling the context mid-stream ends the call as cancelled (kept,
+// its tool call never run) and Run with the context's error.
+func TestRunCancelMidStream(t *testing.T) {
+	r := newLoopRig(t, "anthropic:claude-sonnet-4-6",
+		emulator.Reply{Text: "Let me look that up for you.", ToolCalls: []emulator.ToolCall{call("", "get_weather", `{"city":"Paris"}`)}},
+		emulator.Reply{Text: "never sent"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var last error
+	for ev, err := range r.s.Run(ctx, session.RunOptions{Tools: []session.Tool{r.weather}}) {
+		if err != nil {
+			last = err
+		}
+		if ev.Type == canonical.EventTextDelta {
+			cancel()
+		}
+	}
+	if !errors.Is(last, context.Canceled) {
+		t.Fatalf("last error %v, want context.Canceled", last)
+	}
+	if n := len(r.srv.Requests()); n != 1 || r.calls.Load() != 0 {
+		t.Errorf("%d model calls and %d tool calls, want 1 and 0", n, r.calls.Load())
+	}
+	if st := r.s.Messages()[1].Metadata.EffectiveStatus(); st != canonical.StatusCancelled {
+		t.Errorf("the cancelled turn has status %s", st)
+	}
+}
