@@ -104,7 +104,8 @@ type RunOptions struct {
 //
 // Tools run one at a time, in the reply's order, with ctx. A call is
 // answered with an is_error result, for the model to correct, when its
-// tool is not one of opts.Tools (naming the ones there are), when its
+// tool is not one of opts.Tools (naming the ones there are; a tool of
+// Options.Tools has no function to run), when its
 // input arrived not matching the schema (InvalidToolInputText), or when
 // the tool's Func returns an error (its text); Run goes on.
 //
@@ -220,7 +221,7 @@ func runTool(ctx context.Context, tools map[string]Tool, tu canonical.ToolUseBlo
 			names = append(names, name)
 		}
 		slices.Sort(names)
-		return errorResult(fmt.Sprintf("Error: there is no tool named %q; the tools are: %s", tu.Name, strings.Join(names, ", "))), true
+		return errorResult(fmt.Sprintf("Error: no tool named %q can be run; the tools that can are: %s", tu.Name, strings.Join(names, ", "))), true
 	}
 	if tu.InputError != "" {
 		return errorResult(InvalidToolInputText(tu)), true

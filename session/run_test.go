@@ -163,7 +163,7 @@ func TestRunAnswersToolErrorsAndUnknownTools(t *testing.T) {
 	res := results(r.s)
 	for i, want := range []string{
 		"Error: no weather under the sea",
-		`Error: there is no tool named "launch_rocket"; the tools are: get_weather`,
+		`Error: no tool named "launch_rocket" can be run; the tools that can are: get_weather`,
 		"input#/city",
 	} {
 		got := res[uses[i].ID]
