@@ -105,9 +105,9 @@ type RunOptions struct {
 // Tools run one at a time, in the reply's order, with ctx. A call is
 // answered with an is_error result, for the model to correct, when its
 // tool is not one of opts.Tools (naming the ones there are; a tool of
-// Options.Tools has no function to run), when its
-// input arrived not matching the schema (InvalidToolInputText), or when
-// the tool's Func returns an error (its text); Run goes on.
+// Options.Tools has no function to run), when its input arrived not
+// matching the schema (InvalidToolInputText), or when the tool's Func
+// returns an error (its text); Run goes on.
 //
 // Run ends after the first reply that calls no tool; with the error of a
 // call that failed (yielded last, as Stream does); with ctx's error when
