@@ -3,25 +3,27 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
-	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/emulator"
 )
 
-// TestAgent runs the program against the emulator: a tool call and an
-// answer from Anthropic, then, after the swap, the same from OpenAI,
-// which is sent Anthropic's turns.
+// TestAgent runs the program against the emulator with the script in
+// testdata/replies.json (the one docs/runtime.md serves with conform
+// emulate): a tool call and an answer from Anthropic, then, after the
+// swap, the same from OpenAI, which is sent Anthropic's turns.
 func TestAgent(t *testing.T) {
-	srv := emulator.NewServer(emulator.WithReplies(
-		emulator.Reply{ToolCalls: []emulator.ToolCall{{ID: "toolu_01", Name: "get_weather", Input: json.RawMessage(`{"city":"Paris"}`)}},
-			Usage: canonical.TokenUsage{InputTokens: 1000, OutputTokens: 100}},
-		emulator.Reply{Text: "It is sunny in Paris.", Usage: canonical.TokenUsage{InputTokens: 1000, OutputTokens: 100}},
-		emulator.Reply{ToolCalls: []emulator.ToolCall{{ID: "call_02", Name: "get_weather", Input: json.RawMessage(`{"city":"Rome"}`)}},
-			Usage: canonical.TokenUsage{InputTokens: 1000, OutputTokens: 100}},
-		emulator.Reply{Text: "Rome is sunny too.", Usage: canonical.TokenUsage{InputTokens: 1000, OutputTokens: 100}},
-	))
+	data, err := os.ReadFile("testdata/replies.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replies []emulator.Reply
+	if err := json.Unmarshal(data, &replies); err != nil {
+		t.Fatal(err)
+	}
+	srv := emulator.NewServer(emulator.WithReplies(replies...))
 	defer srv.Close()
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-FAKE")
 	t.Setenv("OPENAI_API_KEY", "sk-test-FAKE")
