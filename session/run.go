@@ -51,6 +51,9 @@ func NewTool[In any](name, description string, fn func(ctx context.Context, in I
 		if err := dec.Decode(&in); err != nil {
 			return nil, fmt.Errorf("invalid input for tool %s: %w", name, err)
 		}
+		if dec.More() {
+			return nil, fmt.Errorf("invalid input for tool %s: more than one JSON value", name)
+		}
 		out, err := fn(ctx, in)
 		if err != nil {
 			return nil, err

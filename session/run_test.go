@@ -377,3 +377,52 @@ func TestRunCancelMidStream(t *testing.T) {
 		t.Errorf("the cancelled turn has status %s", st)
 	}
 }
+
+// FuzzToolInput feeds arbitrary input to a NewTool function: it must
+// call the function with what decodes into the input type and answer
+// everything else with an error, never panic.
+func FuzzToolInput(f *testing.F) {
+	type in struct {
+		City  string   `json:"city"`
+		Days  uint8    `json:"days,omitempty"`
+		Tags  []string `json:"tags,omitempty"`
+		Where *struct {
+			Lat float64 `json:"lat"`
+		} `json:"where,omitempty"`
+	}
+	var got in
+	tool := session.MustTool("t", "A tool.", func(_ context.Context, v in) (string, error) {
+		got = v
+		return "ok", nil
+	})
+	for _, seed := range []string{`{"city":"Paris"}`, `{"city":"Paris","days":300}`, `{"mode":1}`, `{"where":{"lat":1e400}}`, `[]`, `null`, ``, `{"city":"a"}{"city":"b"}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, input []byte) {
+		got = in{}
+		out, err := tool.Func(context.Background(), input)
+		if err != nil {
+			if out != nil || !strings.HasPrefix(err.Error(), "invalid input for tool t: ") {
+				t.Fatalf("error %q with content %v", err, out)
+			}
+			return
+		}
+		if out.Text() != "ok" {
+			t.Fatalf("content %v", out)
+		}
+		// What the function got encodes to JSON that decodes the same.
+		again, err := tool.Func(context.Background(), mustJSON(t, got))
+		if err != nil || again.Text() != "ok" {
+			t.Fatalf("the decoded input %+v does not decode again: %v", got, err)
+		}
+	})
+}
+
+func mustJSON(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
