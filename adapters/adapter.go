@@ -250,17 +250,22 @@ func (RealClock) Sleep(ctx context.Context, d time.Duration) error {
 
 // KeyError returns nil when c has an API key, else the error of an
 // adapter that cannot work without one (000 §8.2): class auth, Code
-// not_configured, naming the environment variable when c has one.
-// Registry.Config and every built-in adapter that needs a key return it.
+// not_configured, naming the environment variable when c has one and
+// every other place a key can come from (models.yaml's api_key_env and
+// api_key, Config.APIKey); it never holds a key. Registry.Config and
+// every built-in adapter that needs a key return it.
 func (c *Config) KeyError() error {
 	if c.APIKey != "" {
 		return nil
 	}
 	var ae *canonical.AdapterError
 	if c.APIKeyEnv != "" {
-		ae = canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured, "adapter %q is not configured: environment variable %s is not set", c.Name, c.APIKeyEnv)
+		ae = canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured,
+			"adapter %q is not configured: environment variable %s is not set (set it; or point the adapter's api_key_env in models.yaml at another variable, or set api_key there; or set Config.APIKey)",
+			c.Name, c.APIKeyEnv)
 	} else {
-		ae = canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured, "adapter %q is not configured: it has no API key (set api_key_env or api_key)", c.Name)
+		ae = canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured,
+			"adapter %q is not configured: it has no API key (set the adapter's api_key_env in models.yaml to the environment variable holding it, or its api_key there, or Config.APIKey)", c.Name)
 	}
 	ae.Provider = c.Name
 	return ae

@@ -33,6 +33,10 @@ type CallOptions struct {
 	OutputSchema json.RawMessage
 	// RequestID identifies the call; empty means canonical.NewRequestID().
 	RequestID string
+	// Tools are offered on this call after the session's Options.Tools
+	// (Run offers its tools' definitions here). A name used twice is an
+	// invalid_request error before the wire.
+	Tools []canonical.ToolDefinition
 }
 
 // call is one model call between begin and end.
@@ -236,8 +240,8 @@ func (s *Session) requestLocked(model string, msgs []canonical.Message, opts Cal
 		Thinking:        opts.Thinking,
 		ToolIDs:         s.toolIDs,
 	}
-	if len(s.tools) > 0 {
-		req.Tools = slices.Clone(s.tools)
+	if len(s.tools)+len(opts.Tools) > 0 {
+		req.Tools = slices.Concat(s.tools, opts.Tools)
 	}
 	return req
 }

@@ -7,12 +7,36 @@
 //
 // # A turn
 //
-//	s := session.New(session.Options{Model: "anthropic:claude-sonnet-4-6", Adapters: registry.Adapter})
+// Options.Adapters resolves a model id to its adapter; an
+// adapters.Runtime's Adapter method is one (providers.NewRuntime builds
+// it with every built-in provider, keys from the environment):
+//
+//	rt, err := providers.NewRuntime(adapters.RuntimeOptions{})
+//	defer rt.Close()
+//	s := session.New(session.Options{Model: "anthropic:claude-sonnet-4-6", Adapters: rt.Adapter})
 //	if _, err := s.AddUser(canonical.TextBlock{Text: "Read README.md"}); err != nil { ... } // a *StoreError: kept, retried
 //	msg, err := s.Call(ctx, session.CallOptions{})            // or range over s.Stream(ctx, ...)
 //	for _, tu := range msg.Content.ToolUses() {
 //		s.AddToolResultText(tu.ID, runTool(tu), false)
 //	}
+//
+// # The tool loop
+//
+// Run does the loop above for Go functions: it streams a call, runs the
+// tools the reply calls, sends their results and calls again, until a
+// reply calls no tool or MaxRounds calls were made. NewTool derives a
+// tool's input schema from a Go struct (package canonical/toolschema) and
+// decodes each call's input into it:
+//
+//	weather := session.MustTool("get_weather", "The weather in a city.",
+//		func(ctx context.Context, in struct{ City string `json:"city"` }) (string, error) { ... })
+//	for ev, err := range s.Run(ctx, session.RunOptions{Tools: []session.Tool{weather}}) {
+//		...
+//	}
+//
+// A tool's error, an unknown tool and an input not matching the schema
+// are answered with is_error results the model can correct; swaps,
+// cancellation, tool-id pairing and cost work as for single calls.
 //
 // # Swaps
 //

@@ -115,7 +115,7 @@ func TestConfigurationErrors(t *testing.T) {
 	var ae *canonical.AdapterError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, canonical.CodeNotConfigured, ae.Code)
-	assert.Equal(t, `adapter "azure" is not configured: environment variable AZURE_OPENAI_API_KEY is not set`, ae.Message)
+	assert.Equal(t, `adapter "azure" is not configured: environment variable AZURE_OPENAI_API_KEY is not set (set it; or point the adapter's api_key_env in models.yaml at another variable, or set api_key there; or set Config.APIKey)`, ae.Message)
 
 	_, err = New(adapters.Config{APIKey: "k", Getenv: func(string) string { return "" }})
 	require.ErrorAs(t, err, &ae)

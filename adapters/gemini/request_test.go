@@ -360,7 +360,7 @@ func TestNewRequiresKey(t *testing.T) {
 	assert.Equal(t, canonical.CodeNotConfigured, ae.Code)
 	// One missing-key error everywhere (Config.KeyError), naming the
 	// variable: the registry and every adapter used to word it apart.
-	assert.Equal(t, `adapter "gemini" is not configured: environment variable GEMINI_API_KEY is not set`, ae.Message)
+	assert.Equal(t, `adapter "gemini" is not configured: environment variable GEMINI_API_KEY is not set (set it; or point the adapter's api_key_env in models.yaml at another variable, or set api_key there; or set Config.APIKey)`, ae.Message)
 }
 
 func mustJSON(t *testing.T, v any) []byte {

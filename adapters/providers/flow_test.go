@@ -173,7 +173,7 @@ func TestExtraHeadersWinOverKey(t *testing.T) {
 // wordings ("anthropic: no API key configured", "no API key (set
 // OPENAI_API_KEY)", the registry's "is not configured").
 func TestOneMissingKeyError(t *testing.T) {
-	want := `adapter "x" is not configured: environment variable X_KEY is not set`
+	want := `adapter "x" is not configured: environment variable X_KEY is not set (set it; or point the adapter's api_key_env in models.yaml at another variable, or set api_key there; or set Config.APIKey)`
 	for _, typ := range []string{"anthropic", "openai", "gemini"} {
 		_, err := providers.Factories()[typ](adapters.Config{Name: "x", APIKeyEnv: "X_KEY"})
 		var ae *canonical.AdapterError

@@ -1,5 +1,13 @@
 // Package providers lists every adapter metis ships, so that a registry
-// loaded from models.yaml can build any of them by type:
+// loaded from models.yaml can build any of them by type. A program starts
+// with NewRuntime, whose Adapter method serves any "provider:model" id
+// with keys from the environment (a session.Resolver):
+//
+//	rt, err := providers.NewRuntime(adapters.RuntimeOptions{})
+//	defer rt.Close()
+//	s := session.New(session.Options{Model: "anthropic:claude-sonnet-4-6", Adapters: rt.Adapter})
+//
+// or opens one adapter of a registry itself:
 //
 //	reg, _ := adapters.DefaultRegistry()
 //	a, err := reg.Open("anthropic", providers.Factories(), os.Getenv, nil)
@@ -33,6 +41,13 @@ func Factories() map[string]adapters.Factory {
 		"azure":            factory(azure.New),
 		"bedrock":          factory(bedrock.New),
 	}
+}
+
+// NewRuntime returns an adapters.Runtime that builds every built-in
+// adapter: adapters.NewRuntime(Factories(), opts). The zero opts use the
+// embedded models.yaml and read keys from the environment.
+func NewRuntime(opts adapters.RuntimeOptions) (*adapters.Runtime, error) {
+	return adapters.NewRuntime(Factories(), opts)
 }
 
 // factory adapts a provider constructor to adapters.Factory, returning a
