@@ -75,7 +75,7 @@ func TestBrokenAdapterFailsReadably(t *testing.T) {
 	require.True(t, res.Failed(), "the flipped mapping went unnoticed")
 
 	var out bytes.Buffer
-	printResult(&out, res, false)
+	printResult(&out, res, detailCompact, "")
 	assert.Contains(t, out.String(), "FAIL basic/plain-text [anthropic:claude-sonnet-4-6]")
 	assert.Contains(t, out.String(), "end_turn")
 	assert.Contains(t, out.String(), "max_tokens")
