@@ -272,7 +272,7 @@ td a { color: inherit; text-decoration: none; display: block; }
 <header>
 <h1>metis conformance</h1>
 {{if .Failed}}<p class="verdict fail" id="verdict">✗ <span id="failed">{{.Failed}}</span> failed · <span id="passed">{{.Passed}}</span> passed · <span id="skipped">{{.Skipped}}</span> skipped{{if .Known}} · {{.Known}} known failures{{end}}</p>
-{{else}}<p class="verdict pass" id="verdict">✓ all {{.Passed}} runs passed · <span id="failed">0</span> failed · <span id="skipped">{{.Skipped}}</span> skipped{{if .Known}} · {{.Known}} known failures{{end}}<span id="passed" hidden>{{.Passed}}</span></p>
+{{else}}<p class="verdict pass" id="verdict">✓ all <span id="passed">{{.Passed}}</span> runs passed · <span id="failed">0</span> failed · <span id="skipped">{{.Skipped}}</span> skipped{{if .Known}} · {{.Known}} known failures{{end}}</p>
 {{end}}<p class="identity">{{.Identity}}</p>
 <p class="meta">{{.Runs}} runs{{if .Started}} · started {{.Started}}{{end}} · {{.Duration}}</p>
 {{if .Sources}}<p class="sources">{{.Sources}}</p>{{end}}
@@ -314,8 +314,8 @@ td a { color: inherit; text-decoration: none; display: block; }
 </html>
 {{define "focus"}}<p class="check">{{.Check}}</p>
 {{if .Where}}<p class="where"><span class="label">at</span><code class="file-line">{{.Where}}</code></p>
-{{end}}{{range .Diffs}}<p class="diff-title">{{.Title}}</p>
-<pre class="diff">{{range .Lines}}<span{{if .Class}} class="{{.Class}}"{{end}}>{{.Text}}</span>{{end}}</pre>
+{{end}}{{range .Diffs}}{{if ne .Title $.Check}}<p class="diff-title">{{.Title}}</p>
+{{end}}<pre class="diff">{{range .Lines}}<span{{if .Class}} class="{{.Class}}"{{end}}>{{.Text}}</span>{{end}}</pre>
 {{end}}<p class="cmd rerun"><span class="label">re-run</span><code class="cmd-text">{{.Rerun}}</code></p>
 {{if .Update}}<p class="cmd update"><span class="label">accept golden</span><code class="cmd-text">{{.Update}}</code></p>
 {{end}}{{if or .Findings .WireRequests .Events}}<details class="more"><summary>findings, wire requests, event trace</summary>
