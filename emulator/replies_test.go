@@ -3,6 +3,7 @@ package emulator_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,11 +42,15 @@ func TestParseRepliesErrors(t *testing.T) {
 	}
 }
 
-// The documented example (docs/cli.md) parses into the replies it shows.
+// The documented example (docs/cli.md's JSON block) parses into the
+// replies it shows.
 func TestParseRepliesExample(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "replies.json"))
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "cli.md"))
 	require.NoError(t, err)
-	replies, err := emulator.ParseReplies("replies.json", data)
+	_, block, ok := strings.Cut(string(doc), "\n```json\n")
+	require.True(t, ok, "docs/cli.md has a json block")
+	block, _, _ = strings.Cut(block, "```")
+	replies, err := emulator.ParseReplies("docs/cli.md", []byte(block))
 	require.NoError(t, err)
 	require.Len(t, replies, 3)
 	assert.Equal(t, "Reading it.", replies[0].Text)
