@@ -182,7 +182,7 @@ func printResult(w io.Writer, res *harness.Result, d detail, dirs string) {
 		for _, r := range failed {
 			printFailure(w, r, dirs)
 		}
-		if d < detailAll {
+		if d == detailCompact { // conform run's: certify's runs are not conform run's
 			fmt.Fprintf(w, "all of a run's checks: %s%s -v\n", failed[0].Focus().Rerun, dirs)
 		}
 	}
