@@ -77,7 +77,14 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 		cfg.Golden = goldens.compare
 	}
 
+	prog := newProgress(stdout)
+	if prog != nil {
+		cfg.Progress = prog.update
+	}
 	res, err := harness.Run(ctx, cfg)
+	if prog != nil {
+		prog.clear()
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
