@@ -16,7 +16,8 @@ import (
 // HTML renders r as report.html: one self-contained page (inline style
 // and script, a Content-Security-Policy that forbids every fetch) that
 // leads with the verdict. Its first screen is the counts, red when a run
-// failed and green when none did, then each failed run with its first
+// failed and green when none did, then (past three failures, a line per
+// failed run linking to it) each failed run with its first
 // failing check, the scenario's file:line of the failing step, the
 // golden diff and the commands that re-run it and accept a new golden
 // (the wire requests and event trace folded under it). Known failures
@@ -244,6 +245,8 @@ details.more > summary, details.failure > summary { cursor: pointer; color: #555
 details.more h4 { font-size: .95em; margin: .6em 0 .2em; }
 pre { background: #f6f8fa; padding: .5em; overflow: auto; margin: .2em 0; font: 12px/1.4 ui-monospace, monospace; }
 pre.diff { max-height: 22em; }
+ol.failure-index { margin: .2em 0 .6em; padding-left: 2em; max-height: 40vh; overflow: auto; }
+ol.failure-index li { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .diff-title { margin: .3em 0 0; color: #555; font-size: .92em; }
 pre.diff > span { display: block; min-height: 1.4em; }
 pre .del { background: #ffebe9; color: #a40e26; }
@@ -279,7 +282,10 @@ td a { color: inherit; text-decoration: none; display: block; }
 </header>
 {{if .Failures}}<section id="failures">
 <h2>Failures</h2>
-{{range .Failures}}<article class="failure {{.Class}}" id="{{.Anchor}}" data-scenario="{{.ID}}" data-model="{{.Model}}">
+{{if gt (len .Failures) 3}}<ol class="failure-index" id="failure-index">
+{{range .Failures}}<li><a href="#{{.Anchor}}"><code>{{.ID}}</code> on <code>{{.Model}}</code></a>{{if .Where}} <code class="file-line">{{.Where}}</code>{{end}}: {{.Check}}</li>
+{{end}}</ol>
+{{end}}{{range .Failures}}<article class="failure {{.Class}}" id="{{.Anchor}}" data-scenario="{{.ID}}" data-model="{{.Model}}">
 <h3>{{.Mark}} <code class="run">{{.ID}}</code> on <code class="model">{{.Model}}</code></h3>
 {{template "focus" .}}</article>
 {{end}}</section>

@@ -3,6 +3,7 @@ package harness_test
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,4 +224,28 @@ func TestMarkdownFailuresFirst(t *testing.T) {
 		"re-run: <code>go run ./cmd/conform run basic/plain-text --model openai:gpt-5</code>  \n"+
 		"accept the new golden: <code>go run ./cmd/conform run basic/plain-text --model openai:gpt-5 --update</code>\n")
 	assert.True(t, strings.HasPrefix(harness.Markdown(&harness.Result{Runs: sampleResult().Runs[:1]}), "## metis conformance\n\n**✅ 1 passed, 0 failed, 0 skipped**\n"))
+}
+
+// Past three failures, report.html lists them all at the top, a line
+// each, linking to their sections; up to three it shows the sections
+// alone.
+func TestHTMLIndexesManyFailures(t *testing.T) {
+	failed := sampleResult().Runs[1]
+	res := &harness.Result{}
+	for _, model := range []string{"a:1", "b:2", "c:3", "d:4"} {
+		run := failed
+		run.Model = model
+		res.Runs = append(res.Runs, run)
+	}
+	page, err := harness.HTML(res)
+	require.NoError(t, err)
+	assert.Contains(t, string(page), `<ol class="failure-index" id="failure-index">`)
+	for i, model := range []string{"a:1", "b:2", "c:3", "d:4"} {
+		assert.Contains(t, string(page), fmt.Sprintf(`<li><a href="#failure-%d"><code>basic/plain-text</code> on <code>%s</code></a> <code class="file-line">scenarios/basic/plain-text.yaml:14</code>: step 2 (call) stop_reason: stop_reason max_tokens, want end_turn</li>`, i+1, model))
+	}
+	res.Runs = res.Runs[:3]
+	page, err = harness.HTML(res)
+	require.NoError(t, err)
+	assert.NotContains(t, string(page), `<ol class="failure-index"`)
+	assert.Contains(t, string(page), `<article class="failure fail" id="failure-3"`)
 }
