@@ -249,3 +249,47 @@ func TestHTMLIndexesManyFailures(t *testing.T) {
 	assert.NotContains(t, string(page), `<ol class="failure-index"`)
 	assert.Contains(t, string(page), `<article class="failure fail" id="failure-3"`)
 }
+
+// FuzzMarkdownEscapes: whatever text a run brings, summary.md's matrix
+// rows keep their cells, and outside its fences no character of the text
+// opens an HTML element, a code span or a table cell.
+func FuzzMarkdownEscapes(f *testing.F) {
+	f.Add(hostile, "msg")
+	f.Add("a|b", "````\n```")
+	f.Add("<details>", "</details>\n<script>")
+	f.Fuzz(func(t *testing.T, id, msg string) {
+		res := &harness.Result{Runs: []harness.ScenarioResult{{ID: id, Model: "m:" + id, Status: harness.StatusFail, Reason: msg,
+			Findings: []harness.Finding{{ID: "golden/x", Level: harness.LevelError, Step: -1, Message: msg, Diff: msg}}}}}
+		md := harness.Markdown(res)
+		var outside strings.Builder
+		fence := ""
+		for _, line := range strings.Split(md, "\n") {
+			switch {
+			case fence == "" && strings.HasPrefix(line, "```"):
+				fence = strings.TrimRight(line, "diff")
+				continue
+			case fence != "" && line == fence:
+				fence = ""
+				continue
+			case fence != "":
+				continue
+			}
+			outside.WriteString(line + "\n")
+			if strings.HasPrefix(line, "|") {
+				if n := strings.Count(line, "|"); n != 3 {
+					t.Fatalf("a matrix line with %d bars: %q", n, line)
+				}
+			}
+		}
+		if fence != "" {
+			t.Fatalf("a fence left open in\n%s", md)
+		}
+		rest := outside.String()
+		for _, tag := range []string{"<code>", "</code>", "<details>", "<summary>", "</summary>", "</details>"} {
+			rest = strings.ReplaceAll(rest, tag, "")
+		}
+		if strings.ContainsAny(rest, "<`") {
+			t.Fatalf("a raw < or backtick outside the fences:\n%s", outside.String())
+		}
+	})
+}
