@@ -49,7 +49,8 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 	if len(args) > 0 && args[0] == "import" {
 		return runImport(name+" import", args[1:], stdout, stderr)
 	}
-	c := cli.New(name, "", "Record scenario runs into cassettes, then replay them against the goldens.")
+	c := cli.New(name, "", "Record scenario runs into cassettes, then replay them against the goldens.\n"+
+		"\""+name+" import\" converts other tools' recordings into cassettes instead (commands, below).")
 	c.Notes = `commands:
   import    convert traffic other tools recorded (vcrpy, go-vcr, HAR, recording
             directories) into a cassette; "` + name + ` import --help" shows its flags
