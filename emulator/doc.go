@@ -40,7 +40,7 @@
 //	GET  /v1/models, /api/v1/models                    model list (OpenAI shape, or Anthropic's with x-api-key)
 //	GET  /v1beta/models                                model list (Gemini shape)
 //	GET  /api/tags, /api/ps                            Ollama's installed and loaded models
-//	GET  /health                                       {"status":"ok"}
+//	GET  /health                                       {"status":"ok"}, with the header Metis-Emulator: 1
 //
 // Adapters take the server root as their base URL (Anthropic, Gemini) or
 // the root plus /v1 (OpenAI and OpenAI-compatible servers).

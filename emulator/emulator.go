@@ -156,6 +156,12 @@ func (s *Server) Requests() []Request {
 	return out
 }
 
+// HealthHeader is set (to "1") on the answer to GET /health, and on no
+// other: it tells a client that the server is metis's emulator and not a
+// provider or a proxy (conform record --base-url labels such cassettes
+// source: emulator and sends a fake key). Cassettes never hold it.
+const HealthHeader = "Metis-Emulator"
+
 // ServeHTTP routes one request (see the package doc for the routes).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// No Date header: responses must be byte-stable for cassettes.
@@ -175,7 +181,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	switch {
 	case path == "/health":
-		s.serveGet(w, r, func() { w.Header().Set("Content-Type", "application/json"); io.WriteString(w, `{"status":"ok"}`) }) //nolint:errcheck
+		s.serveGet(w, r, func() {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set(HealthHeader, "1")
+			io.WriteString(w, `{"status":"ok"}`) //nolint:errcheck
+		})
 	case path == "/v1/models", path == "/api/v1/models": // OpenRouter's API lives under /api/v1
 		s.serveGet(w, r, func() { s.serveModelList(w, r) })
 	case path == "/v1beta/models":

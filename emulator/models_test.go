@@ -46,9 +46,12 @@ func TestModelLists(t *testing.T) {
 	assert.Equal(t, "2026-01-01T00:05:00Z", at(t, ps, "models", 0, "expires_at"))
 	assert.Contains(t, at(t, ps, "models", 0), "size_vram")
 
-	status, _, body = do(t, srv, call{method: "GET", path: "/health"})
+	status, h, body := do(t, srv, call{method: "GET", path: "/health"})
 	assert.Equal(t, 200, status)
 	assert.Equal(t, `{"status":"ok"}`, body)
+	assert.Equal(t, "1", h.Get(emulator.HealthHeader), "/health says it is the emulator")
+	_, h, _ = do(t, srv, call{method: "GET", path: "/api/ps"})
+	assert.Empty(t, h.Get(emulator.HealthHeader), "only /health says it")
 }
 
 func TestEmptyModelLists(t *testing.T) {

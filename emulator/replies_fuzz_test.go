@@ -1,19 +1,19 @@
 package emulator_test
 
 import (
-	"encoding/json"
 	"net/http/httptest"
+	"regexp"
 	"testing"
 
 	"github.com/metis-llm/metis/emulator"
 )
 
 // FuzzRepliesFile reads arbitrary bytes as `conform emulate --replies`
-// does — a JSON array of emulator.Reply — and, when they decode, serves
-// the replies in order, streamed and not, on every model endpoint: each
-// answer must be JSON or a stream of JSON events, never a panic, whatever
-// the file scripts (unknown profiles, stop reasons and error kinds, odd
-// tool inputs, huge or negative usage).
+// does (ParseReplies): an error names the file and, past an empty file,
+// its line and column; replies that parse are served in order, streamed
+// and not, on every model endpoint: each answer must be JSON or a stream
+// of JSON events, never a panic, whatever the file scripts (stop reasons
+// and error kinds it does not know, huge or negative usage).
 func FuzzRepliesFile(f *testing.F) {
 	f.Add([]byte(`[{"text":"Hello!"},{"thinking":"hmm","signature":"sig","text":"Hi","usage":{"input_tokens":8,"output_tokens":3}}]`))
 	f.Add([]byte(`[{"text":"Reading.","tool_calls":[{"name":"read_file","input":{"path":"README.md"}},{"id":"call_9","name":"x"}]}]`))
@@ -24,10 +24,16 @@ func FuzzRepliesFile(f *testing.F) {
 	f.Add([]byte(`[{"model":"other-model","text":"\u0000\ufffd\ud800"}, null, {}]`))
 	f.Add([]byte(`{"text":"not an array"}`))
 	f.Add([]byte(`[`))
+	f.Add([]byte("[\n {\"txt\": 1},\n {\"tool_calls\": \"x\"}]"))
+	f.Add([]byte(`[{"text": "a"}] [`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var replies []emulator.Reply
-		if err := json.Unmarshal(data, &replies); err != nil {
-			return // conform emulate reports the file's error and exits 2
+		replies, err := emulator.ParseReplies("replies.json", data)
+		if err != nil {
+			// conform emulate reports the file's error and exits 2
+			if !repliesError.MatchString(err.Error()) {
+				t.Errorf("error %q does not name the file and its line", err)
+			}
+			return
 		}
 		if len(replies) > 8 {
 			replies = replies[:8]
@@ -45,6 +51,9 @@ func FuzzRepliesFile(f *testing.F) {
 		}
 	})
 }
+
+// repliesError is how a replies file's error begins.
+var repliesError = regexp.MustCompile(`^replies\.json(: empty: |:\d+:\d+: )`)
 
 // routeBody is a minimal request for fuzzRoutes[i], streamed or not
 // (Gemini streams by its path, so both of its routes ignore stream).

@@ -103,6 +103,11 @@ type Config struct {
 	// CompareGolden(path, got, UpdateGoldens); go test plugs goldie in.
 	Golden func(path string, got []byte) (diff string, err error)
 
+	// Progress, when set, is told after each run of Run ends: how many
+	// runs are done, of how many, and the run's result. Calls do not
+	// overlap, whatever Parallel; the CLI draws its progress line here.
+	Progress func(done, total int, r *ScenarioResult)
+
 	// RunTimeout bounds one scenario run in wall time, so that a broken
 	// transport cannot hang the suite; default DefaultRunTimeout. A
 	// scenario's own run_timeout wins over it.

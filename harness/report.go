@@ -328,15 +328,47 @@ func identity(r *Result) string {
 	return s
 }
 
-// Markdown renders r as a scenario × model matrix of ✅ (pass), ❌ (fail),
-// ⚠️ (known failure) and ⏭ (skip), then the reason of each failure, then the counts; it is
-// meant for $GITHUB_STEP_SUMMARY.
+// Markdown renders r for $GITHUB_STEP_SUMMARY, failures first: the
+// counts, then each failed run with its first failing check, the
+// scenario's file:line of the failing step, the golden diff and the
+// commands that re-run it and accept a new golden; the known failures;
+// then the scenario × model matrix of ✅ (pass), ❌ (fail), ⚠️ (known
+// failure) and ⏭ (skip), and the counts by cassette source. Every text
+// from a scenario or a run is escaped: it cannot close a table cell, a
+// code span, a fence or an HTML element.
 func Markdown(r *Result) string {
 	m := newMatrix(r)
+	p, f, s := r.Counts()
+	known := r.KnownFailures()
 	var sb strings.Builder
-	sb.WriteString("## metis conformance\n\n" + escapeHTML(identity(r)) + "\n\n| scenario |")
+	sb.WriteString("## metis conformance\n\n")
+	counts := fmt.Sprintf("%d passed, %d failed, %d skipped", p, f, s)
+	if len(known) > 0 {
+		counts += fmt.Sprintf(", %d known failures", len(known))
+	}
+	if f > 0 {
+		sb.WriteString("**❌ " + counts + "**\n\n")
+	} else {
+		sb.WriteString("**✅ " + counts + "**\n\n")
+	}
+	sb.WriteString(mdText(identity(r)) + "\n")
+	if f > 0 {
+		sb.WriteString("\n### Failures\n")
+		for i := range r.Runs {
+			if run := &r.Runs[i]; run.Status == StatusFail {
+				mdFailure(&sb, run, "❌")
+			}
+		}
+	}
+	if len(known) > 0 {
+		sb.WriteString("\n### Known failures\n\nAdapter bugs each scenario's known_failures names; they do not fail the run.\n")
+		for i := range known {
+			mdFailure(&sb, &known[i], "⚠️")
+		}
+	}
+	sb.WriteString("\n### Matrix\n\n| scenario |")
 	for _, model := range m.models {
-		sb.WriteString(" " + model + " |")
+		sb.WriteString(" " + mdCode(model) + " |")
 	}
 	sb.WriteString("\n|---|")
 	for range m.models {
@@ -344,7 +376,7 @@ func Markdown(r *Result) string {
 	}
 	sb.WriteByte('\n')
 	for _, id := range m.ids {
-		sb.WriteString("| `" + id + "` |")
+		sb.WriteString("| " + mdCode(id) + " |")
 		for _, model := range m.models {
 			run := m.cell[[2]string{id, model}]
 			if run == nil {
@@ -355,30 +387,80 @@ func Markdown(r *Result) string {
 		}
 		sb.WriteByte('\n')
 	}
-	var failures []ScenarioResult
-	for _, run := range r.Runs {
-		if run.Status == StatusFail {
-			failures = append(failures, run)
-		}
-	}
-	if len(failures) > 0 {
-		sb.WriteString("\n### Failures\n")
-		for _, run := range failures {
-			fmt.Fprintf(&sb, "\n<details><summary>❌ <code>%s</code> [%s]: %s</summary>\n\n```\n%s```\n</details>\n",
-				run.ID, run.Model, escapeHTML(firstLine(run.Reason)), strings.ReplaceAll(details(&run), "```", "'''"))
-		}
-	}
-	p, f, s := r.Counts()
 	sb.WriteByte('\n')
 	if line := r.SourceSummary(); line != "" {
-		sb.WriteString(line + "\n\n")
+		sb.WriteString(mdText(line) + "\n\n")
 	}
-	fmt.Fprintf(&sb, "%d passed, %d failed, %d skipped", p, f, s)
-	if k := len(r.KnownFailures()); k > 0 {
-		fmt.Fprintf(&sb, ", %d known failures", k)
-	}
-	sb.WriteByte('\n')
+	sb.WriteString(counts + "\n")
 	return sb.String()
+}
+
+// mdFailure writes one failed run: a heading line, its first failing
+// check and where, the golden diff, the commands, and every detail
+// folded.
+func mdFailure(sb *strings.Builder, run *ScenarioResult, icon string) {
+	focus := run.Focus()
+	fmt.Fprintf(sb, "\n%s %s on %s  \n", icon, mdCode(run.ID), mdCode(run.Model))
+	sb.WriteString(mdText(focus.Check))
+	if focus.Where != "" {
+		sb.WriteString("  \nat " + mdCode(focus.Where))
+	}
+	sb.WriteString("\n")
+	if focus.Diff != "" {
+		sb.WriteString("\n" + mdFence(focus.Diff, "diff"))
+	}
+	sb.WriteString("\nre-run: " + mdCode(focus.Rerun))
+	if focus.Update != "" {
+		sb.WriteString("  \naccept the new golden: " + mdCode(focus.Update))
+	}
+	sb.WriteString("\n\n<details><summary>details</summary>\n\n" + mdFence(details(run), "") + "\n</details>\n")
+}
+
+// mdText escapes s as Markdown inline text: HTML is shown, not parsed,
+// and no character of s starts emphasis, a link, a code span or a table
+// cell.
+func mdText(s string) string {
+	var sb strings.Builder
+	for _, c := range s {
+		switch c {
+		case '&':
+			sb.WriteString("&amp;")
+		case '<':
+			sb.WriteString("&lt;")
+		case '>':
+			sb.WriteString("&gt;")
+		case '\n', '\r':
+			sb.WriteByte(' ')
+		case '|', '`', '*', '_', '[', ']', '\\', '~', '#', '!', '$':
+			fmt.Fprintf(&sb, "&#%d;", c)
+		default:
+			sb.WriteRune(c)
+		}
+	}
+	return sb.String()
+}
+
+// mdCode is s as inline code, escaped as mdText escapes it (a code span
+// cannot hold a backtick or, in a table, a bar).
+func mdCode(s string) string { return "<code>" + mdText(s) + "</code>" }
+
+// mdFence is s as a fenced code block whose fence is longer than any run
+// of backticks in s, so that nothing in s ends it.
+func mdFence(s, info string) string {
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return fence + info + "\n" + s + fence + "\n"
 }
 
 func mark(s Status, ran bool) string {
@@ -394,8 +476,4 @@ func mark(s Status, ran bool) string {
 		return "⚠️"
 	}
 	return "⏭"
-}
-
-func escapeHTML(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }

@@ -6,16 +6,24 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/metis-llm/metis/canonical"
 )
 
 // HTML renders r as report.html: one self-contained page (inline style
-// and script, a Content-Security-Policy that forbids every fetch) with
-// the scenario × model matrix coloured by outcome, and for each failure
-// (known failures after the others) a collapsible section with its first failing check, the golden diffs,
-// the wire requests and the event trace. A failed cell links to its
-// section and opens it.
+// and script, a Content-Security-Policy that forbids every fetch) that
+// leads with the verdict. Its first screen is the counts, red when a run
+// failed and green when none did, then (past three failures, a line per
+// failed run linking to it) each failed run with its first
+// failing check, the scenario's file:line of the failing step, the
+// golden diff and the commands that re-run it and accept a new golden
+// (the wire requests and event trace folded under it). Known failures
+// follow, folded; then the scenario × model matrix coloured by outcome,
+// in a box of its own with sticky headers, filtered by provider, column,
+// family and outcome. A failed cell links to its failure.
 func HTML(r *Result) ([]byte, error) {
 	m := newMatrix(r)
 	p, f, s := r.Counts()
@@ -23,28 +31,40 @@ func HTML(r *Result) ([]byte, error) {
 		Title:    fmt.Sprintf("metis conformance: %d passed, %d failed, %d skipped", p, f, s),
 		Identity: identity(r),
 		Sources:  r.SourceSummary(),
-		Models:   m.models,
 		CSP:      template.HTMLAttr(`content="default-src 'none'; style-src 'unsafe-inline'; script-src '` + scriptHash + `'"`),
 		Script:   template.JS(htmlScript),
+		Runs:     len(r.Runs),
+		Known:    len(r.KnownFailures()),
 	}
 	if !r.Started.IsZero() {
 		page.Started = r.Started.UTC().Format(time.RFC3339)
 	}
 	page.Duration = r.Duration.Round(time.Millisecond).String()
 	anchor := map[*ScenarioResult]string{}
-	for _, status := range []Status{StatusFail, StatusKnownFailure} {
-		for i := range r.Runs {
-			run := &r.Runs[i]
-			if run.Status != status {
-				continue
-			}
-			id := fmt.Sprintf("failure-%d", len(page.Failures)+1)
-			anchor[run] = id
-			page.Failures = append(page.Failures, newHTMLFailure(id, run))
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		switch run.Status {
+		case StatusFail:
+			anchor[run] = fmt.Sprintf("failure-%d", len(page.Failures)+1)
+			page.Failures = append(page.Failures, newHTMLFailure(anchor[run], run))
+		case StatusKnownFailure:
+			anchor[run] = fmt.Sprintf("known-%d", len(page.KnownFailures)+1)
+			page.KnownFailures = append(page.KnownFailures, newHTMLFailure(anchor[run], run))
+		}
+	}
+	for _, model := range m.models {
+		prov := canonical.ProviderOf(model)
+		page.Columns = append(page.Columns, htmlColumn{Model: model, Provider: prov})
+		if !slices.Contains(page.Providers, prov) {
+			page.Providers = append(page.Providers, prov)
 		}
 	}
 	for _, id := range m.ids {
-		row := htmlRow{ID: id}
+		fam := family(id)
+		if !slices.Contains(page.Families, fam) {
+			page.Families = append(page.Families, fam)
+		}
+		row := htmlRow{ID: id, Family: fam}
 		for _, model := range m.models {
 			run := m.cell[[2]string{id, model}]
 			c := htmlCell{Class: "none", Mark: "—", Title: id + " does not run on " + model}
@@ -58,6 +78,7 @@ func HTML(r *Result) ([]byte, error) {
 		}
 		page.Rows = append(page.Rows, row)
 	}
+	slices.Sort(page.Families)
 	page.Passed, page.Failed, page.Skipped = p, f, s
 	var buf bytes.Buffer
 	if err := htmlTemplate.Execute(&buf, page); err != nil {
@@ -66,19 +87,29 @@ func HTML(r *Result) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// family is a scenario id's family: its first path element ("tools" of
+// "tools/parallel-calls").
+func family(id string) string {
+	fam, _, _ := strings.Cut(id, "/")
+	return fam
+}
+
 type htmlPage struct {
 	Title, Identity, Sources, Started, Duration string
-	Passed, Failed, Skipped                     int
-	Models                                      []string
+	Passed, Failed, Skipped, Known, Runs        int
+	Columns                                     []htmlColumn
+	Providers, Families                         []string
 	Rows                                        []htmlRow
-	Failures                                    []htmlFailure
+	Failures, KnownFailures                     []htmlFailure
 	CSP                                         template.HTMLAttr
 	Script                                      template.JS
 }
 
+type htmlColumn struct{ Model, Provider string }
+
 type htmlRow struct {
-	ID    string
-	Cells []htmlCell
+	ID, Family string
+	Cells      []htmlCell
 }
 
 type htmlCell struct {
@@ -86,13 +117,14 @@ type htmlCell struct {
 }
 
 type htmlFailure struct {
-	Anchor, Class, Mark, Name, File, Reason string
-	// First is the first failing check; Diffs the golden differences.
-	First        string
-	Diffs        []htmlDiff
-	Findings     []string
-	WireRequests string
-	Events       string
+	Anchor, Class, Mark, ID, Model, Name, Reason string
+	// Check is the first failing check and Where the scenario's
+	// file:line of its step; Rerun and Update the commands.
+	Check, Where, Rerun, Update string
+	Diffs                       []htmlDiff
+	Findings                    []string
+	WireRequests                string
+	Events                      string
 }
 
 type htmlDiff struct {
@@ -103,15 +135,11 @@ type htmlDiff struct {
 type htmlLine struct{ Class, Text string }
 
 func newHTMLFailure(anchor string, run *ScenarioResult) htmlFailure {
-	f := htmlFailure{Anchor: anchor, Class: string(run.Status), Mark: cellMark(run.Status), Name: run.Name(),
-		Reason: firstLine(run.Reason), First: firstFailure(run),
+	focus := run.Focus()
+	f := htmlFailure{Anchor: anchor, Class: string(run.Status), Mark: cellMark(run.Status), ID: run.ID, Model: run.Model,
+		Name: run.Name(), Reason: firstLine(run.Reason), Check: focus.Check, Where: focus.Where,
+		Rerun: focus.Rerun, Update: focus.Update,
 		WireRequests: string(run.WireRequests), Events: string(run.Events)}
-	if run.File != "" {
-		f.File = run.File
-		if run.Line > 0 {
-			f.File += fmt.Sprintf(":%d", run.Line)
-		}
-	}
 	for _, fd := range run.Findings {
 		if fd.Diff != "" {
 			d := htmlDiff{Title: fd.ID + ": " + fd.Message}
@@ -128,39 +156,9 @@ func newHTMLFailure(anchor string, run *ScenarioResult) htmlFailure {
 			f.Diffs = append(f.Diffs, d)
 			continue
 		}
-		s := fd.Level + " " + fd.ID + ": " + fd.Message
-		if fd.Step >= 0 {
-			s = fmt.Sprintf("step %d: %s", fd.Step+1, s)
-		}
-		f.Findings = append(f.Findings, s)
+		f.Findings = append(f.Findings, fd.String())
 	}
 	return f
-}
-
-// firstFailure names the first thing that failed in a run: the first
-// failed check or error of the first failed step, else the first error
-// finding, else the run's reason.
-func firstFailure(run *ScenarioResult) string {
-	for _, st := range run.Steps {
-		if st.Status != StatusFail {
-			continue
-		}
-		where := fmt.Sprintf("step %d (%s) at %s", st.Index+1, st.Kind, st.Pos)
-		for _, c := range st.Checks {
-			if !c.OK {
-				return fmt.Sprintf("%s: %s: %s", where, c.Name, c.Message)
-			}
-		}
-		if st.Error != "" {
-			return where + ": " + st.Error
-		}
-	}
-	for _, fd := range run.Findings {
-		if fd.Level == LevelError {
-			return fd.ID + ": " + fd.Message
-		}
-	}
-	return run.Reason
 }
 
 func cellMark(s Status) string {
@@ -175,14 +173,44 @@ func cellMark(s Status) string {
 	return "skip"
 }
 
-// htmlScript opens the failure a matrix cell links to (also on load, for
-// a link into the page).
+// htmlScript opens the known failure a matrix cell links to (also on
+// load, for a link into the page), and filters the matrix: a column shows
+// when it is of the chosen provider and is the chosen column, a row when
+// it is of the chosen family and one of its shown cells has the chosen
+// outcome.
 const htmlScript = `function openTarget() {
   var id = decodeURIComponent(location.hash.slice(1));
   var el = id && document.getElementById(id);
-  if (el && el.tagName === "DETAILS") { el.open = true; el.scrollIntoView(); }
+  if (el && el.tagName === "DETAILS") { el.open = true; }
+  if (el) { el.scrollIntoView(); }
 }
+function applyFilters() {
+  var prov = document.getElementById("f-provider").value, col = document.getElementById("f-column").value,
+      fam = document.getElementById("f-family").value, out = document.getElementById("f-outcome").value;
+  var show = [], rows = 0, cols = 0;
+  document.querySelectorAll("#matrix thead th[data-col]").forEach(function (th, i) {
+    show[i] = (!prov || th.dataset.provider === prov) && (!col || th.dataset.col === col);
+    th.hidden = !show[i];
+    if (show[i]) { cols++; }
+  });
+  document.querySelectorAll("#matrix tbody tr").forEach(function (tr) {
+    var any = !out;
+    tr.querySelectorAll("td").forEach(function (td, i) {
+      td.hidden = !show[i];
+      if (show[i] && out && td.classList.contains(out)) { any = true; }
+    });
+    tr.hidden = !(any && (!fam || tr.dataset.family === fam));
+    if (!tr.hidden) { rows++; }
+  });
+  document.getElementById("shown").textContent = rows + " scenarios × " + cols + " columns shown";
+}
+document.querySelectorAll("#filters select").forEach(function (s) { s.addEventListener("change", applyFilters); });
+document.getElementById("f-reset").addEventListener("click", function () {
+  document.querySelectorAll("#filters select").forEach(function (s) { s.value = ""; });
+  applyFilters();
+});
 window.addEventListener("hashchange", openTarget);
+applyFilters();
 openTarget();`
 
 // scriptHash allows exactly htmlScript under the page's CSP.
@@ -199,58 +227,110 @@ var htmlTemplate = template.Must(template.New("report.html").Parse(`<!DOCTYPE ht
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em; color: #1b1f24; }
-h1 { font-size: 1.4em; margin: 0 0 .2em; }
-.identity, .counts, .sources { color: #555; margin: .2em 0; }
-table.matrix { border-collapse: collapse; margin: 1em 0; }
-.matrix th, .matrix td { border: 1px solid #d0d7de; padding: .25em .6em; }
-.matrix thead th { background: #f6f8fa; font-weight: 600; }
-.matrix th[scope=row] { text-align: left; font-weight: normal; }
-.matrix td { text-align: center; min-width: 3em; }
+body { font: 14px/1.45 system-ui, sans-serif; margin: 1em 1.5em; color: #1b1f24; }
+h1 { font-size: 1.3em; margin: 0 0 .3em; }
+h2 { font-size: 1.15em; margin: 1em 0 .4em; }
+.identity, .meta, .sources { color: #555; margin: .15em 0; font-size: .92em; }
+.verdict { font-size: 1.25em; font-weight: 700; padding: .35em .7em; border-radius: 6px; margin: .3em 0 .5em; }
+.verdict.fail { background: #ffebe9; color: #a40e26; border: 1px solid #ff8182; }
+.verdict.pass { background: #dafbe1; color: #116329; border: 1px solid #4ac26b; }
+article.failure { border: 1px solid #ff8182; border-left: 6px solid #cf222e; border-radius: 6px; margin: .5em 0; padding: .4em .8em; }
+article.failure h3, details.failure summary { font-size: 1em; margin: .1em 0 .3em; }
+.failure .check { margin: .2em 0; font-weight: 600; color: #a40e26; }
+.failure .where, .failure .cmd { margin: .2em 0; }
+.failure .label { display: inline-block; min-width: 7.5em; color: #555; }
+.failure code.cmd-text { background: #f6f8fa; padding: .05em .35em; border-radius: 4px; user-select: all; }
+details.failure { border: 1px solid #ffd8b5; border-radius: 6px; margin: .5em 0; padding: .4em .8em; }
+details.more > summary, details.failure > summary { cursor: pointer; color: #555; }
+details.more h4 { font-size: .95em; margin: .6em 0 .2em; }
+pre { background: #f6f8fa; padding: .5em; overflow: auto; margin: .2em 0; font: 12px/1.4 ui-monospace, monospace; }
+pre.diff { max-height: 22em; }
+ol.failure-index { margin: .2em 0 .6em; padding-left: 2em; max-height: 40vh; overflow: auto; }
+ol.failure-index li { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.diff-title { margin: .3em 0 0; color: #555; font-size: .92em; }
+pre.diff > span { display: block; min-height: 1.4em; }
+pre .del { background: #ffebe9; color: #a40e26; }
+pre .ins { background: #dafbe1; color: #116329; }
+pre.wire, pre.events { max-height: 30em; }
+#filters { display: flex; flex-wrap: wrap; gap: .4em 1em; align-items: center; margin: .3em 0; }
+#filters label { color: #555; }
+#shown { color: #555; }
+.matrix-box { max-width: 100%; max-height: 80vh; overflow: auto; border: 1px solid #d0d7de; }
+table.matrix { border-collapse: separate; border-spacing: 0; }
+.matrix th, .matrix td { border-right: 1px solid #d0d7de; border-bottom: 1px solid #d0d7de; padding: .2em .45em; }
+.matrix thead th { position: sticky; top: 0; z-index: 2; background: #f6f8fa; font-weight: 600; vertical-align: bottom; }
+.matrix thead th[data-col] > span { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; font-size: .9em; }
+.matrix tbody th { position: sticky; left: 0; z-index: 1; background: #fff; text-align: left; font-weight: normal; white-space: nowrap; }
+.matrix thead th.corner { left: 0; z-index: 3; text-align: left; }
+.matrix td { text-align: center; min-width: 1.6em; }
 td.pass { background: #dafbe1; color: #116329; }
 td.fail { background: #ffebe9; color: #a40e26; font-weight: 700; }
 td.skip { background: #fff8c5; color: #7d4e00; }
 td.known_failure { background: #fff1e5; color: #953800; }
 td.none { color: #8c959f; }
 td a { color: inherit; text-decoration: none; display: block; }
-details.failure { border: 1px solid #ffcecb; border-radius: 6px; margin: .6em 0; padding: .4em .8em; }
-details.failure > summary { cursor: pointer; }
-details.failure.known_failure { border-color: #ffd8b5; }
-details.failure h3 { font-size: 1em; margin: .8em 0 .3em; }
-pre { background: #f6f8fa; padding: .6em; overflow-x: auto; margin: 0; font: 12px/1.4 ui-monospace, monospace; }
-pre.diff > span { display: block; min-height: 1.4em; }
-pre .del { background: #ffebe9; color: #a40e26; }
-pre .ins { background: #dafbe1; color: #116329; }
 </style>
 </head>
 <body>
+<header>
 <h1>metis conformance</h1>
-<p class="identity">{{.Identity}}</p>
-<p class="counts"><span id="passed">{{.Passed}}</span> passed, <span id="failed">{{.Failed}}</span> failed, <span id="skipped">{{.Skipped}}</span> skipped{{if .Started}} · started {{.Started}}{{end}} · {{.Duration}}</p>
+{{if .Failed}}<p class="verdict fail" id="verdict">✗ <span id="failed">{{.Failed}}</span> failed · <span id="passed">{{.Passed}}</span> passed · <span id="skipped">{{.Skipped}}</span> skipped{{if .Known}} · {{.Known}} known failures{{end}}</p>
+{{else}}<p class="verdict pass" id="verdict">✓ all <span id="passed">{{.Passed}}</span> runs passed · <span id="failed">0</span> failed · <span id="skipped">{{.Skipped}}</span> skipped{{if .Known}} · {{.Known}} known failures{{end}}</p>
+{{end}}<p class="identity">{{.Identity}}</p>
+<p class="meta">{{.Runs}} runs{{if .Started}} · started {{.Started}}{{end}} · {{.Duration}}</p>
 {{if .Sources}}<p class="sources">{{.Sources}}</p>{{end}}
+</header>
+{{if .Failures}}<section id="failures">
+<h2>Failures</h2>
+{{if gt (len .Failures) 3}}<ol class="failure-index" id="failure-index">
+{{range .Failures}}<li><a href="#{{.Anchor}}"><code>{{.ID}}</code> on <code>{{.Model}}</code></a>{{if .Where}} <code class="file-line">{{.Where}}</code>{{end}}: {{.Check}}</li>
+{{end}}</ol>
+{{end}}{{range .Failures}}<article class="failure {{.Class}}" id="{{.Anchor}}" data-scenario="{{.ID}}" data-model="{{.Model}}">
+<h3>{{.Mark}} <code class="run">{{.ID}}</code> on <code class="model">{{.Model}}</code></h3>
+{{template "focus" .}}</article>
+{{end}}</section>
+{{end}}{{if .KnownFailures}}<section id="known-failures">
+<h2>Known failures</h2>
+<p class="meta">Adapter bugs each scenario's known_failures names; they do not fail the run.</p>
+{{range .KnownFailures}}<details class="failure {{.Class}}" id="{{.Anchor}}" data-scenario="{{.ID}}" data-model="{{.Model}}">
+<summary>{{.Mark}} <code>{{.Name}}</code>: {{.Reason}}</summary>
+{{template "focus" .}}</details>
+{{end}}</section>
+{{end}}<section id="matrix-section">
+<h2>Matrix</h2>
+<div id="filters">
+<label>provider <select id="f-provider"><option value="">all</option>{{range .Providers}}<option>{{.}}</option>{{end}}</select></label>
+<label>column <select id="f-column"><option value="">all</option>{{range .Columns}}<option>{{.Model}}</option>{{end}}</select></label>
+<label>family <select id="f-family"><option value="">all</option>{{range .Families}}<option>{{.}}</option>{{end}}</select></label>
+<label>outcome <select id="f-outcome"><option value="">all</option><option value="fail">failed</option><option value="known_failure">known failure</option><option value="skip">skipped</option><option value="pass">passed</option></select></label>
+<button type="button" id="f-reset">reset</button>
+<span id="shown"></span>
+</div>
+<div class="matrix-box" id="matrix-box">
 <table class="matrix" id="matrix">
-<thead><tr><th>scenario</th>{{range .Models}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
+<thead><tr><th class="corner">scenario</th>{{range .Columns}}<th scope="col" data-col="{{.Model}}" data-provider="{{.Provider}}" title="{{.Model}}"><span>{{.Model}}</span></th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr data-scenario="{{.ID}}"><th scope="row"><code>{{.ID}}</code></th>{{range .Cells}}<td class="{{.Class}}" title="{{.Title}}">{{if .Href}}<a href="#{{.Href}}">{{.Mark}}</a>{{else}}{{.Mark}}{{end}}</td>{{end}}</tr>
+{{range .Rows}}<tr data-scenario="{{.ID}}" data-family="{{.Family}}"><th scope="row"><code>{{.ID}}</code></th>{{range .Cells}}<td class="{{.Class}}" title="{{.Title}}">{{if .Href}}<a href="#{{.Href}}">{{.Mark}}</a>{{else}}{{.Mark}}{{end}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table>
-{{if .Failures}}<h2>Failures</h2>
-{{range .Failures}}<details class="failure {{.Class}}" id="{{.Anchor}}">
-<summary>{{.Mark}} <code>{{.Name}}</code>: {{.Reason}}</summary>
-{{if .File}}<p class="file">{{.File}}</p>{{end}}
-<h3>First failing check</h3>
-<pre class="first-check">{{.First}}</pre>
-{{range .Diffs}}<h3>Golden diff: {{.Title}}</h3>
-<pre class="diff">{{range .Lines}}<span{{if .Class}} class="{{.Class}}"{{end}}>{{.Text}}</span>{{end}}</pre>
-{{end}}{{if .Findings}}<h3>Findings</h3>
-<pre class="findings">{{range .Findings}}{{.}}
-{{end}}</pre>
-{{end}}{{if .WireRequests}}<h3>Wire requests</h3>
-<pre class="wire">{{.WireRequests}}</pre>
-{{end}}{{if .Events}}<h3>Event trace</h3>
-<pre class="events">{{.Events}}</pre>
-{{end}}</details>
-{{end}}{{end}}<script>{{.Script}}</script>
+</div>
+</section>
+<script>{{.Script}}</script>
 </body>
 </html>
-`))
+{{define "focus"}}<p class="check">{{.Check}}</p>
+{{if .Where}}<p class="where"><span class="label">at</span><code class="file-line">{{.Where}}</code></p>
+{{end}}{{range .Diffs}}{{if ne .Title $.Check}}<p class="diff-title">{{.Title}}</p>
+{{end}}<pre class="diff">{{range .Lines}}<span{{if .Class}} class="{{.Class}}"{{end}}>{{.Text}}</span>{{end}}</pre>
+{{end}}<p class="cmd rerun"><span class="label">re-run</span><code class="cmd-text">{{.Rerun}}</code></p>
+{{if .Update}}<p class="cmd update"><span class="label">accept golden</span><code class="cmd-text">{{.Update}}</code></p>
+{{end}}{{if or .Findings .WireRequests .Events}}<details class="more"><summary>findings, wire requests, event trace</summary>
+{{if .Findings}}<h4>Findings</h4>
+<pre class="findings">{{range .Findings}}{{.}}
+{{end}}</pre>
+{{end}}{{if .WireRequests}}<h4>Wire requests</h4>
+<pre class="wire">{{.WireRequests}}</pre>
+{{end}}{{if .Events}}<h4>Event trace</h4>
+<pre class="events">{{.Events}}</pre>
+{{end}}</details>
+{{end}}{{end}}`))

@@ -337,10 +337,13 @@ func TestReportsShowKnownFailures(t *testing.T) {
 
 	md, err := os.ReadFile(filepath.Join(dir, harness.ReportSummary))
 	require.NoError(t, err)
-	assert.Contains(t, string(md), "| `tools/x` | ✅ | ⚠️ |\n")
+	assert.Contains(t, string(md), "| <code>tools/x</code> | ✅ | ⚠️ |\n")
+	assert.Contains(t, string(md), "\n### Known failures\n")
+	assert.Contains(t, string(md), "\n⚠️ <code>tools/x</code> on <code>ollama:qwen3</code>  \n")
 
 	page, err := os.ReadFile(filepath.Join(dir, harness.ReportHTML))
 	require.NoError(t, err)
-	assert.Contains(t, string(page), `<td class="known_failure" title="tools/x [ollama:qwen3]: known failure (ends a tool turn with stop); got: step 2 (call): stop_reason: end_turn, want tool_use"><a href="#failure-1">known</a></td>`)
-	assert.Contains(t, string(page), `<details class="failure known_failure" id="failure-1">`)
+	assert.Contains(t, string(page), `<td class="known_failure" title="tools/x [ollama:qwen3]: known failure (ends a tool turn with stop); got: step 2 (call): stop_reason: end_turn, want tool_use"><a href="#known-1">known</a></td>`)
+	assert.Contains(t, string(page), `<details class="failure known_failure" id="known-1" data-scenario="tools/x" data-model="ollama:qwen3">`)
+	assert.Contains(t, string(page), `<p class="verdict pass" id="verdict">`, "a known failure does not fail the run")
 }

@@ -44,6 +44,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	par := max(cfg.Parallel, 1)
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
+	var mu sync.Mutex // serializes Progress
+	done := 0
 	for i, p := range pairs {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -51,6 +53,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			res.Runs[i] = RunScenario(ctx, cfg, p.Scenario, p.Model)
+			if cfg.Progress != nil {
+				mu.Lock()
+				done++
+				cfg.Progress(done, len(pairs), &res.Runs[i])
+				mu.Unlock()
+			}
 		}()
 	}
 	wg.Wait()

@@ -75,8 +75,9 @@ func TestBrokenAdapterFailsReadably(t *testing.T) {
 	require.True(t, res.Failed(), "the flipped mapping went unnoticed")
 
 	var out bytes.Buffer
-	printResult(&out, res, false)
-	assert.Contains(t, out.String(), "FAIL basic/plain-text [anthropic:claude-sonnet-4-6]")
+	printResult(&out, res, detailCompact, "")
+	assert.Regexp(t, `(?m)^FAIL basic/plain-text \[anthropic:claude-sonnet-4-6\] \.\./\.\./scenarios/basic/plain-text\.yaml:\d+: step \d+ \(call\) stop_reason: `, out.String(),
+		"the failing step's file:line and check")
 	assert.Contains(t, out.String(), "end_turn")
 	assert.Contains(t, out.String(), "max_tokens")
 	assert.Contains(t, out.String(), "0 passed, 1 failed, 0 skipped")

@@ -115,7 +115,11 @@ example:
 	}
 	results := report.Results()
 	report.Reproduce = reproduce(args)
-	printResult(stdout, &harness.Result{Runs: results}, *verbose)
+	d := detailRuns
+	if *verbose {
+		d = detailAll
+	}
+	printResult(stdout, &harness.Result{Runs: results}, d, "")
 	fmt.Fprintln(stdout)
 	for _, p := range report.Profiles {
 		fmt.Fprintf(stdout, "profile %-9s %-12s %d passed, %d failed, %d skipped\n", p.Name, p.Status, p.Passed, p.Failed, p.Skipped)

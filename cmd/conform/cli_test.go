@@ -14,7 +14,7 @@ import (
 )
 
 // subcommands are conform's commands as a user types them.
-var subcommands = [][]string{{"run"}, {"list"}, {"validate"}, {"emulate"}, {"report", "merge"}, {"version"}}
+var subcommands = [][]string{{"run"}, {"list"}, {"validate"}, {"emulate"}, {"record"}, {"record", "import"}, {"report", "merge"}, {"version"}}
 
 // A bad flag prints the error, a blank line and the command's usage to
 // stderr and exits 2, on every subcommand; --help prints the same usage to

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,12 +13,13 @@ import (
 
 // cmdEmulate is `conform emulate`: it serves the provider emulator on a
 // loopback address until interrupted, answering from a JSON file of
-// scripted replies (an array of emulator.Reply).
+// scripted replies (emulator.ParseReplies; docs/cli.md has the format).
 func cmdEmulate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := cli.New("conform emulate", "", "Serve the provider emulator (Anthropic Messages, OpenAI Responses and Chat Completions,\n"+
 		"Gemini) on a loopback address until interrupted.")
 	addr := c.String("addr", "127.0.0.1:0", "loopback `ADDR` to listen on")
-	script := c.String("replies", "", "JSON `FILE` with an array of scripted replies, served in order")
+	script := c.String("replies", "", "JSON `FILE` with an array of scripted replies, served in order, such as\n"+
+		`[{"text": "Hello!"}, {"tool_calls": [{"name": "read_file", "input": {"path": "a.go"}}]}, {"error": "rate_limit"}]`)
 	if code, ok := c.Parse(args, stdout, stderr); !ok {
 		return code
 	}
@@ -29,12 +30,12 @@ func cmdEmulate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if *script != "" {
 		data, err := os.ReadFile(*script)
 		if err != nil {
-			fmt.Fprintln(stderr, "conform emulate:", err)
+			fmt.Fprintf(stderr, "conform emulate: --replies %s: cannot read it: %v\n", *script, errors.Unwrap(err))
 			return exitUsage
 		}
-		var replies []emulator.Reply
-		if err := json.Unmarshal(data, &replies); err != nil {
-			fmt.Fprintf(stderr, "conform emulate: %s: %v\n", *script, err)
+		replies, err := emulator.ParseReplies(*script, data)
+		if err != nil {
+			fmt.Fprintf(stderr, "conform emulate: --replies %v\n", err)
 			return exitUsage
 		}
 		opts = append(opts, emulator.WithReplies(replies...))

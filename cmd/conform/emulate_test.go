@@ -58,10 +58,23 @@ func TestEmulateServesScriptedReplies(t *testing.T) {
 	}
 }
 
+// A bad replies file is an error naming the flag, the file, its line and
+// what is wrong in the file's terms.
 func TestEmulateRejectsBadScript(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "replies.json")
-	require.NoError(t, os.WriteFile(script, []byte(`{not json`), 0o600))
-	code, _, errs := conform(t, "emulate", "--replies", script)
+	dir := t.TempDir()
+	for _, tt := range []struct{ data, want string }{
+		{`{not json`, "replies.json:1:1: want a JSON array of replies"},
+		{"[\n  {\"text\": \"a\"},\n  {\"tool_calls\": {\"name\": \"x\"}}\n]", "replies.json:3:18: reply 1: tool_calls: want an array, got object"},
+		{"[{\"text\": \"a\",\n  \"stop\": \"end_turn\"}]", `replies.json:2:3: reply 0: unknown field "stop"`},
+	} {
+		script := filepath.Join(dir, "replies.json")
+		require.NoError(t, os.WriteFile(script, []byte(tt.data), 0o600))
+		code, out, errs := conform(t, "emulate", "--replies", script)
+		assert.Equal(t, exitUsage, code)
+		assert.Empty(t, out)
+		assert.True(t, strings.HasPrefix(errs, "conform emulate: --replies "+filepath.Join(dir, tt.want)), errs)
+	}
+	code, _, errs := conform(t, "emulate", "--replies", filepath.Join(dir, "missing.json"))
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, errs, "replies.json")
+	assert.Equal(t, "conform emulate: --replies "+filepath.Join(dir, "missing.json")+": cannot read it: no such file or directory\n", errs)
 }

@@ -35,6 +35,21 @@ func (s *selection) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.shard, "shard", "", "run only shard `I/N` of the selection (I counts from 1)")
 }
 
+// dirFlags are the --scenarios, --cassettes and --goldens flags that
+// differ from their defaults, each with a leading space, as a command
+// line repeats them.
+func (s *selection) dirFlags() string {
+	var out string
+	for _, f := range []struct{ name, value, def string }{
+		{"scenarios", s.scenarios, "scenarios"}, {"cassettes", s.cassettes, "cassettes"}, {"goldens", s.goldens, "goldens"},
+	} {
+		if f.value != f.def {
+			out += " --" + f.name + " " + shellQuote(f.value)
+		}
+	}
+	return out
+}
+
 // config turns the flags and the id globs into a harness.Config.
 func (s *selection) config(globs []string) (harness.Config, error) {
 	cfg := harness.Config{

@@ -6,6 +6,8 @@
 //	conform list [flags] [ID-GLOB...]  list scenario × model runs
 //	conform validate [flags] [FILE...] lint scenario files as run does
 //	conform emulate [flags]            serve the provider emulator by hand
+//	conform record [flags]             record cassettes against the live APIs or the emulator
+//	conform record import [flags] INPUT...  convert other tools' recordings into cassettes
 //	conform report merge [flags] DIR...  merge the reports of sharded runs
 //	conform version                    print the version and VCS revision
 //	conform certify [flags] [ID-GLOB...] certify an adapter, write a results bundle
@@ -23,6 +25,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+
+	"github.com/metis-llm/metis/internal/recordcmd"
 )
 
 // Exit codes.
@@ -50,6 +54,7 @@ var commands = []struct {
 	}},
 	{"validate", "lint scenario files exactly as run does; warn about missing cassettes and goldens", cmdValidate},
 	{"emulate", "serve the provider emulator on loopback", cmdEmulate},
+	{"record", recordcmd.Summary, cmdRecord},
 	{"report", "work with written reports (report merge DIR...)", cmdReport},
 	{"version", "print the metis version, VCS revision and Go version", cmdVersion},
 	{"certify", "certify an adapter (--exec for any language) and write a results bundle", cmdCertify},

@@ -13,9 +13,11 @@ import (
 	"github.com/metis-llm/metis/internal/cli"
 )
 
-// cmdRun is `conform run`: it prints one quiet line per run, then every
-// failure with its findings and diffs, then "N passed, N failed, N
-// skipped", writes the reports and says where they went.
+// cmdRun is `conform run`: it prints a line per failed run (the
+// scenario's file:line of the failing step and the first failing check,
+// a golden diff with the --update command that accepts it), then "N
+// passed, N failed, N skipped"; -v prints a line per run and every check
+// of every run too. Then it writes the reports and says where they went.
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := cli.New("conform run", "[ID-GLOB...]", "Replay every scenario × model the filters select against the cassettes, check the\n"+
 		"stream invariants, the expectations and the goldens, and write the reports.")
@@ -30,7 +32,7 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 		parallel  int
 		update    bool
 		reportDir string
-		verbose   bool
+		verbose   bool // -v
 		mode      string
 		timeout   time.Duration
 	)
@@ -41,7 +43,7 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 	c.IntVarP(&parallel, "parallel", "p", 8, "run `N` scenarios at once")
 	c.BoolVar(&update, "update", false, "rewrite the golden files that differ")
 	c.StringVar(&reportDir, "report-dir", "reports", "`DIR` to write junit.xml, report.json, summary.md and report.html to (empty: none)")
-	c.BoolVarP(&verbose, "verbose", "v", false, "print every step's checks, not only failures")
+	c.BoolVarP(&verbose, "verbose", "v", false, "print a line per run and every step's checks, not only a line per failure")
 	c.DurationVar(&timeout, "run-timeout", harness.DefaultRunTimeout, "`DURATION` bounding each scenario run in wall time; a scenario's run_timeout wins")
 	c.StringVar(&mode, "record", recordNone, "`MODE` none: replay only; missing: first record absent cassettes against the built-in\n"+
 		"emulator and write absent goldens (a new scenario green in one command)")
@@ -75,7 +77,14 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 		cfg.Golden = goldens.compare
 	}
 
+	prog := newProgress(stdout)
+	if prog != nil {
+		cfg.Progress = prog.update
+	}
 	res, err := harness.Run(ctx, cfg)
+	if prog != nil {
+		prog.clear()
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
@@ -86,7 +95,11 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 			return exitUsage
 		}
 	}
-	printResult(stdout, res, verbose)
+	d := detailCompact
+	if verbose {
+		d = detailAll
+	}
+	printResult(stdout, res, d, sel.dirFlags())
 	if len(res.Runs) == 0 && res.Selection.Shard != nil {
 		fmt.Fprintf(stdout, "shard %s holds no run: the selection has fewer runs than shards\n", res.Selection.Shard)
 	}
@@ -125,36 +138,59 @@ func writeReports(stdout, stderr io.Writer, res *harness.Result, dir string, exp
 	return true
 }
 
-// printResult writes the quiet per-run lines, the failure details and the
-// closing counts line.
-func printResult(w io.Writer, res *harness.Result, verbose bool) {
-	for _, r := range res.Runs {
-		line := fmt.Sprintf("%-4s %s", mark(r.Status), r.Name())
-		if r.Status == harness.StatusSkip {
-			line += ": " + firstLine(r.Reason)
+// detail says how much printResult prints.
+type detail int
+
+const (
+	// detailCompact is a line per failure (its scenario file:line and first
+	// failing check, a golden diff with the command that accepts it), the
+	// known failures and the counts.
+	detailCompact detail = iota
+	// detailRuns adds a line per run before them.
+	detailRuns
+	// detailAll adds every check, error and finding of every run.
+	detailAll
+)
+
+// diffLines caps the lines of a golden diff printed in compact output;
+// the reports and -v have all of them.
+const diffLines = 30
+
+// printResult writes res: a line per run from detailRuns up, each failure,
+// the known failures, and the closing counts line.
+// dirs are the flags naming the suite's directories when they are not
+// the defaults, added to the commands it suggests.
+func printResult(w io.Writer, res *harness.Result, d detail, dirs string) {
+	if d >= detailRuns {
+		for _, r := range res.Runs {
+			line := fmt.Sprintf("%-4s %s", mark(r.Status), r.Name())
+			if r.Status == harness.StatusSkip {
+				line += ": " + firstLine(r.Reason)
+			}
+			fmt.Fprintln(w, line)
 		}
-		fmt.Fprintln(w, line)
 	}
-	for _, r := range res.Runs {
-		if r.Status != harness.StatusFail && !verbose {
-			continue
+	var failed []*harness.ScenarioResult
+	for i := range res.Runs {
+		if res.Runs[i].Status == harness.StatusFail {
+			failed = append(failed, &res.Runs[i])
 		}
-		fmt.Fprintf(w, "\n--- %s %s (%s)\n", mark(r.Status), r.Name(), r.File)
-		if r.Reason != "" && len(r.Findings) == 0 {
-			fmt.Fprintln(w, r.Reason)
+	}
+	if d == detailAll {
+		for i := range res.Runs {
+			printDetails(w, &res.Runs[i], dirs)
 		}
-		for _, st := range r.Steps {
-			for _, c := range st.Checks {
-				if !c.OK || verbose {
-					fmt.Fprintf(w, "  step %d (%s) %s: %s %s\n", st.Index+1, st.Kind, okWord(c.OK), c.Name, c.Message)
-				}
-			}
-			if st.Error != "" {
-				fmt.Fprintf(w, "  step %d (%s) error: %s\n", st.Index+1, st.Kind, st.Error)
-			}
+	}
+	if len(failed) > 0 {
+		// The failures again, last, where the terminal shows them.
+		if d >= detailRuns {
+			fmt.Fprintln(w)
 		}
-		for _, f := range r.Findings {
-			fmt.Fprintln(w, "  "+f.String())
+		for _, r := range failed {
+			printFailure(w, r, dirs)
+		}
+		if d == detailCompact { // conform run's: certify's runs are not conform run's
+			fmt.Fprintf(w, "all of a run's checks: %s%s -v\n", failed[0].Focus().Rerun, dirs)
 		}
 	}
 	p, f, s := res.Counts()
@@ -165,7 +201,9 @@ func printResult(w io.Writer, res *harness.Result, verbose bool) {
 			fmt.Fprintf(w, "  %s: %s\n", r.Name(), firstLine(r.Reason))
 		}
 	}
-	fmt.Fprintln(w)
+	if d >= detailRuns || len(failed) > 0 || len(known) > 0 {
+		fmt.Fprintln(w)
+	}
 	if line := res.SourceSummary(); line != "" {
 		fmt.Fprintln(w, line)
 	}
@@ -174,6 +212,62 @@ func printResult(w io.Writer, res *harness.Result, verbose bool) {
 		fmt.Fprintf(w, ", %d known failures", len(known))
 	}
 	fmt.Fprintln(w)
+}
+
+// printFailure writes a failed run in a line: FAIL, its name, the
+// scenario's file:line of the failing step and the first failing check;
+// then a golden diff, capped at diffLines, and the command that accepts
+// it.
+func printFailure(w io.Writer, r *harness.ScenarioResult, dirs string) {
+	f := r.Focus()
+	line := "FAIL " + r.Name()
+	if f.Where != "" {
+		line += " " + f.Where + ":"
+	}
+	fmt.Fprintln(w, line+" "+f.Check)
+	if f.Diff == "" {
+		return
+	}
+	lines := strings.Split(strings.TrimRight(f.Diff, "\n"), "\n")
+	for i, l := range lines {
+		if i == diffLines {
+			fmt.Fprintf(w, "     … %d more lines (-v, or the reports)\n", len(lines)-i)
+			break
+		}
+		fmt.Fprintln(w, "     "+l)
+	}
+	fmt.Fprintf(w, "     accept the new golden: %s%s\n", f.Update, dirs)
+}
+
+// printDetails writes every check, error and finding of a run (-v),
+// with where it failed and the commands for a failure.
+func printDetails(w io.Writer, r *harness.ScenarioResult, dirs string) {
+	fmt.Fprintf(w, "\n--- %s %s (%s)\n", mark(r.Status), r.Name(), r.File)
+	if r.Reason != "" && len(r.Findings) == 0 {
+		fmt.Fprintln(w, r.Reason)
+	}
+	for _, st := range r.Steps {
+		for _, c := range st.Checks {
+			fmt.Fprintf(w, "  step %d (%s) %s: %s %s\n", st.Index+1, st.Kind, okWord(c.OK), c.Name, c.Message)
+		}
+		if st.Error != "" {
+			fmt.Fprintf(w, "  step %d (%s) error: %s\n", st.Index+1, st.Kind, st.Error)
+		}
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintln(w, "  "+f.String())
+	}
+	if r.Status != harness.StatusFail && r.Status != harness.StatusKnownFailure {
+		return
+	}
+	f := r.Focus()
+	if f.Where != "" {
+		fmt.Fprintf(w, "  failed at %s: %s\n", f.Where, f.Check)
+	}
+	fmt.Fprintf(w, "  re-run: %s%s\n", f.Rerun, dirs)
+	if f.Update != "" {
+		fmt.Fprintf(w, "  accept the new golden: %s%s\n", f.Update, dirs)
+	}
 }
 
 func mark(s harness.Status) string {

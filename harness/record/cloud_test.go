@@ -37,7 +37,7 @@ func TestRecordCloudPlatformsScrubsCredentials(t *testing.T) {
 	sum, err := record.Run(context.Background(), record.Config{
 		ScenarioDir: scenarioDir, CassetteDir: filepath.Join(dir, "c"), GoldenDir: filepath.Join(dir, "g"),
 		IDs: []string{"cloud/errors"}, Models: []string{"vertex", "vertex-anthropic", "azure", "bedrock"},
-		BaseURL: srv.URL, Getenv: func(name string) string { return creds[name] }, Out: &out,
+		BaseURL: srv.URL, Source: record.SourceLive, Getenv: func(name string) string { return creds[name] }, Out: &out,
 	})
 	require.NoError(t, err, out.String())
 	require.Len(t, sum.Runs, 5, out.String())

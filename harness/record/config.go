@@ -33,10 +33,17 @@ type Config struct {
 	// per run and scripted by each call step's reply, with FakeKey as
 	// every API key (default harness.FakeKey). BaseURL instead sends
 	// every request to that server (scheme, host and path prefix), with
-	// the keys from Getenv. Neither: the providers' own endpoints.
+	// the keys from Getenv — or, when the server is a `conform emulate`
+	// server, FakeKey (see Source). Neither: the providers' own endpoints.
 	Emulator bool
 	FakeKey  string
 	BaseURL  string
+	// Source is the provenance source of cassettes recorded through
+	// BaseURL: SourceEmulator (requests carry FakeKey, no key is needed)
+	// or SourceLive (the keys from Getenv). Empty asks the server:
+	// DetectEmulator. With Emulator it can only be SourceEmulator; with
+	// neither, only SourceLive.
+	Source Source
 
 	// Force overwrites existing cassettes. OnlyFailing records only runs
 	// that fail replay now (their cassettes are overwritten). Without

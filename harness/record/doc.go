@@ -1,6 +1,6 @@
 // Package record records provider HTTP traffic into go-vcr v4 cassettes
 // for the conformance harness, and drives whole recording sessions for
-// the `record` command.
+// the `conform record` command.
 //
 // # A Recorder
 //
@@ -91,7 +91,10 @@
 // harness runner, whose Transport hook gets a Recorder per provider, and
 // then replays what it wrote through the harness's checks and reports
 // drift from the goldens. With Config.Emulator it starts an in-process
-// emulator per run, answering each call with its step's reply script;
-// otherwise keys come from the registry's api_key_env variables. Requests
-// keep their provider URLs in the cassette whatever server answered them.
+// emulator per run, answering each call with its step's reply script; a
+// Config.BaseURL that is a `conform emulate` server (Config.Source, else
+// DetectEmulator) is recorded the same way: source emulator, with the
+// fake key. Otherwise keys come from the registry's api_key_env
+// variables. Requests keep their provider URLs in the cassette whatever
+// server answered them.
 package record

@@ -34,6 +34,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	defer s.close()
+	if err := s.resolveSource(ctx); err != nil {
+		return nil, err
+	}
 	pairs, err := s.selectRuns()
 	if err != nil {
 		return nil, err
@@ -78,6 +81,10 @@ type session struct {
 	base      *url.URL
 	getenv    func(string) string
 	secrets   []string
+	// source is the provenance source of the cassettes the session
+	// records: SourceEmulator makes every key the fake one
+	// (resolveSource).
+	source Source
 }
 
 func newSession(cfg Config) (*session, error) {
@@ -120,16 +127,6 @@ func newSession(cfg Config) (*session, error) {
 			return nil, fmt.Errorf("record: default registry: %w", err)
 		}
 		s.reg = reg
-	}
-	if c.Emulator {
-		s.getenv = func(string) string { return c.FakeKey }
-		s.secrets = []string{c.FakeKey}
-	} else {
-		for _, name := range s.reg.Adapters() {
-			if ac, err := s.reg.Config(name, s.getenv); err == nil && ac.APIKey != "" {
-				s.secrets = append(s.secrets, ac.APIKey)
-			}
-		}
 	}
 	return s, nil
 }
@@ -224,7 +221,7 @@ func (s *session) runOne(ctx context.Context, p harness.Pair) (res RunResult) {
 		res.Action, res.Cassettes = ActionPlanned, targets
 		return res
 	}
-	if !s.cfg.Emulator {
+	if s.source != SourceEmulator {
 		for _, prov := range pl.providers {
 			if _, err := s.reg.Config(prov, s.getenv); err != nil {
 				res.Action, res.Reason = ActionFailed, err.Error()
@@ -239,7 +236,7 @@ func (s *session) runOne(ctx context.Context, p harness.Pair) (res RunResult) {
 // record runs p through the harness with a Recorder for each provider
 // whose cassette is to be written (and a replay of the others).
 func (s *session) record(ctx context.Context, p harness.Pair, pl *plan, res *RunResult) {
-	real, source, end := s.transport, SourceLive, ""
+	real, source, end := s.transport, s.source, ""
 	hcfg := harness.Config{
 		Registry: s.reg, Factories: s.cfg.Factories, Getenv: s.getenv,
 		NoGoldens: true, Faults: s.cfg.Faults,
@@ -258,7 +255,7 @@ func (s *session) record(ctx context.Context, p harness.Pair, pl *plan, res *Run
 			res.Action, res.Reason = ActionFailed, err.Error()
 			return
 		}
-		real, source = redirect{base: u, next: s.transport}, SourceEmulator
+		real = redirect{base: u, next: s.transport}
 		hcfg.BeforeCall = sc.beforeCall
 	case s.base != nil:
 		real, end = redirect{base: s.base, next: s.transport}, endpoint(s.base)
@@ -269,7 +266,7 @@ func (s *session) record(ctx context.Context, p harness.Pair, pl *plan, res *Run
 	hcfg.Transport = func(provider string, sc *harness.Scenario, model string) (http.RoundTripper, error) {
 		path := harness.CassettePath(s.cfg.CassetteDir, sc, model, provider)
 		transport := real
-		if s.cfg.Emulator {
+		if s.source == SourceEmulator {
 			if c, err := s.reg.Config(provider, s.getenv); err == nil && c.APIKey == "" {
 				transport = keyless{key: s.cfg.FakeKey, next: real}
 			}

@@ -289,9 +289,10 @@ func TestRecordLiveNeedsKeys(t *testing.T) {
 	assert.Contains(t, out.String(), "FAIL   basic/plain-text [anthropic:claude-sonnet-4-6]")
 }
 
-// TestRecordThroughBaseURL records "live" traffic sent to a server given
-// by its base URL: the cassette keeps the provider's URL and names the
-// endpoint in its provenance.
+// TestRecordThroughBaseURL records live traffic sent to a server given
+// by its base URL (an emulator here, told to count as live): the
+// cassette keeps the provider's URL and names the endpoint in its
+// provenance.
 func TestRecordThroughBaseURL(t *testing.T) {
 	srv := emulator.NewServer(emulator.WithAPIKey(fakeKey), emulator.WithResponder(func(emulator.Call) (emulator.Reply, error) {
 		return emulator.Reply{Text: "Hello, and goodbye!"}, nil
@@ -302,7 +303,7 @@ func TestRecordThroughBaseURL(t *testing.T) {
 	sum, err := record.Run(context.Background(), record.Config{
 		ScenarioDir: fixtureDir, CassetteDir: filepath.Join(dir, "c"), GoldenDir: filepath.Join(dir, "g"),
 		IDs: []string{"basic/plain-text"}, Models: []string{"anthropic"},
-		BaseURL: srv.URL, Getenv: func(string) string { return fakeKey }, Out: &out,
+		BaseURL: srv.URL, Source: record.SourceLive, Getenv: func(string) string { return fakeKey }, Out: &out,
 	})
 	require.NoError(t, err)
 	require.Len(t, sum.Runs, 1)

@@ -1,4 +1,4 @@
-package main
+package recordcmd
 
 import (
 	"fmt"
@@ -10,11 +10,12 @@ import (
 	"github.com/metis-llm/metis/internal/cli"
 )
 
-// runImport is `record import`: convert traffic other tools recorded into
-// a metis cassette. It returns the exit status: 0 done, 1 the input could
-// not be converted (nothing was written), 2 bad usage.
-func runImport(args []string, stdout, stderr io.Writer) int {
-	c := cli.New("record import", "INPUT...", `Convert recorded HTTP traffic into a metis cassette: vcrpy / pytest-recording
+// runImport is `conform record import` (name): convert traffic other
+// tools recorded into a metis cassette. It returns the exit status: 0
+// done, 1 the input could not be converted (nothing was written), 2 bad
+// usage.
+func runImport(name string, args []string, stdout, stderr io.Writer) int {
+	c := cli.New(name, "INPUT...", `Convert recorded HTTP traffic into a metis cassette: vcrpy / pytest-recording
 YAML cassettes (pydantic-ai, langchain, ...), go-vcr cassettes, HAR 1.2 files,
 or recording directories (testdata/recordings layout). Several inputs are
 concatenated in order. Secrets are scrubbed; streams keep their exact bytes.`)
@@ -50,7 +51,7 @@ Exit status: 0 done, 1 the input could not be converted, 2 a usage error.`
 	}
 	res, err := importer.Import(out, c.Args(), opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "record import: %v\nnothing was written\n", err)
+		fmt.Fprintf(stderr, "%s: %v\nnothing was written\n", name, err)
 		return 1
 	}
 	if res.Unchanged {

@@ -1,4 +1,4 @@
-package main
+package recordcmd
 
 import (
 	"errors"
@@ -17,13 +17,14 @@ import (
 // environment holds the API key of every adapter the selected runs would
 // record against. It returns one line per missing variable, naming the
 // adapters that need it and how many runs, in variable order; nil when nothing is missing or
-// the recording needs no keys (--emulator, --dry-run). A run whose
+// the recording needs no keys (--emulator, a base URL answering as the
+// emulator, --dry-run). A run whose
 // cassettes all exist is not recorded without --force or --only-failing,
 // so it needs no key. The scenarios it loads are left in cfg.Scenarios for
 // record.Run; when they do not load, preflight leaves the error to
 // record.Run.
 func preflight(cfg *record.Config, getenv func(string) string) []string {
-	if cfg.Emulator || cfg.DryRun {
+	if cfg.Emulator || cfg.Source == record.SourceEmulator || cfg.DryRun {
 		return nil
 	}
 	reg := cfg.Registry
