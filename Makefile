@@ -25,7 +25,7 @@ record-missing:  ## record missing cassettes against the emulator and write miss
 	$(GO) run ./cmd/conform run --record=missing
 
 record:          ## refresh cassettes against the live APIs (needs API keys); ARGS=--dry-run etc.
-	$(GO) run ./cmd/record $(ARGS)
+	$(GO) run ./cmd/conform record $(ARGS)
 
 bench:           ## stream decoder benchmarks, side by side
 	$(GO) test -run '^$$' -bench . -benchmem ./adapters/...
