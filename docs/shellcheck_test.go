@@ -126,7 +126,7 @@ func (s *shellCheck) line(where, text string, inline bool) {
 				}
 			}
 		}
-		if words[1] == "run" && len(words) > 2 {
+		if words[1] == "run" && len(words) > 2 && !isMainPackage(words[2]) {
 			s.errorf(where, "go run %s: not a command of the repository", words[2])
 			return
 		}
@@ -330,4 +330,25 @@ func TestShellBlocks(t *testing.T) {
 			t.Error(e)
 		}
 	}
+}
+
+// isMainPackage reports whether a go run argument ("./examples/agent") is a
+// directory of the repository holding a command (package main), such as an
+// example program.
+func isMainPackage(arg string) bool {
+	dir, ok := strings.CutPrefix(arg, "./")
+	if !ok {
+		return false
+	}
+	files, _ := filepath.Glob(filepath.Join(root, dir, "*.go"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err == nil && regexp.MustCompile(`(?m)^package main$`).Match(b) {
+			return true
+		}
+	}
+	return false
 }
