@@ -139,7 +139,12 @@ func (s *Scrubber) Replace(data []byte) []byte {
 
 // encodings are the forms v takes in a body or a URL.
 func encodings(v string) []string {
-	forms := []string{v}
+	var forms []string
+	// A value with JSON's syntax in it is replaced only encoded: as it is,
+	// it could match across a document's structure and break it.
+	if !strings.ContainsAny(v, "\"\\{}[]\n\r") {
+		forms = append(forms, v)
+	}
 	add := func(f string) {
 		if !slices.Contains(forms, f) {
 			forms = append(forms, f)

@@ -159,7 +159,7 @@ func Exchanges(k Key) []Exchange {
 		post("ndjson/member", base, nil, `{}`, header("Content-Type", "application/x-ndjson"),
 			[]byte(`{"refresh_token":`+js+"}\n"+`{"done":true}`+"\n")),
 		post("eventstream/base64-payload", base, nil, `{}`, header("Content-Type", "application/vnd.amazon.eventstream"),
-			eventStream(`{"bytes":"`+base64.StdEncoding.EncodeToString([]byte(`{"type":"x","api_key":`+js+`}`))+`","p":"ab"}`, `{"api_key":`+js+`}`)),
+			EventStream(`{"bytes":"`+base64.StdEncoding.EncodeToString([]byte(`{"type":"x","api_key":`+js+`}`))+`","p":"ab"}`, `{"api_key":`+js+`}`)),
 	)
 	if !k.Bare {
 		return out
@@ -170,7 +170,7 @@ func Exchanges(k Key) []Exchange {
 		post("free-text/json", base, nil, `{"messages":[{"role":"user","content":"my key is `+esc+` ok"}]}`, nil, ok),
 		post("free-text/plain-response", base, nil, `{}`, header("Content-Type", "text/plain"), []byte("denied: "+v+"\n")),
 		post("free-text/eventstream", base, nil, `{}`, header("Content-Type", "application/vnd.amazon.eventstream"),
-			eventStream(`{"bytes":"`+base64.StdEncoding.EncodeToString([]byte(`{"type":"text","text":"`+esc+`"}`))+`"}`)),
+			EventStream(`{"bytes":"`+base64.StdEncoding.EncodeToString([]byte(`{"type":"text","text":"`+esc+`"}`))+`"}`)),
 		post("free-text/url-path-in-json", base, nil, `{"u":`+jsonString("https://api.example.com/k/"+v+"/x")+`}`, nil, ok),
 	)
 	for _, e := range []struct{ name, text string }{
@@ -187,8 +187,8 @@ func Exchanges(k Key) []Exchange {
 	return out
 }
 
-// eventStream encodes payloads as AWS event-stream frames.
-func eventStream(payloads ...string) []byte {
+// EventStream encodes payloads as AWS event-stream frames.
+func EventStream(payloads ...string) []byte {
 	var out []byte
 	for _, p := range payloads {
 		var head []byte
