@@ -453,6 +453,9 @@ func (s *Scrubber) stringValue(raw []byte, depth int) []byte {
 	if depth >= maxDepth || len(raw) < 4 {
 		return raw
 	}
+	if bytes.IndexByte(raw, '\\') < 0 && !bytes.Contains(raw, []byte("://")) && bytes.IndexByte(raw, '=') < 0 && !bytes.HasPrefix(raw, []byte(`"eyJ`)) {
+		return raw // nothing to decode: the shapes in it are text's
+	}
 	v, ok := decodeString(raw)
 	if !ok {
 		return raw
