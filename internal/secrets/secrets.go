@@ -2,7 +2,10 @@
 // keys, cloud and forge tokens, JWTs, bearer tokens, private keys, and
 // high-entropy values assigned to a key, token, secret or password — so
 // that no error message, log entry, cassette, golden or report carries
-// one. Find locates them; Redact replaces them.
+// one. Find locates them; Redact replaces them; Scan finds them through
+// any encoding (escapes, percent-encoding, base64); a Scrubber removes
+// them from recorded bodies and URLs, reading each as the container it
+// is.
 package secrets
 
 import (
