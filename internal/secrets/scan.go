@@ -2,7 +2,9 @@ package secrets
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/base64"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -31,7 +33,7 @@ const ConfiguredKey = "a configured API key"
 // escapes (%22, %0A) and HTML entities decoded, repeatedly, so that
 // nested encodings unfold; YAML !!binary blocks and base64-encoded JSON
 // (AWS event-stream payloads, whose frames carry their payloads
-// as they are) decoded.
+// as they are) decoded, and a gzip-compressed binary block expanded.
 // Findings are in order of line, each secret once per line.
 func Scan(data []byte, keys ...string) []Finding {
 	sc := &scanner{keys: keys, seen: map[string]bool{}}
@@ -88,6 +90,9 @@ func (sc *scanner) scan(data []byte, line int, fixed bool, depth int) {
 			}
 		}
 		if bin, ok := binaryBlock(ln, tail); ok {
+			if plain, ok := gunzip(bin); ok {
+				bin = plain
+			}
 			sc.scan(bin, at, true, depth+1)
 		}
 		rest = tail
@@ -136,6 +141,27 @@ func decodeBase64(b []byte) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// maxGunzip bounds what a gzip-compressed body in a scanned file is
+// expanded to.
+const maxGunzip = 64 << 20
+
+// gunzip returns b decompressed when it is gzip data; ok is false, and
+// b is returned, when it is not.
+func gunzip(b []byte) (_ []byte, ok bool) {
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		return b, false
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return b, false
+	}
+	plain, err := io.ReadAll(io.LimitReader(zr, maxGunzip))
+	if err != nil && len(plain) == 0 {
+		return b, false
+	}
+	return plain, true
 }
 
 // binaryBlock decodes the YAML !!binary value that line starts: inline

@@ -1,6 +1,8 @@
 package secrets_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
 	"net/url"
@@ -97,6 +99,19 @@ func TestScanLeavesAllowedIDs(t *testing.T) {
 		if fs := secrets.Scan([]byte(text)); len(fs) > 0 {
 			t.Errorf("Scan(%q) = %v, want nothing", text, fs)
 		}
+	}
+}
+
+// A compressed body (a client that asked for gzip itself) is recorded as
+// !!binary gzip data: the scan expands it.
+func TestScanGzipBinary(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write([]byte(`{"text":"sk-proj-` + strings.Repeat("Ab3dEf6hIj", 3) + `"}`))
+	_ = zw.Close()
+	text := "body: !!binary |\n    " + base64.StdEncoding.EncodeToString(buf.Bytes()) + "\n"
+	if fs := secrets.Scan([]byte(text)); len(fs) != 1 || fs[0].Line != 1 {
+		t.Errorf("Scan = %v, want the key on line 1", fs)
 	}
 }
 

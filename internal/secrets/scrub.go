@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
 	"mime"
@@ -29,6 +30,7 @@ import (
 //   - URLs anywhere: user information, the value of every query (and
 //     fragment) parameter IsSecretParam names, and a path segment holding
 //     a key shape;
+//   - gzip-compressed bodies: expanded, scrubbed, compressed again;
 //   - everywhere, after decoding: every key shape Find knows but the
 //     generic ones.
 //
@@ -173,6 +175,22 @@ func (s *Scrubber) body(b []byte, contentType string, depth int) []byte {
 	switch {
 	case depth > maxDepth:
 		return s.Replace(b)
+	case len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b:
+		// A gzip-compressed body (a client that asked for gzip itself):
+		// scrubbed expanded, compressed again when that changed it.
+		plain, ok := gunzip(b)
+		if !ok {
+			return s.Replace(b)
+		}
+		out := s.body(plain, contentType, depth+1)
+		if bytes.Equal(out, plain) {
+			return b
+		}
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		_, _ = zw.Write(out) // writing to memory does not fail
+		_ = zw.Close()
+		return buf.Bytes()
 	case mt == "multipart/form-data" || strings.HasPrefix(mt, "multipart/"):
 		if out, ok := s.multipart(b, params["boundary"], depth); ok {
 			return out

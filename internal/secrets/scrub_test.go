@@ -1,8 +1,11 @@
 package secrets_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/url"
 	"strings"
 	"testing"
@@ -47,6 +50,29 @@ func TestScrubberEventStream(t *testing.T) {
 	want := secretstest.EventStream(`{"bytes":"`+base64.StdEncoding.EncodeToString([]byte(`{"text":"REDACTED"}`))+`"}`, `{"n":1}`)
 	if string(out) != string(want) {
 		t.Errorf("event stream:\n got %q\nwant %q", out, want)
+	}
+}
+
+func TestScrubberGzip(t *testing.T) {
+	gz := func(s string) []byte {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		_, _ = zw.Write([]byte(s))
+		_ = zw.Close()
+		return buf.Bytes()
+	}
+	out := scrubTwice(gz(`{"access_token":"q8Xv2LmZ7rT4kW9pN3bF6hJ1"}`), "application/json")
+	zr, err := gzip.NewReader(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := io.ReadAll(zr)
+	if err != nil || string(plain) != `{"access_token":"REDACTED"}` {
+		t.Errorf("gzip body scrubbed to %q (%v)", plain, err)
+	}
+	clean := gz(`{"n":1}`)
+	if out := scrubTwice(clean, ""); !bytes.Equal(out, clean) {
+		t.Errorf("a clean gzip body changed")
 	}
 }
 

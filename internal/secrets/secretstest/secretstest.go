@@ -5,6 +5,8 @@
 package secretstest
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -81,8 +83,9 @@ func header(kv ...string) http.Header {
 // response), query parameters and user information, JSON members (nested
 // in a JSON string, in arrays, URLs inside JSON strings, base64 JSON),
 // form fields, multipart parts, server-sent events, NDJSON, AWS event
-// streams; and for a bare key, free text, a path segment, and text right
-// after each escape sequence (\n, \r\n, \t, \u0022, %22, %0A).
+// streams, gzip-compressed JSON; and for a bare key, free text, a path
+// segment, and text right after each escape sequence (\n, \r\n, \t,
+// \u0022, \/, %22, %0A, %20).
 func Exchanges(k Key) []Exchange {
 	v := k.Value
 	js := jsonString(v)
@@ -161,6 +164,8 @@ func Exchanges(k Key) []Exchange {
 		post("eventstream/base64-payload", base, nil, `{}`, header("Content-Type", "application/vnd.amazon.eventstream"),
 			EventStream(`{"bytes":"`+base64.StdEncoding.EncodeToString([]byte(`{"type":"x","api_key":`+js+`}`))+`","p":"ab"}`, `{"api_key":`+js+`}`)),
 	)
+	out = append(out, post("gzip/member", base, nil, `{}`, header("Content-Type", json1, "Content-Encoding", "gzip"),
+		gzipped(`{"access_token":`+js+`}`)))
 	if !k.Bare {
 		return out
 	}
@@ -185,6 +190,15 @@ func Exchanges(k Key) []Exchange {
 		out = append(out, post("after-escape/percent"+e+"/form", "https://oauth.example.com/token", header("Content-Type", form), "text="+e+url.QueryEscape(v), nil, ok))
 	}
 	return out
+}
+
+// gzipped compresses s.
+func gzipped(s string) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write([]byte(s)) // writing to memory does not fail
+	_ = zw.Close()
+	return buf.Bytes()
 }
 
 // EventStream encodes payloads as AWS event-stream frames.
