@@ -48,14 +48,14 @@ func IsSecretParam(name string) bool {
 // IsSecretHeader reports whether a header of this name may carry a
 // credential, so that its value is removed wherever else it appears:
 // every name IsSecretParam knows, and any name that mentions a key,
-// token, secret, password, credential, signature, session, cookie or
-// auth (X-Api-Key, Api-Key, X-Auth-Token, X-Amz-Security-Token, …).
+// token, secret, password, credential, signature, cookie or auth
+// (X-Api-Key, Api-Key, X-Auth-Token, X-Amz-Security-Token, …).
 func IsSecretHeader(name string) bool {
 	if IsSecretParam(name) {
 		return true
 	}
 	n := normalize(name)
-	for _, w := range []string{"key", "token", "secret", "passw", "credential", "signature", "session", "cookie", "auth"} {
+	for _, w := range []string{"key", "token", "secret", "passw", "credential", "signature", "cookie", "auth"} {
 		if strings.Contains(n, w) {
 			return true
 		}
