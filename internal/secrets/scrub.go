@@ -17,8 +17,8 @@ import (
 // recording, reading each body as what it is:
 //
 //   - JSON (bodies, server-sent events, NDJSON, any text): the string
-//     value of a member IsSecretField names (or each string of its array)
-//     becomes Placeholder; every other string is decoded and scrubbed as a
+//     value of a member IsSecretField names (or every string value in its
+//     array or object) becomes Placeholder; every other string is decoded and scrubbed as a
 //     body of its own, so JSON inside a JSON string (a tool's arguments),
 //     a URL or a base64-encoded JSON payload inside one are scrubbed too;
 //   - application/x-www-form-urlencoded: the value of every field
@@ -359,7 +359,7 @@ func (s *Scrubber) text(b []byte, depth int) []byte {
 	var out bytes.Buffer
 	gapStart := 0         // b[gapStart:] is not yet written
 	secretMember := false // the next string is a credential's value
-	secretArray := -1     // the depth of a credential's array of strings, or -1
+	secretArray := -1     // the depth of a credential's array or object, or -1
 	nesting := 0
 	flushGap := func(end int) {
 		out.Write(s.urls(b[gapStart:end], depth))
@@ -368,7 +368,7 @@ func (s *Scrubber) text(b []byte, depth int) []byte {
 		c := b[i]
 		switch c {
 		case '[', '{':
-			if secretMember && c == '[' {
+			if secretMember {
 				secretArray = nesting
 			}
 			secretMember = false

@@ -26,6 +26,7 @@ func TestScrubberBody(t *testing.T) {
 	for _, c := range []struct{ name, ct, in, want string }{
 		{"json member", "application/json", `{"api_key":"abc12345","model":"m"}`, `{"api_key":"REDACTED","model":"m"}`},
 		{"json array", "application/json", `{"api_key":["abc12345", "x"],"n":[1]}`, `{"api_key":["REDACTED", "REDACTED"],"n":[1]}`},
+		{"json object", "application/json", `{"authorization":{"type":"bearer","token":"abc12345"},"n":{"x":"y"}}`, `{"authorization":{"type":"REDACTED","token":"REDACTED"},"n":{"x":"y"}}`},
 		{"json in json", "", `{"arguments":"{\"password\":\"hunter2\",\"user\":\"bob\"}"}`, `{"arguments":"{\"password\":\"REDACTED\",\"user\":\"bob\"}"}`},
 		{"url in json", "application/json", `{"u":"https://a.example.com/f?sv=1&sig=abc%2Bdef12&x=1"}`, `{"u":"https://a.example.com/f?sv=1&sig=REDACTED&x=1"}`},
 		{"userinfo in json", "", `{"u":"https://me:pa55word@git.example.com/r"}`, `{"u":"https://REDACTED:REDACTED@git.example.com/r"}`},

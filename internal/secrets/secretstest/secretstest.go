@@ -127,6 +127,7 @@ func Exchanges(k Key) []Exchange {
 		post("json-in-json-string", base, nil, `{"arguments":`+jsonString(`{"password":`+js+`,"user":"bob"}`)+`}`, nil, ok),
 		post("json-in-json-in-json-string", base, nil, `{"a":`+jsonString(`{"b":`+jsonString(`{"client_secret":`+js+`}`)+`}`)+`}`, nil, ok),
 		post("json-array", base, nil, `{"api_key":[`+js+`,"x"]}`, nil, ok),
+		post("json-object", base, nil, `{"authorization":{"type":"bearer","token":`+js+`}}`, nil, ok),
 		post("json-url-query/sas", base, nil, `{"url":`+jsonString("https://acct.blob.core.windows.net/c/f.png?sv=2024-05-04&sr=b&sp=r&sig="+url.QueryEscape(v))+`}`, nil, ok),
 		post("json-url-query/key", base, nil, `{"image_url":{"url":`+jsonString("https://maps.example.com/img?size=2&key="+url.QueryEscape(v))+`}}`, nil, ok),
 		post("json-url-query/response", base, nil, `{}`, nil, []byte(`{"download":`+jsonString("https://s3.example.com/o?X-Amz-Signature="+url.QueryEscape(v)+"&X-Amz-Expires=60")+`}`)),
