@@ -26,8 +26,9 @@
 // Streamed bodies keep their exact bytes and framing: CRLF, padding,
 // pings and comments are what the server sent. Every interaction is
 // scrubbed as a recording is (record.Scrub: header allowlists, key query
-// parameters, masked request ids), the result is scanned for anything
-// shaped like a key, and the cassette is written atomically behind a
+// parameters, masked request ids, every body by its container, the
+// values of dropped credentials everywhere), the result is scanned for
+// anything shaped like a key in every decoded view, and the cassette is written atomically behind a
 // provenance header with source "imported", the origin file, project and
 // format, and (by default) match "endpoint" (see replay.MatchEndpoint),
 // because another client made the requests. Input that is unknown or

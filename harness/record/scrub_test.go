@@ -86,10 +86,10 @@ func TestScanSecrets(t *testing.T) {
 		"harmless: sk-****, Bearer YOUR_KEY, ask-me, sk-short, signature: xsk-AAAAAAAAAAAAAAAAAAAAAAAA\n")
 	got := record.ScanSecrets(data, "my-own-configured-secret", "short")
 	if diff := cmp.Diff([]record.Leak{
-		{Line: 5, Kind: "a configured API key", Redacted: "my-o…"},
 		{Line: 2, Kind: "an Anthropic API key (sk-ant-…)", Redacted: "sk-a…"},
 		{Line: 3, Kind: "a Google API key (AIza…)", Redacted: "AIza…"},
 		{Line: 4, Kind: "a bearer token", Redacted: "bear…"},
+		{Line: 5, Kind: "a configured API key", Redacted: "my-o…"},
 	}, got); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}

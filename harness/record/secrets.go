@@ -33,28 +33,19 @@ func (l Leak) String() string {
 }
 
 // ScanSecrets returns every occurrence in data of the given keys (those
-// of at least 8 bytes) and of anything shaped like a credential
-// (internal/secrets: Anthropic, OpenAI project/admin/service-account and
-// other sk-… keys, Google API keys and OAuth tokens, AWS access key ids,
-// GitHub and Slack tokens, JWTs, bearer tokens, private keys, and
-// high-entropy values assigned to a key, token, secret or password).
+// of at least 8 bytes) and of anything shaped like a credential, in the
+// raw bytes and in every decoded view of them (secrets.Scan: escapes
+// undone, percent-decoded, base64 blocks and payloads decoded), so that
+// no encoding hides one. The shapes are internal/secrets': Anthropic,
+// OpenAI project/admin/service-account and other sk-… keys, Google API
+// keys, OAuth access tokens, client secrets and refresh tokens, AWS
+// access key ids and secret keys, GitHub and Slack tokens, JWTs, bearer
+// tokens, private keys, Azure SAS signatures, and high-entropy values in
+// credential-named positions.
 func ScanSecrets(data []byte, keys ...string) []Leak {
 	var out []Leak
-	for _, k := range keys {
-		if len(k) < secrets.MinValueLen {
-			continue
-		}
-		for off := 0; ; {
-			i := bytes.Index(data[off:], []byte(k))
-			if i < 0 {
-				break
-			}
-			out = append(out, Leak{Line: lineOf(data, off+i), Kind: "a configured API key", Redacted: redact(k)})
-			off += i + len(k)
-		}
-	}
-	for _, m := range secrets.Find(data) {
-		out = append(out, Leak{Line: lineOf(data, m.Start), Kind: m.Kind, Redacted: redact(string(data[m.Start:m.End]))})
+	for _, f := range secrets.Scan(data, keys...) {
+		out = append(out, Leak{Line: f.Line, Kind: f.Kind, Redacted: redact(f.Secret)})
 	}
 	return out
 }
@@ -101,8 +92,6 @@ func (e *LeakError) Error() string {
 	}
 	return b.String()
 }
-
-func lineOf(data []byte, off int) int { return bytes.Count(data[:off], []byte("\n")) + 1 }
 
 // redact keeps the first four bytes of a secret (enough to tell which key
 // it is) and hides the rest.

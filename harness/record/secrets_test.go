@@ -30,6 +30,7 @@ var fakeSecrets = map[string][]string{
 		"sk-test-FAKE-KEY-1234567890abcdef", "sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "Bearer abcdefghijklmnopqrstuvwxyz",
 		"AIzaSyA1234567890abcdefghijklmnopqrstuv", "sk-proj-abcdefghijklmnopqrstuvwxyz",
 		"ghp_16C7e42F292c6912E7710c838347Ae178B4a", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+		"q8Xv2LmZ7rT4kW9pN3bF6hJ1",
 	},
 	"harness/record/secrets_test.go":    {"sk-proj-abcdefghijklmnopqrstuvwxyz"},
 	"harness/record/scrub_body_test.go": {"sk-test-OTHER-KEY-0000000000"},
@@ -40,8 +41,9 @@ var fakeSecrets = map[string][]string{
 	"harness/importer/testdata/vcrpy/langchain-openai-chat-tool-round-trip.yaml":    {"sk-proj-TESTONLYnotArealKEYnotArealKEY0123456789"},
 	"harness/importer/testdata/vcrpy/pydantic-ai-anthropic-thinking-stream.yaml":    {"sk-ant-api03-TESTONLYnotArealKEYnotArealKEYnotArealKEY"},
 	"harness/importer/testdata/vcrpy/pydantic-ai-gemini-parsed-body.yaml":           {"AIzaSyTESTONLY-notArealKEYnotArealKEY12"},
-	"harness/helpers_test.go":     {"Bearer local-server-needs-no-key"},
-	"cmd/conform/emulate_test.go": {"Bearer test-key-not-secret"},
+	"harness/helpers_test.go":       {"Bearer local-server-needs-no-key"},
+	"adapters/bedrock/auth_test.go": {"bedrock-api-key-1", "bedrock-api-key-2"},
+	"cmd/conform/emulate_test.go":   {"Bearer test-key-not-secret"},
 	"adapters/config_test.go": {
 		"sk-ant-api03-TESTONLYzN8kqL2vP9xR4mW7bT1cY6hJ3fD5gS0aQ-FAKE", "sk-proj-TESTONLYq8Wm2Lx9Rv4Nc7Tb1Zy6Hk3Jd5Fg0Sa",
 		"TESTONLYp7Lw2Qx9Rv4Nc7Tb1Zy6Hk3Jd5Fg0SaB", "AIzaSyTESTONLY0123456789abcdefghijklmno",
@@ -51,7 +53,10 @@ var fakeSecrets = map[string][]string{
 
 // everyMatch are files made of made-up examples of every shape, the
 // recogniser's own tests.
-var everyMatch = map[string]bool{"internal/secrets/secrets_test.go": true, "internal/secrets/fields_test.go": true}
+var everyMatch = map[string]bool{
+	"internal/secrets/secrets_test.go": true, "internal/secrets/fields_test.go": true,
+	"internal/secrets/scrub_test.go": true, "internal/secrets/scan_test.go": true,
+}
 
 // TestCommittedFilesHoldNoSecrets scans every file in the repository —
 // the tracked files (git ls-files) in a git checkout, else every file
@@ -81,10 +86,10 @@ func TestCommittedFilesHoldNoSecrets(t *testing.T) {
 				t.Errorf("secret in a committed file: %s holds the key in the environment", name)
 			}
 		}
-		for _, m := range secrets.Find(data) {
-			if secret := string(data[m.Start:m.End]); !allowedFake(name, secret) {
+		for _, f := range secrets.Scan(data) {
+			if !allowedFake(name, f.Secret) {
 				t.Errorf("secret in a committed file: %s:%d: %s (%.4s…); if it is a test fake, list it in fakeSecrets",
-					name, bytes.Count(data[:m.Start], []byte("\n"))+1, m.Kind, secret)
+					name, f.Line, f.Kind, f.Secret)
 			}
 		}
 	}

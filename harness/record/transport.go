@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/metis-llm/metis/internal/secrets"
 )
 
 // redirect sends every request to base's scheme and host, with base's
@@ -27,12 +29,14 @@ func (rd redirect) RoundTrip(req *http.Request) (*http.Response, error) {
 	return rd.next.RoundTrip(r)
 }
 
-// endpoint is a base URL as provenance shows it: without credentials.
+// endpoint is a base URL as provenance shows it: without credentials —
+// no user information, no query, no key-shaped path segment (a gateway
+// that takes its key in the path).
 func endpoint(u *url.URL) string {
 	c := *u
 	c.User = nil
 	c.RawQuery = ""
-	return c.String()
+	return secrets.NewScrubber().URL(c.String())
 }
 
 // keyless stands in for a local server's lack of auth when recording

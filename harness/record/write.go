@@ -27,6 +27,11 @@ func WriteCassette(path string, prov Provenance, interactions []*cassette.Intera
 	c := cassette.New(strings.TrimSuffix(path, ".yaml"))
 	c.MarshalFunc = yaml.Marshal
 	sc := newScrubber(nil, nil, secrets)
+	for _, in := range interactions {
+		if err := sc.collect(in); err != nil {
+			return false, err
+		}
+	}
 	for i, in := range interactions {
 		in.ID = i
 		if err := sc.scrub(in); err != nil {

@@ -21,6 +21,51 @@ var fieldNames = map[string]bool{
 	"clientsecret": true, "secret": true, "secretkey": true, "secretaccesskey": true,
 	"awssecretaccesskey": true, "privatekey": true, "password": true, "passwd": true,
 	"authorization": true, "proxyauthorization": true, "cookie": true, "setcookie": true,
+	"assertion": true, "clientassertion": true, "codeverifier": true, "subjecttoken": true,
+	"actortoken": true, "xamzsecuritytoken": true, "awssessiontoken": true,
+}
+
+// paramNames are the names that hold credentials in a query string, a
+// form-encoded body or a multipart form, besides fieldNames: there
+// "key", "code", "token" and a signature are credentials (an API key, an
+// OAuth authorization code, an Azure SAS or a presigned URL's
+// signature), while in JSON they are ordinary data (a map key, an error
+// code, a log-probability token, a thinking block's signature).
+var paramNames = map[string]bool{
+	"key": true, "code": true, "token": true, "sig": true, "signature": true, "pass": true, "pwd": true,
+	"xamzsignature": true, "xamzcredential": true, "xgoogsignature": true, "xgoogcredential": true,
+	"subscriptionkey": true, "ocpapimsubscriptionkey": true, "apipassword": true, "otp": true,
+}
+
+// IsSecretParam reports whether a query parameter, form field or
+// multipart part of this name holds a credential: every name
+// IsSecretField knows, and key, code, token, sig, signature and the
+// signing parameters of presigned URLs (X-Amz-Signature, …).
+func IsSecretParam(name string) bool {
+	return IsSecretField(name) || paramNames[normalize(name)]
+}
+
+// IsSecretHeader reports whether a header of this name may carry a
+// credential, so that its value is removed wherever else it appears:
+// every name IsSecretParam knows, and any name that mentions a key,
+// token, secret, password, credential, signature, cookie or auth
+// (X-Api-Key, Api-Key, X-Auth-Token, X-Amz-Security-Token, …).
+func IsSecretHeader(name string) bool {
+	if IsSecretParam(name) {
+		return true
+	}
+	n := normalize(name)
+	for _, w := range []string{"key", "token", "secret", "passw", "credential", "signature", "cookie", "auth"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// normalize lowercases name and drops '-', '_' and '.'.
+func normalize(name string) string {
+	return strings.ToLower(strings.NewReplacer("-", "", "_", "", ".", "").Replace(name))
 }
 
 // IsSecretField reports whether a field, header or parameter of this name

@@ -66,3 +66,41 @@ func checkNoSecretField(t *testing.T, v any, in string) {
 		}
 	}
 }
+
+// Form, query and multipart names: every JSON credential name, and the
+// ones that are credentials only there; header names: anything that
+// mentions a credential.
+func TestIsSecretParamAndHeader(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		field, param bool
+		header       bool
+	}{
+		{"client_secret", true, true, true},
+		{"client_assertion", true, true, true},
+		{"code_verifier", true, true, true},
+		{"key", false, true, true},
+		{"code", false, true, true},
+		{"sig", false, true, true},
+		{"signature", false, true, true},
+		{"X-Amz-Signature", false, true, true},
+		{"X-Amz-Security-Token", true, true, true},
+		{"X-Auth-Token", false, false, true},
+		{"Ocp-Apim-Subscription-Key", false, true, true},
+		{"Set-Cookie", true, true, true},
+		{"alt", false, false, false},
+		{"User-Agent", false, false, false},
+		{"X-Session-Id", false, false, false},
+		{"OpenAI-Organization", false, false, false},
+	} {
+		if got := secrets.IsSecretField(c.name); got != c.field {
+			t.Errorf("IsSecretField(%q) = %v, want %v", c.name, got, c.field)
+		}
+		if got := secrets.IsSecretParam(c.name); got != c.param {
+			t.Errorf("IsSecretParam(%q) = %v, want %v", c.name, got, c.param)
+		}
+		if got := secrets.IsSecretHeader(c.name); got != c.header {
+			t.Errorf("IsSecretHeader(%q) = %v, want %v", c.name, got, c.header)
+		}
+	}
+}
