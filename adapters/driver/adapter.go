@@ -376,7 +376,11 @@ func (a *Adapter) StreamBody(req *canonical.Request, body io.Reader) iter.Seq2[c
 // the caller to yield alone.
 func (a *Adapter) decodeStream(ctx context.Context, c *Call, status int, h http.Header, r io.Reader, idle *idleTimer, yield func(canonical.StreamEvent, error) bool, began time.Time) (*Assembler, *canonical.AdapterError) {
 	body := &bodyReader{ctx: ctx, r: r, idle: idle, maxEvent: c.Limits.MaxEventBytes}
-	if doc := documentType(h); doc != "" || isDocumentStart(body.sniff()) {
+	doc := documentType(h)
+	if mt := notAStreamType(h); doc == "" && mt != "" {
+		doc = "a " + mt + " body"
+	}
+	if doc != "" || isDocumentStart(body.sniff()) {
 		if doc == "" {
 			doc = "a document"
 		}

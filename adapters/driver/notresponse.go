@@ -87,6 +87,29 @@ func documentType(h http.Header) string {
 	return ""
 }
 
+// notAStreamType returns the media type a streamed 2xx body declares when
+// it is neither an event stream nor a document (text/plain from a proxy,
+// an image): such a body is not decoded as a stream. It returns "" for a
+// missing or malformed type, an event stream's (text/event-stream, AWS's
+// application/vnd.amazon.eventstream, newline-delimited JSON,
+// application/octet-stream) and a document's (documentType names those).
+func notAStreamType(h http.Header) string {
+	ct := h.Get("Content-Type")
+	if ct == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || !strings.Contains(mt, "/") {
+		return ""
+	}
+	switch {
+	case mt == "text/event-stream", strings.HasSuffix(mt, ".eventstream"), mt == "application/octet-stream",
+		strings.Contains(mt, "ndjson"), strings.Contains(mt, "jsonl"), strings.Contains(mt, "json-seq"):
+		return ""
+	}
+	return mt
+}
+
 // isDocumentStart reports whether a body starting with c is a JSON, HTML
 // or XML document rather than an event stream.
 func isDocumentStart(c byte) bool { return c == '{' || c == '[' || c == '<' }

@@ -187,6 +187,19 @@ def document_type(headers):
     return ""
 
 
+def not_a_stream_type(headers):
+    """The media type a streamed 2xx body declares when it is neither an
+    event stream nor a document (text/plain from a proxy, an image), or ""
+    for a missing or malformed type, an event stream's and a document's."""
+    mt = (headers.get("content-type") or "").split(";")[0].strip().lower()
+    if "/" not in mt:
+        return ""
+    if (mt in ("text/event-stream", "application/octet-stream") or mt.endswith(".eventstream")
+            or "ndjson" in mt or "jsonl" in mt or "json-seq" in mt):
+        return ""
+    return mt
+
+
 def not_a_body(headers, body):
     """Why a non-streamed 2xx body cannot be a response, or ""."""
     doc = document_type(headers)
@@ -1102,6 +1115,8 @@ class Call:
             pass  # the stream's own reading meets it again
         first = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
         doc = document_type(resp.headers)
+        if not doc and not_a_stream_type(resp.headers):
+            doc = "a %s body" % not_a_stream_type(resp.headers)
         if doc or first in (b"{", b"[", b"<"):
             try:
                 head += resp.read(1 << 20)
