@@ -188,6 +188,12 @@ func (a *Adapter) prepare(ctx context.Context, req *canonical.Request, stream bo
 	if c.critical != nil {
 		return fail(c.critical)
 	}
+	if stream && a.info.Estimator.Tokenizer != nil {
+		// Ready the model's tokenizer now (a second or more the first time
+		// in a process for OpenAI's encodings), not in the estimate of a
+		// stream that ends without usage: a cancel must end at once.
+		a.info.Estimator.Tokenizer(r.Model)
+	}
 	return c, w, nil
 }
 
