@@ -382,11 +382,11 @@ func (a *Adapter) StreamBody(req *canonical.Request, body io.Reader) iter.Seq2[c
 // the caller to yield alone.
 func (a *Adapter) decodeStream(ctx context.Context, c *Call, status int, h http.Header, r io.Reader, idle *idleTimer, yield func(canonical.StreamEvent, error) bool, began time.Time) (*Assembler, *canonical.AdapterError) {
 	body := &bodyReader{ctx: ctx, r: r, idle: idle, maxEvent: c.Limits.MaxEventBytes}
-	doc := documentType(h)
-	if mt := notAStreamType(h); doc == "" && mt != "" {
+	doc, first := documentType(h), body.sniff()
+	if mt := notAStreamType(h); doc == "" && mt != "" && !isDocumentStart(first) && !looksLikeSSE(body.head) {
 		doc = "a " + mt + " body"
 	}
-	if doc != "" || isDocumentStart(body.sniff()) {
+	if doc != "" || isDocumentStart(first) {
 		if doc == "" {
 			doc = "a document"
 		}

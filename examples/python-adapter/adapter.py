@@ -200,6 +200,23 @@ def not_a_stream_type(headers):
     return mt
 
 
+def looks_like_sse(head):
+    """Whether a body starts like a server-sent event stream: its first
+    line is a comment or a data, event, id or retry field, or is cut short
+    where it could still become one (a stream served without a type gets
+    text/plain sniffed for it)."""
+    b = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+    line, nl, _ = b.partition(b"\n")
+    line = line.removesuffix(b"\r")
+    if not line or line[:1] == b":":
+        return True
+    name = line.partition(b":")[0]
+    for field in (b"data", b"event", b"id", b"retry"):
+        if name == field or (not nl and len(line) < len(field) and field.startswith(line)):
+            return True
+    return False
+
+
 def not_a_body(headers, body):
     """Why a non-streamed 2xx body cannot be a response, or ""."""
     doc = document_type(headers)
@@ -1115,7 +1132,7 @@ class Call:
             pass  # the stream's own reading meets it again
         first = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
         doc = document_type(resp.headers)
-        if not doc and not_a_stream_type(resp.headers):
+        if not doc and first not in (b"{", b"[", b"<") and not_a_stream_type(resp.headers) and not looks_like_sse(head):
             doc = "a %s body" % not_a_stream_type(resp.headers)
         if doc or first in (b"{", b"[", b"<"):
             try:
