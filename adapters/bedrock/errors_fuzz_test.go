@@ -8,20 +8,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/metis-llm/metis/adapters/adaptertest"
-	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/internal/wire"
 )
 
 // FuzzClassify feeds any status, x-amzn-ErrorType and body to Bedrock's
 // exception table, and any exception type and payload to the one of
 // stream exception frames: each result is a classified error
-// (adaptertest.Unclassified), the HTTP one with the status kept. An
-// exception's name counts in any ASCII case and without what follows
-// its ":", so the same name upper-cased with the coral suffix is the
-// same class and code. And each kind of failure rendered as Bedrock
-// renders it (internal/wire) with a fuzzed message reads back with that
-// message and status, by header and body as by a stream's exception
-// frame named the same way.
+// (adaptertest.CheckClassified, adaptertest.Unclassified), the HTTP one
+// with the status kept. An exception's name counts in any ASCII case and
+// without what follows its ":", so the same name upper-cased with the
+// coral suffix is the same class and code. And each kind of failure
+// rendered as Bedrock renders it (internal/wire) with a fuzzed message
+// reads back with that message, by header and body as by a stream's
+// exception frame named the same way.
 func FuzzClassify(f *testing.F) {
 	f.Add(uint16(429), "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/", []byte(`{"message":"Too many requests"}`), uint8(2), "slow down")
 	f.Add(uint16(424), "ModelErrorException", []byte(`{"message":"Received error from model","originalStatusCode":529,"originalMessage":"Overloaded"}`), uint8(3), "Overloaded")
@@ -29,22 +28,12 @@ func FuzzClassify(f *testing.F) {
 	f.Add(uint16(400), "validationException", []byte(`{"message":"The provided model identifier is invalid."}`), uint8(6), "model identifier is invalid")
 	f.Add(uint16(0), "modelStreamErrorException", []byte(`not json`), uint8(0), " ")
 	f.Add(uint16(503), "ſervicequotaexceededexception", []byte(`{"originalStatusCode":-1}`), uint8(4), "\xff")
-	p := &provider{}
+	classify := (&provider{}).Classify
 	f.Fuzz(func(t *testing.T, code uint16, typ string, body []byte, kind uint8, message string) {
-		status := int(code) % 600
-		if status < 100 {
-			status += 400
-		}
-		ae := p.Classify(status, http.Header{"X-Amzn-Errortype": {typ}}, body)
-		if why := adaptertest.Unclassified(ae, driver.MaxRetryAfter); why != "" {
-			t.Fatalf("%d %q %q: %s: %+v", status, typ, body, why, ae)
-		}
-		if ae.Status != status {
-			t.Fatalf("%d %q %q: status %d", status, typ, body, ae.Status)
-		}
-		frame := exceptionError("bedrock", typ, body)
-		if why := adaptertest.Unclassified(frame, driver.MaxRetryAfter); why != "" {
-			t.Fatalf("exception frame %q %q: %s: %+v", typ, body, why, frame)
+		status := adaptertest.FuzzStatus(code)
+		adaptertest.CheckClassified(t, classify, status, http.Header{"X-Amzn-Errortype": {typ}}, body)
+		if why := adaptertest.Unclassified(exceptionError("bedrock", typ, body)); why != "" {
+			t.Fatalf("exception frame %q %q: %s", typ, body, why)
 		}
 		if isASCII(typ) {
 			var e exception
@@ -55,17 +44,13 @@ func FuzzClassify(f *testing.F) {
 				t.Fatalf("%q is %s/%s, but upper-cased with a suffix %s/%s", typ, a.Class, a.Code, b.Class, b.Code)
 			}
 		}
-
-		message = strings.TrimSpace(message)
-		if message == "" || !utf8.ValidString(message) {
+		message, ok := adaptertest.FuzzMessage(message)
+		if !ok {
 			return
 		}
 		e := wire.ErrorFor(wire.Bedrock, wire.Kinds[int(kind)%len(wire.Kinds)], "anthropic.claude-sonnet-4-5")
 		e.Message = message
-		got := p.Classify(e.Status, e.Header(wire.Bedrock), e.Body(wire.Bedrock))
-		if !strings.Contains(got.Message, message) || got.Status != e.Status {
-			t.Fatalf("%s with message %q: read back as %q, status %d (want %d)", e.Type, message, got.Message, got.Status, e.Status)
-		}
+		adaptertest.CheckReadsBack(t, classify, e.Status, e.Header(wire.Bedrock), e.Body(wire.Bedrock), message)
 		payload, _ := json.Marshal(map[string]string{"message": message})
 		if got := exceptionError("bedrock", strings.ToLower(e.Type[:1])+e.Type[1:], payload); !strings.Contains(got.Message, message) {
 			t.Fatalf("exception frame %s with message %q: read back as %q", e.Type, message, got.Message)

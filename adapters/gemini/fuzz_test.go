@@ -6,9 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/adapters/driver"
@@ -110,43 +108,23 @@ func FuzzConvertSchema(f *testing.F) {
 }
 
 // FuzzClassify: any status and error body classify into a classified
-// error (adaptertest.Unclassified) with the status kept; and each kind of
-// failure rendered as the Gemini API renders it (internal/wire: a
+// error with the status kept (adaptertest.CheckClassified); and each kind
+// of failure rendered as the Gemini API renders it (internal/wire: a
 // google.rpc.Status, a RetryInfo on a 429) with a fuzzed message reads
-// back with that message and status.
+// back with that message.
 func FuzzClassify(f *testing.F) {
-	f.Add(429, []byte(`{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34.4s"}]}}`), uint8(2), "quota")
-	f.Add(404, []byte(`[{"error":{"code":404,"message":"models/x","status":"NOT_FOUND"}}]`), uint8(6), "models/gemini-nope is not found")
-	f.Add(400, []byte(`{"error":null}`), uint8(5), "input token count exceeds the maximum")
-	f.Add(0, []byte(`{"error":{"details":[{"retryDelay":"1e400s"}]}}`), uint8(1), "\u0000")
-	f.Fuzz(func(t *testing.T, status int, body []byte, kind uint8, message string) {
-		if status < 0 {
-			status = -status
-		}
-		status = status % 600
-		if status < 100 {
-			status += 400
-		}
-		ae := classify(status, http.Header{}, body)
-		if why := adaptertest.Unclassified(ae, driver.MaxRetryAfter); why != "" {
-			t.Fatalf("%d %q: %s: %+v", status, body, why, ae)
-		}
-		if ae.Status != status {
-			t.Fatalf("%d %q: status %d", status, body, ae.Status)
-		}
-		message = strings.TrimSpace(message)
-		if message == "" || !utf8.ValidString(message) {
+	f.Add(uint16(429), []byte(`{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34.4s"}]}}`), uint8(2), "quota")
+	f.Add(uint16(404), []byte(`[{"error":{"code":404,"message":"models/x","status":"NOT_FOUND"}}]`), uint8(6), "models/gemini-nope is not found")
+	f.Add(uint16(400), []byte(`{"error":null}`), uint8(5), "input token count exceeds the maximum")
+	f.Add(uint16(0), []byte(`{"error":{"details":[{"retryDelay":"1e400s"}]}}`), uint8(1), "\u0000")
+	f.Fuzz(func(t *testing.T, code uint16, body []byte, kind uint8, message string) {
+		adaptertest.CheckClassified(t, classify, adaptertest.FuzzStatus(code), http.Header{}, body)
+		message, ok := adaptertest.FuzzMessage(message)
+		if !ok {
 			return
 		}
-		k := wire.Kinds[int(kind)%len(wire.Kinds)]
-		e := wire.ErrorFor(wire.Gemini, k, "gemini-2.5-flash")
+		e := wire.ErrorFor(wire.Gemini, wire.Kinds[int(kind)%len(wire.Kinds)], "gemini-2.5-flash")
 		e.Message = message
-		got := classify(e.Status, e.Header(wire.Gemini), e.Body(wire.Gemini))
-		if why := adaptertest.Unclassified(got, driver.MaxRetryAfter); why != "" {
-			t.Fatalf("%s with message %q: %s", k, message, why)
-		}
-		if !strings.Contains(got.Message, message) || got.Status != e.Status {
-			t.Fatalf("%s with message %q: read back as %q, status %d (want %d)", k, message, got.Message, got.Status, e.Status)
-		}
+		adaptertest.CheckReadsBack(t, classify, e.Status, e.Header(wire.Gemini), e.Body(wire.Gemini), message)
 	})
 }

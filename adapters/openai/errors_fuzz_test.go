@@ -2,21 +2,18 @@ package openai
 
 import (
 	"net/http"
-	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/metis-llm/metis/adapters/adaptertest"
-	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/internal/wire"
 )
 
 // FuzzClassify feeds any status, body and retry headers to ClassifyChat
-// (both dialects' table): the result is always a classified error
-// (adaptertest.Unclassified) with the status kept. Then the round trip:
+// (both dialects' table): the result is always a classified error with
+// the status kept (adaptertest.CheckClassified). Then the round trip:
 // each kind of failure rendered as Chat Completions and as the Responses
 // API render it (internal/wire) with a fuzzed message reads back with
-// that message and status.
+// that message.
 func FuzzClassify(f *testing.F) {
 	f.Add(uint16(429), []byte(`{"error":{"message":"Rate limit reached. Please try again in 1.898s.","type":"tokens","param":null,"code":"rate_limit_exceeded"}}`), "", "", uint8(2), "Please try again in 20ms")
 	f.Add(uint16(400), []byte(`{"error":{"message":"This model's maximum context length is 128000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}`), "", "", uint8(5), "maximum context length")
@@ -25,10 +22,6 @@ func FuzzClassify(f *testing.F) {
 	f.Add(uint16(200), []byte(`{"error":"x"}`), "NaN", "Wed, 21 Oct 2015 07:28:00 GMT", uint8(0), "insufficient_quota")
 	f.Add(uint16(0), []byte(`null`), "", "", uint8(1), "\u2028")
 	f.Fuzz(func(t *testing.T, code uint16, body []byte, ms, ra string, kind uint8, message string) {
-		status := int(code) % 600
-		if status < 100 {
-			status += 400
-		}
 		h := http.Header{}
 		if ms != "" {
 			h.Set("retry-after-ms", ms)
@@ -36,29 +29,15 @@ func FuzzClassify(f *testing.F) {
 		if ra != "" {
 			h.Set("Retry-After", ra)
 		}
-		ae := ClassifyChat(status, h, body)
-		if why := adaptertest.Unclassified(ae, driver.MaxRetryAfter); why != "" {
-			t.Fatalf("%d %q: %s: %+v", status, body, why, ae)
-		}
-		if ae.Status != status {
-			t.Fatalf("%d %q: status %d", status, body, ae.Status)
-		}
-
-		message = strings.TrimSpace(message)
-		if message == "" || !utf8.ValidString(message) {
+		adaptertest.CheckClassified(t, ClassifyChat, adaptertest.FuzzStatus(code), h, body)
+		message, ok := adaptertest.FuzzMessage(message)
+		if !ok {
 			return
 		}
-		k := wire.Kinds[int(kind)%len(wire.Kinds)]
 		for _, api := range []wire.API{wire.OpenAIChat, wire.OpenAIResponses} {
-			e := wire.ErrorFor(api, k, "gpt-5")
+			e := wire.ErrorFor(api, wire.Kinds[int(kind)%len(wire.Kinds)], "gpt-5")
 			e.Message = message
-			got := ClassifyChat(e.Status, e.Header(api), e.Body(api))
-			if why := adaptertest.Unclassified(got, driver.MaxRetryAfter); why != "" {
-				t.Fatalf("%s %s with message %q: %s", api, k, message, why)
-			}
-			if !strings.Contains(got.Message, message) || got.Status != e.Status {
-				t.Fatalf("%s %s with message %q: read back as %q, status %d (want %d)", api, k, message, got.Message, got.Status, e.Status)
-			}
+			adaptertest.CheckReadsBack(t, ClassifyChat, e.Status, e.Header(api), e.Body(api), message)
 		}
 	})
 }
