@@ -2,8 +2,9 @@
 # that a newcomer can also run them by hand.
 GO ?= go
 FUZZTIME ?= 60s
+FUZZSHORT ?= 200x
 
-.PHONY: test race lint conform validate record-missing record bench bench-compare fuzz emulate mutate
+.PHONY: test race lint conform validate record-missing record bench bench-compare fuzz fuzz-short emulate mutate
 
 test:            ## unit tests and the conformance suite (the README's quick-start test command)
 	$(GO) test ./...
@@ -35,6 +36,9 @@ bench-compare:   ## metis vs the official SDKs, go-vcr and a floor in one run (b
 
 mutate:          ## mutation testing with conform run alone as the test (gremlins, hours for all of adapters/ and session/; not in CI); MUTATE_TARGETS="adapters/anthropic session" for part
 	bash mutate/run.sh
+
+fuzz-short:      ## every fuzz target for a short, bounded budget, as CI runs it (.ci/fuzz): FUZZSHORT inputs or time each (default 200x)
+	FUZZTIME=$(FUZZSHORT) bash .ci/fuzz
 
 fuzz:            ## run every fuzz target for FUZZTIME each (default 60s; make fuzz FUZZTIME=5s for a quick pass)
 	@for pkg in $$($(GO) list ./...); do \

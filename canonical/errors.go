@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/metis-llm/metis/internal/secrets"
@@ -111,8 +112,12 @@ func (e *AdapterError) text() string {
 	if e.Message != "" {
 		s += ": " + e.Message
 	}
-	if e.Err != nil && (e.Message == "" || e.Message != e.Err.Error()) {
-		s += ": " + e.Err.Error()
+	// The cause is added unless the message already quotes it (a message
+	// built with "%v" of its cause would otherwise say it twice).
+	if e.Err != nil {
+		if cause := e.Err.Error(); cause != "" && !strings.Contains(e.Message, cause) {
+			s += ": " + cause
+		}
 	}
 	return s
 }

@@ -68,3 +68,23 @@ func TestAdapterErrorNeverPrintsAKey(t *testing.T) {
 		t.Error("errors.As no longer finds it")
 	}
 }
+
+// TestAdapterErrorSaysItsCauseOnce: a message that already quotes its
+// cause (built with "%v" of it) is not followed by the cause again; a
+// message that does not quote it is.
+func TestAdapterErrorSaysItsCauseOnce(t *testing.T) {
+	cause := errors.New("sse: event too large: more than 40 bytes (the max_event_bytes option)")
+	for _, tc := range []struct {
+		message, want string
+	}{
+		{"event 3: " + cause.Error(), "x: server_error/invalid_response: event 3: sse: event too large: more than 40 bytes (the max_event_bytes option)"},
+		{cause.Error(), "x: server_error/invalid_response: sse: event too large: more than 40 bytes (the max_event_bytes option)"},
+		{"malformed stream", "x: server_error/invalid_response: malformed stream: sse: event too large: more than 40 bytes (the max_event_bytes option)"},
+		{"", "x: server_error/invalid_response: sse: event too large: more than 40 bytes (the max_event_bytes option)"},
+	} {
+		e := &canonical.AdapterError{Class: canonical.ErrServer, Code: canonical.CodeInvalidResponse, Provider: "x", Message: tc.message, Err: cause}
+		if got := e.Error(); got != tc.want {
+			t.Errorf("message %q: Error() = %q, want %q", tc.message, got, tc.want)
+		}
+	}
+}

@@ -13,10 +13,21 @@ import (
 	"github.com/metis-llm/metis/harness/replay"
 )
 
+// What `conform serve` keeps: a run unused for ServeRunIdle is forgotten,
+// and beyond ServeMaxRuns runs the one unused longest is, so that clients
+// that never DELETE their runs do not grow the server without bound
+// (each run holds its cassettes' state).
+const (
+	ServeRunIdle = time.Hour
+	ServeMaxRuns = 1000
+)
+
 // NewServer returns a replay server, not yet started, whose clients
 // create runs of the suite's scenarios (POST /runs) and arm faults as an
 // inject step would (PUT /runs/{id}/fault): `conform serve`. Each run's
-// cassettes are replayed with pacing between server-sent events.
+// cassettes are replayed with pacing between server-sent events. It keeps
+// runs within ServeRunIdle and ServeMaxRuns (replay.Server's RunIdle and
+// MaxRuns, which the caller may change before Start).
 func (s Suite) NewServer(reg *adapters.Registry, pacing time.Duration) (*replay.Server, error) {
 	reg, err := registryOr(reg)
 	if err != nil {
@@ -36,6 +47,7 @@ func (s Suite) NewServer(reg *adapters.Registry, pacing time.Duration) (*replay.
 	p := &Plan{reg: reg, suite: s, opts: Options{Pacing: pacing}}
 	srv := replay.NewUnstartedServer()
 	srv.Faults = faults.FromSpec
+	srv.RunIdle, srv.MaxRuns = ServeRunIdle, ServeMaxRuns
 	srv.Open = func(id, model string) ([]string, func(string) (http.RoundTripper, error), error) {
 		sc := byID[id]
 		if sc == nil {

@@ -59,9 +59,7 @@ func (s *Server) serveAzure(w http.ResponseWriter, r *http.Request, body []byte,
 		for k, vs := range e.Header(api) {
 			w.Header()[k] = vs
 		}
-		if ra := rec.Header().Get("Retry-After"); ra != "" {
-			w.Header().Set("Retry-After", ra)
-		}
+		keepHeaders(w.Header(), rec.Header())
 		w.WriteHeader(e.Status)
 		w.Write(e.Body(api)) //nolint:errcheck
 	case rec.Code != http.StatusOK:
@@ -93,6 +91,19 @@ func (s *Server) serveAzure(w http.ResponseWriter, r *http.Request, body []byte,
 			choiceFilterResults(v)
 			v["prompt_filter_results"] = promptFilterResults()
 		}))
+	}
+}
+
+// keepHeaders copies into dst every header of a vendor's answer whose
+// body the platform replaces (scripted reply headers such as Retry-After,
+// the request id), all but the ones that describe the replaced body.
+func keepHeaders(dst, vendor http.Header) {
+	for k, vs := range vendor {
+		switch k {
+		case "Content-Type", "Content-Length", "Content-Encoding":
+			continue
+		}
+		dst[k] = append([]string(nil), vs...)
 	}
 }
 

@@ -234,3 +234,43 @@ func TestCloudClaudeIDs(t *testing.T) {
 		})
 	}
 }
+
+// TestAzureKeepsScriptedHeaders: the Azure route, which answers a 404 or
+// a 429 with Azure's own error body, still sends every header the reply
+// scripts, not only Retry-After, on both routes.
+func TestAzureKeepsScriptedHeaders(t *testing.T) {
+	scripted := http.Header{
+		"Retry-After":                    {"3"},
+		"Retry-After-Ms":                 {"2500"},
+		"X-Ratelimit-Remaining-Requests": {"0"},
+		"X-Ms-Region":                    {"Sweden Central", "second"},
+	}
+	for _, tc := range []struct {
+		name, path, body string
+		reply            emulator.Reply
+		status           int
+	}{
+		{"429 chat", "/openai/v1/chat/completions", `{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"}]}`, emulator.Reply{Status: 429, Header: scripted}, 429},
+		{"404 responses", "/openai/responses?api-version=2025-04-01-preview", `{"model":"gpt-5","input":"hi"}`, emulator.Reply{Error: emulator.ErrorModelNotFound, Header: scripted}, 404},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := emulator.NewServer(emulator.WithAPIKey(cloudKey))
+			defer srv.Close()
+			srv.Enqueue(tc.reply)
+			req, err := http.NewRequest(http.MethodPost, srv.URL+tc.path, strings.NewReader(tc.body))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Api-Key", cloudKey)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			require.Equal(t, tc.status, resp.StatusCode, "%s", b)
+			for k, vs := range scripted {
+				assert.Equal(t, vs, resp.Header.Values(k), k)
+			}
+			assert.Equal(t, "application/json", resp.Header.Get("Content-Type"), "the replaced body's type")
+			assert.Contains(t, string(b), `"error"`)
+		})
+	}
+}

@@ -76,6 +76,10 @@ func exceptionError(provider, typ string, payload []byte) *canonical.AdapterErro
 		e.Message = strings.TrimSpace(string(payload))
 	}
 	ae := classifyException(0, typ, &e)
+	if ae.Message == "" {
+		// A frame with neither a type nor a message: say what it held.
+		ae.Message = "exception frame without a type or message: " + strings.TrimSpace(string(payload))
+	}
 	ae.Provider = provider
 	return ae
 }

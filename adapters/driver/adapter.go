@@ -188,6 +188,12 @@ func (a *Adapter) prepare(ctx context.Context, req *canonical.Request, stream bo
 	if c.critical != nil {
 		return fail(c.critical)
 	}
+	if stream && a.info.Estimator.Tokenizer != nil {
+		// Ready the model's tokenizer now (a second or more the first time
+		// in a process for OpenAI's encodings), not in the estimate of a
+		// stream that ends without usage: a cancel must end at once.
+		a.info.Estimator.Tokenizer(r.Model)
+	}
 	return c, w, nil
 }
 
@@ -376,7 +382,11 @@ func (a *Adapter) StreamBody(req *canonical.Request, body io.Reader) iter.Seq2[c
 // the caller to yield alone.
 func (a *Adapter) decodeStream(ctx context.Context, c *Call, status int, h http.Header, r io.Reader, idle *idleTimer, yield func(canonical.StreamEvent, error) bool, began time.Time) (*Assembler, *canonical.AdapterError) {
 	body := &bodyReader{ctx: ctx, r: r, idle: idle, maxEvent: c.Limits.MaxEventBytes}
-	if doc := documentType(h); doc != "" || isDocumentStart(body.sniff()) {
+	doc, first := documentType(h), body.sniff()
+	if mt := notAStreamType(h); doc == "" && mt != "" && !isDocumentStart(first) && !looksLikeSSE(body.head) {
+		doc = "a " + mt + " body"
+	}
+	if doc != "" || isDocumentStart(first) {
 		if doc == "" {
 			doc = "a document"
 		}

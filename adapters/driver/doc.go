@@ -79,7 +79,11 @@
 //
 //   - a streamed call answered with a document instead of an event stream
 //     (a JSON, HTML or XML content type, or a body that starts with '{',
-//     '[' or '<') fails before its first event;
+//     '[' or '<'), or with a body of another declared type that is no
+//     event stream (text/plain from a proxy or load balancer, an image)
+//     and does not start like one (a comment or a data, event, id or
+//     retry field: a stream served without a type is sniffed as
+//     text/plain), fails before its first event;
 //   - a non-streamed call answered with an HTML or XML page, an empty
 //     body, a body that is not JSON, or JSON null fails before decoding,
 //     and one its Provider's decoder cannot read as a response (a JSON

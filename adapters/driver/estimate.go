@@ -78,6 +78,11 @@ type Estimator struct {
 	// model id: a function counting the tokens of a text. Text is then
 	// counted with it instead of BytesPerToken and NonASCIIRunesPerToken;
 	// a nil result (a model of unknown tokenizer) keeps the rates.
+	// Tokenizer may be slow the first time for a model (it loads the
+	// tokenizer's data), the counter it returns must not be: the driver
+	// calls Tokenizer for a streamed call's model before the first
+	// attempt, so that the estimate of a stream that ends without usage
+	// (a cancel, a cut) never waits for a load while the stream ends.
 	Tokenizer func(model string) func(text string) int
 	// Hidden, when set, returns the tokens a server adds to every request
 	// for a model and never shows the client, such as the default system

@@ -151,3 +151,29 @@ func FuzzDecodeLimits(f *testing.F) {
 		}
 	})
 }
+
+// TestLooksLikeSSE: the starts of bodies declared text/plain that are
+// event streams all the same (Go's servers sniff that type for a stream
+// served without one) and of those that are a proxy's text.
+func TestLooksLikeSSE(t *testing.T) {
+	for head, want := range map[string]bool{
+		"event: x\ndata: {}\n\n":           true,
+		"data: {\"t\":\"text\"}\n\n":       true,
+		"\xef\xbb\xbf\r\n: keep-alive\n\n": true,
+		"id: 7\r\n":                        true,
+		"retry: 1000\n":                    true,
+		"data\n\n":                         true,
+		"da":                               true, // cut short: it may become data:
+		"":                                 true, // nothing to judge: the decoder's
+		"upstream connect error or disconnect/reset":       false,
+		"Error: the service is down for maintenance\n":     false,
+		"Service Unavailable":                              false,
+		"database is down\n":                               false,
+		"dat\nService Unavailable":                         false,
+		"  Bad Gateway: the upstream answered 502\r\n\r\n": false,
+	} {
+		if got := looksLikeSSE([]byte(head)); got != want {
+			t.Errorf("looksLikeSSE(%q) = %v, want %v", head, got, want)
+		}
+	}
+}

@@ -87,6 +87,52 @@ func documentType(h http.Header) string {
 	return ""
 }
 
+// notAStreamType returns the media type a streamed 2xx body declares when
+// it is neither an event stream nor a document (text/plain from a proxy,
+// an image): such a body is not decoded as a stream unless it starts like
+// one (looksLikeSSE). It returns "" for a
+// missing or malformed type, an event stream's (text/event-stream, AWS's
+// application/vnd.amazon.eventstream, newline-delimited JSON,
+// application/octet-stream) and a document's (documentType names those).
+func notAStreamType(h http.Header) string {
+	ct := h.Get("Content-Type")
+	if ct == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || !strings.Contains(mt, "/") {
+		return ""
+	}
+	switch {
+	case mt == "text/event-stream", strings.HasSuffix(mt, ".eventstream"), mt == "application/octet-stream",
+		strings.Contains(mt, "ndjson"), strings.Contains(mt, "jsonl"), strings.Contains(mt, "json-seq"):
+		return ""
+	}
+	return mt
+}
+
+// looksLikeSSE reports whether head, the start of a body, starts like a
+// server-sent event stream: its first line (after a byte-order mark and
+// white space) is a comment or a data, event, id or retry field, or is cut
+// short where it could still become one. A stream served without a
+// Content-Type gets one sniffed from its start (Go's servers answer
+// text/plain), so a declared type alone does not make a body no stream.
+func looksLikeSSE(head []byte) bool {
+	b := bytes.TrimLeft(bytesTrimBOM(head), " \t\r\n")
+	line, _, whole := bytes.Cut(b, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	if len(line) == 0 || line[0] == ':' {
+		return true
+	}
+	name, _, _ := bytes.Cut(line, []byte(":"))
+	for _, field := range []string{"data", "event", "id", "retry"} {
+		if string(name) == field || !whole && len(line) < len(field) && strings.HasPrefix(field, string(line)) {
+			return true
+		}
+	}
+	return false
+}
+
 // isDocumentStart reports whether a body starting with c is a JSON, HTML
 // or XML document rather than an event stream.
 func isDocumentStart(c byte) bool { return c == '{' || c == '[' || c == '<' }

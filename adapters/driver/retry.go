@@ -260,7 +260,7 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 	var d time.Duration
 	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil || errors.Is(err, strconv.ErrRange) {
-			d = RetryDelay(ms / 1000)
+			d = retryDelay(ms, time.Millisecond) // ms/1000 as seconds would lose a nanosecond (1001 ms)
 		}
 	}
 	if v := strings.TrimSpace(h.Get("Retry-After")); d == 0 && v != "" {
@@ -277,14 +277,17 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 // a hint of zero or less (no hint), else the hint capped at
 // MaxRetryAfter. NaN and +Inf, and any value too large for a
 // time.Duration, are the maximum wait: a broken hint still means "wait".
-func RetryDelay(seconds float64) time.Duration {
+func RetryDelay(seconds float64) time.Duration { return retryDelay(seconds, time.Second) }
+
+// retryDelay is RetryDelay for a hint of v units.
+func retryDelay(v float64, unit time.Duration) time.Duration {
 	switch {
-	case math.IsNaN(seconds) || seconds >= MaxRetryAfter.Seconds():
+	case math.IsNaN(v) || v >= float64(MaxRetryAfter/unit):
 		return MaxRetryAfter
-	case seconds <= 0:
+	case v <= 0:
 		return 0
 	}
-	return time.Duration(seconds * float64(time.Second))
+	return time.Duration(v * float64(unit))
 }
 
 func providerRequestID(h http.Header) string {

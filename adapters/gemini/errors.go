@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -121,6 +122,14 @@ func classifyStatus(httpStatus int, s *rpcStatus) *canonical.AdapterError {
 	message := s.Message
 	if message == "" {
 		message = http.StatusText(httpStatus)
+	}
+	if message == "" {
+		// A status outside net/http's table, and a status without a
+		// message: its name, else the number.
+		message = s.Status
+	}
+	if message == "" {
+		message = fmt.Sprintf("HTTP %d", httpStatus)
 	}
 	ae := driver.HTTPError(class, code, httpStatus, message)
 	ae.RetryAfter = retryDelay(s)

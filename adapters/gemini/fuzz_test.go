@@ -11,6 +11,7 @@ import (
 	"github.com/metis-llm/metis/adapters/adaptertest"
 	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/internal/wire"
 )
 
 // addStreamSeeds seeds f with every recorded SSE body (when the shared
@@ -106,21 +107,24 @@ func FuzzConvertSchema(f *testing.F) {
 	})
 }
 
-// FuzzClassify: any error body classifies into a known class.
+// FuzzClassify: any status and error body classify into a classified
+// error with the status kept (adaptertest.CheckClassified); and each kind
+// of failure rendered as the Gemini API renders it (internal/wire: a
+// google.rpc.Status, a RetryInfo on a 429) with a fuzzed message reads
+// back with that message.
 func FuzzClassify(f *testing.F) {
-	f.Add(429, []byte(`{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34.4s"}]}}`))
-	f.Add(404, []byte(`[{"error":{"code":404,"message":"models/x","status":"NOT_FOUND"}}]`))
-	f.Add(400, []byte(`{"error":null}`))
-	f.Fuzz(func(t *testing.T, status int, body []byte) {
-		ae := classify(status, http.Header{}, body)
-		switch ae.Class {
-		case canonical.ErrRateLimit, canonical.ErrAuth, canonical.ErrServer, canonical.ErrNetwork,
-			canonical.ErrContextOverflow, canonical.ErrInvalidRequest, canonical.ErrOther:
-		default:
-			t.Fatalf("unknown class %q", ae.Class)
+	f.Add(uint16(429), []byte(`{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34.4s"}]}}`), uint8(2), "quota")
+	f.Add(uint16(404), []byte(`[{"error":{"code":404,"message":"models/x","status":"NOT_FOUND"}}]`), uint8(6), "models/gemini-nope is not found")
+	f.Add(uint16(400), []byte(`{"error":null}`), uint8(5), "input token count exceeds the maximum")
+	f.Add(uint16(0), []byte(`{"error":{"details":[{"retryDelay":"1e400s"}]}}`), uint8(1), "\u0000")
+	f.Fuzz(func(t *testing.T, code uint16, body []byte, kind uint8, message string) {
+		adaptertest.CheckClassified(t, classify, adaptertest.FuzzStatus(code), http.Header{}, body)
+		message, ok := adaptertest.FuzzMessage(message)
+		if !ok {
+			return
 		}
-		if ae.RetryAfter < 0 || ae.RetryAfter > driver.MaxRetryAfter {
-			t.Fatalf("retry after %v out of range", ae.RetryAfter)
-		}
+		e := wire.ErrorFor(wire.Gemini, wire.Kinds[int(kind)%len(wire.Kinds)], "gemini-2.5-flash")
+		e.Message = message
+		adaptertest.CheckReadsBack(t, classify, e.Status, e.Header(wire.Gemini), e.Body(wire.Gemini), message)
 	})
 }

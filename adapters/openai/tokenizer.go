@@ -39,11 +39,18 @@ func encodingFor(name string) string {
 var (
 	loaderOnce sync.Once
 	encodings  sync.Map // name → func() (*tiktoken.Tiktoken, error), each loaded once
+	// loadEncoding builds an encoding from its embedded ranks: a second
+	// or more (o200k_base's 200,000 ranks), once per process. A variable
+	// so that tests can see when it runs.
+	loadEncoding = tiktoken.GetEncoding
 )
 
+// encoding returns the named encoding, loading it on its first use in
+// the process (loadEncoding), or nil when it cannot be loaded.
 func encoding(name string) *tiktoken.Tiktoken {
 	loaderOnce.Do(func() { tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader()) })
-	f, _ := encodings.LoadOrStore(name, sync.OnceValues(func() (*tiktoken.Tiktoken, error) { return tiktoken.GetEncoding(name) }))
+	load := loadEncoding
+	f, _ := encodings.LoadOrStore(name, sync.OnceValues(func() (*tiktoken.Tiktoken, error) { return load(name) }))
 	enc, err := f.(func() (*tiktoken.Tiktoken, error))()
 	if err != nil {
 		return nil
@@ -54,18 +61,20 @@ func encoding(name string) *tiktoken.Tiktoken {
 // Tokenizer returns the token counter of a canonical model id whose
 // wire name names an OpenAI model ("openai:gpt-5",
 // "openrouter:openai/gpt-oss-120b"), or nil when its tokenizer is not
-// known. Special-token text is counted as ordinary text.
+// known. Special-token text is counted as ordinary text. The model's
+// encoding is loaded by Tokenizer itself, not by the counter, so that the
+// driver's call to it before a stream's first attempt
+// (driver.Estimator.Tokenizer) is where a process pays for the load: the
+// estimate of a stream that ends without usage (a cancel) only counts.
 func Tokenizer(model string) func(string) int {
 	_, name, _ := strings.Cut(model, ":")
 	enc := encodingFor(name)
 	if enc == "" {
 		return nil
 	}
-	return func(text string) int {
-		e := encoding(enc)
-		if e == nil {
-			return (len(text) + 3) / 4
-		}
-		return len(e.EncodeOrdinary(text))
+	e := encoding(enc)
+	if e == nil {
+		return func(text string) int { return (len(text) + 3) / 4 }
 	}
+	return func(text string) int { return len(e.EncodeOrdinary(text)) }
 }

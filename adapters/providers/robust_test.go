@@ -194,6 +194,10 @@ func TestNotAResponse(t *testing.T) {
 			{"error object", "application/json", stated, true, statedWant},
 			{"error object as an event stream", "text/event-stream", stated, true, statedWant},
 			{"null", "application/json", []byte("null"), true, invalid("null")},
+			{"plain text", "text/plain; charset=utf-8", []byte("upstream connect error or disconnect/reset before headers. reset reason: overflow"), true, invalid("upstream connect error")},
+			{"plain text naming a key", "text/plain", []byte("key " + plainKey + " is not allowed"), true, invalid("is not allowed")},
+			{"a long plain text", "text/plain", []byte("Service temporarily unavailable. " + strings.Repeat("retry later. ", 10000)), true, invalid("Service temporarily unavailable")},
+			{"an image", "image/png", []byte("\x89PNG\r\n\x1a\n"), true, invalid("image/png")},
 			{"a whole body instead of a stream", "application/json", mustRecorded(t, b.typ, false), true, invalid("not an event stream")},
 		} {
 			mode := "complete"
@@ -233,6 +237,9 @@ func TestNotAResponse(t *testing.T) {
 				if ae.Status != http.StatusOK {
 					t.Errorf("status %d, want 200", ae.Status)
 				}
+				if text := ae.Error(); strings.Contains(text, plainKey) || len(text) > 1024 {
+					t.Errorf("error text of %d bytes, with the key or longer than 1 KiB: %.2000s", len(text), text)
+				}
 				if len(evs) > 0 {
 					t.Errorf("events before the error: %+v", evs)
 				}
@@ -243,6 +250,10 @@ func TestNotAResponse(t *testing.T) {
 		}
 	}
 }
+
+// plainKey is a credential-shaped string in a body that is no response:
+// the error quoting the body redacts it.
+const plainKey = "sk-proj-" + "Zq9x8W7v6U5t4S3r2Q1p0OnMlKjIhGfEdcbaQW12"
 
 func mustRecorded(t *testing.T, typ string, stream bool) []byte {
 	b, _, _ := recorded(t, typ, stream)
@@ -347,6 +358,9 @@ func TestBodyLimits(t *testing.T) {
 			if canonical.CodeOf(err) != canonical.CodeInvalidResponse || !strings.Contains(err.Error(), "max_body_bytes") || requests.Load() != 1 {
 				t.Fatalf("error %v after %d requests, want invalid_response naming max_body_bytes after 1", err, requests.Load())
 			}
+			if c := repeatedClause(err.Error()); c != "" {
+				t.Errorf("error %q says %q twice", err, c)
+			}
 			// At the limit, the body is read.
 			a = openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", func(c *adapters.Config) {
 				c.Options = withOption(c.Options, "max_body_bytes", len(body))
@@ -368,10 +382,42 @@ func TestBodyLimits(t *testing.T) {
 			if canonical.CodeOf(err) != canonical.CodeInvalidResponse || !strings.Contains(err.Error(), "max_event_bytes") {
 				t.Fatalf("error %v, want invalid_response naming max_event_bytes", err)
 			}
+			if c := repeatedClause(err.Error()); c != "" {
+				t.Errorf("error %q says %q twice", err, c)
+			}
 			if n := len(evs); n == 0 || evs[n-1].Type != canonical.EventMessageComplete || evs[n-1].Response.StopReason != canonical.StopError {
 				t.Fatalf("events %+v: want message.complete with stop reason error", evs)
 			}
 		})
+	}
+}
+
+// repeatedClause returns a clause (a part between ": " separators, or
+// a parenthesised hint such as "(the max_event_bytes option)") that text
+// holds more than once, or "" when it holds none twice: an error that
+// wraps its cause says the cause once.
+func repeatedClause(text string) string {
+	seen := map[string]bool{}
+	for _, c := range strings.Split(text, ": ") {
+		if c = strings.TrimSpace(c); len(c) > 3 && seen[c] {
+			return c
+		}
+		seen[c] = true
+	}
+	for rest := text; ; {
+		open := strings.Index(rest, "(")
+		if open < 0 {
+			return ""
+		}
+		end := strings.Index(rest[open:], ")")
+		if end < 0 {
+			return ""
+		}
+		hint := rest[open : open+end+1]
+		if strings.Count(text, hint) > 1 && !strings.HasPrefix(hint, "(HTTP ") {
+			return hint
+		}
+		rest = rest[open+end+1:]
 	}
 }
 

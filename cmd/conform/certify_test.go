@@ -64,6 +64,8 @@ func TestCertifyErrors(t *testing.T) {
 		{[]string{"certify", "--provider", "anthropic", "--exec", `"unterminated`}, exitUsage, "not a command line"},
 		{[]string{"certify", "--provider", "anthropic", "no-such-scenario/*"}, exitUsage, "no run of the suite talks to anthropic"},
 		{[]string{"certify", "--provider", "anthropic", "--exec", "/nonexistent/adapter", "--out", "unused"}, exitFailed, "NOT CERTIFIED: the adapter did not start"},
+		{[]string{"serve", "--max-runs", "-1"}, exitUsage, "--run-idle and --max-runs take 0 (no bound) or more"},
+		{[]string{"serve", "--run-idle", "-1s"}, exitUsage, "--run-idle and --max-runs take 0 (no bound) or more"},
 		{[]string{"verify"}, exitUsage, "want exactly one BUNDLE"},
 		{[]string{"verify", "no-such-bundle"}, exitFailed, "no-such-bundle"},
 	} {

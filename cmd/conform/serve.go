@@ -26,6 +26,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
   PUT    /runs/ID/fault {inject spec}, DELETE /runs/ID/fault   arm or disarm a fault for the run's next requests
   ANY    /runs/ID/PROVIDER/...                                 the provider's own paths, replayed
 
+Runs that are never deleted do not pile up: a run unused for --run-idle (default 1h, on the server's
+clock) is forgotten, and beyond --max-runs runs (default 1000) the one unused longest is; a request
+to a forgotten run gets 404 saying so.
+
 A request the recording does not match gets 400 {"error": {"type": "replay_mismatch", ...}} naming the
 scenario, the nearest interaction and the first differing field.
 
@@ -37,6 +41,8 @@ example:
 	pace := c.Duration("pace", defaultPace, "delay between server-sent events")
 	scenario := c.String("scenario", "", "create a run named \"default\" of scenario `ID` at start (with --model)")
 	model := c.String("model", "", "the matrix `MODEL` of the --scenario run")
+	runIdle := c.Duration("run-idle", certify.ServeRunIdle, "forget a run unused (no request, no control call naming it) for this long; 0 never")
+	maxRuns := c.Int("max-runs", certify.ServeMaxRuns, "keep at most `N` runs, forgetting the one unused longest for a new one; 0 no cap")
 	if code, ok := c.Parse(args, stdout, stderr); !ok {
 		return code
 	}
@@ -46,13 +52,16 @@ example:
 	if (*scenario == "") != (*model == "") {
 		return c.Fail(stderr, "--scenario and --model go together")
 	}
+	if *runIdle < 0 || *maxRuns < 0 {
+		return c.Fail(stderr, "--run-idle and --max-runs take 0 (no bound) or more")
+	}
 	suite := suiteFrom(*suiteDir)
 	srv, err := suite.NewServer(nil, *pace)
 	if err != nil {
 		fmt.Fprintln(stderr, "conform serve:", err)
 		return exitUsage
 	}
-	srv.Addr = *addr
+	srv.Addr, srv.RunIdle, srv.MaxRuns = *addr, *runIdle, *maxRuns
 	if err := srv.Start(); err != nil {
 		fmt.Fprintln(stderr, "conform serve:", err)
 		return exitUsage

@@ -187,6 +187,36 @@ def document_type(headers):
     return ""
 
 
+def not_a_stream_type(headers):
+    """The media type a streamed 2xx body declares when it is neither an
+    event stream nor a document (text/plain from a proxy, an image), or ""
+    for a missing or malformed type, an event stream's and a document's."""
+    mt = (headers.get("content-type") or "").split(";")[0].strip().lower()
+    if "/" not in mt:
+        return ""
+    if (mt in ("text/event-stream", "application/octet-stream") or mt.endswith(".eventstream")
+            or "ndjson" in mt or "jsonl" in mt or "json-seq" in mt):
+        return ""
+    return mt
+
+
+def looks_like_sse(head):
+    """Whether a body starts like a server-sent event stream: its first
+    line is a comment or a data, event, id or retry field, or is cut short
+    where it could still become one (a stream served without a type gets
+    text/plain sniffed for it)."""
+    b = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+    line, nl, _ = b.partition(b"\n")
+    line = line.removesuffix(b"\r")
+    if not line or line[:1] == b":":
+        return True
+    name = line.partition(b":")[0]
+    for field in (b"data", b"event", b"id", b"retry"):
+        if name == field or (not nl and len(line) < len(field) and field.startswith(line)):
+            return True
+    return False
+
+
 def not_a_body(headers, body):
     """Why a non-streamed 2xx body cannot be a response, or ""."""
     doc = document_type(headers)
@@ -1102,6 +1132,8 @@ class Call:
             pass  # the stream's own reading meets it again
         first = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
         doc = document_type(resp.headers)
+        if not doc and first not in (b"{", b"[", b"<") and not_a_stream_type(resp.headers) and not looks_like_sse(head):
+            doc = "a %s body" % not_a_stream_type(resp.headers)
         if doc or first in (b"{", b"[", b"<"):
             try:
                 head += resp.read(1 << 20)

@@ -74,6 +74,15 @@ type Server struct {
 	// waiting for the client to hang up first, as a client cancelling
 	// would; default 5 s.
 	CancelGrace time.Duration
+	// MaxRuns, when positive, caps how many runs the server keeps: a new
+	// run beyond it evicts the run unused for the longest.
+	MaxRuns int
+	// RunIdle, when positive, is how long a run may go unused (no
+	// provider request, no control call naming it) before the server
+	// forgets it, on the server's clock (Now).
+	RunIdle time.Duration
+	// Now is the server's clock for RunIdle; nil is time.Now.
+	Now func() time.Time
 
 	mu   sync.Mutex
 	runs map[string]*Run
@@ -148,6 +157,8 @@ type Run struct {
 	faultSpec  map[string]any
 	requests   int
 	mismatches []Mismatch
+
+	used time.Time // last use, on the server's clock; guarded by srv.mu
 }
 
 // NewRun adds a run whose requests for each provider go to
@@ -159,6 +170,8 @@ func (s *Server) NewRun(id, scenario, model string, providers []string, transpor
 	if s.runs == nil {
 		s.runs = map[string]*Run{}
 	}
+	now := s.now()
+	s.expire(now)
 	if id == "" {
 		for {
 			s.seq++
@@ -172,9 +185,38 @@ func (s *Server) NewRun(id, scenario, model string, providers []string, transpor
 	} else if !validRunID(id) {
 		return nil, fmt.Errorf("replay: run id %q: want letters, digits, '-', '_' or '.'", id)
 	}
-	r := &Run{ID: id, Scenario: scenario, Model: model, Providers: providers, srv: s, transport: transport, transports: map[string]http.RoundTripper{}}
+	for s.MaxRuns > 0 && len(s.runs) >= s.MaxRuns {
+		var oldest *Run
+		for _, r := range s.runs {
+			if oldest == nil || r.used.Before(oldest.used) || r.used.Equal(oldest.used) && r.ID < oldest.ID {
+				oldest = r
+			}
+		}
+		delete(s.runs, oldest.ID)
+	}
+	r := &Run{ID: id, Scenario: scenario, Model: model, Providers: providers, srv: s, transport: transport, transports: map[string]http.RoundTripper{}, used: now}
 	s.runs[id] = r
 	return r, nil
+}
+
+func (s *Server) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// expire forgets the runs unused for longer than RunIdle at now; s.mu is
+// held.
+func (s *Server) expire(now time.Time) {
+	if s.RunIdle <= 0 {
+		return
+	}
+	for id, r := range s.runs {
+		if now.Sub(r.used) > s.RunIdle {
+			delete(s.runs, id)
+		}
+	}
 }
 
 func validRunID(id string) bool {
@@ -192,10 +234,18 @@ func (s *Server) Remove(r *Run) {
 	s.mu.Unlock()
 }
 
+// run returns the run named id, marking it used, or nil when there is
+// none (never made, removed, expired or evicted).
 func (s *Server) run(id string) *Run {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.runs[id]
+	now := s.now()
+	s.expire(now)
+	r := s.runs[id]
+	if r != nil {
+		r.used = now
+	}
+	return r
 }
 
 // BaseURL is the run's base URL for provider.
@@ -370,11 +420,27 @@ func (s *Server) withRun(h func(http.ResponseWriter, *http.Request, *Run)) http.
 		r := s.run(id)
 		if r == nil {
 			writeError(w, &serverError{status: http.StatusNotFound, typ: "unknown_run",
-				msg: fmt.Sprintf("no run %q: create one with POST /runs {\"scenario\": ID, \"model\": MODEL}", id)})
+				msg: fmt.Sprintf("no run %q%s: create one with POST /runs {\"scenario\": ID, \"model\": MODEL}", id, s.forgets())})
 			return
 		}
 		h(w, req, r)
 	}
+}
+
+// forgets says which runs the server forgets on its own, for the error
+// of a run it does not have.
+func (s *Server) forgets() string {
+	var rules []string
+	if s.RunIdle > 0 {
+		rules = append(rules, fmt.Sprintf("runs unused for %v", s.RunIdle))
+	}
+	if s.MaxRuns > 0 {
+		rules = append(rules, fmt.Sprintf("the run unused longest once it holds %d", s.MaxRuns))
+	}
+	if len(rules) == 0 {
+		return ""
+	}
+	return " (this server forgets " + strings.Join(rules, ", and ") + ")"
 }
 
 func (s *Server) index(w http.ResponseWriter, _ *http.Request) {
@@ -422,6 +488,7 @@ func (s *Server) createRun(w http.ResponseWriter, req *http.Request) {
 
 func (s *Server) listRuns(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
+	s.expire(s.now())
 	runs := make([]*Run, 0, len(s.runs))
 	for _, r := range s.runs {
 		runs = append(runs, r)
