@@ -235,9 +235,9 @@ func TestCloudClaudeIDs(t *testing.T) {
 	}
 }
 
-// TestAzureKeepsScriptedHeaders: the Azure route, which answers a 404 or
-// a 429 with Azure's own error body, still sends every header the reply
-// scripts, not only Retry-After, on both routes.
+// TestAzureKeepsScriptedHeaders: the Azure routes and Vertex AI's Claude
+// route, which answer a 404 or a 429 with the platform's own error body,
+// still send every header the reply scripts, not only Retry-After.
 func TestAzureKeepsScriptedHeaders(t *testing.T) {
 	scripted := http.Header{
 		"Retry-After":                    {"3"},
@@ -252,6 +252,7 @@ func TestAzureKeepsScriptedHeaders(t *testing.T) {
 	}{
 		{"429 chat", "/openai/v1/chat/completions", `{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"}]}`, emulator.Reply{Status: 429, Header: scripted}, 429},
 		{"404 responses", "/openai/responses?api-version=2025-04-01-preview", `{"model":"gpt-5","input":"hi"}`, emulator.Reply{Error: emulator.ErrorModelNotFound, Header: scripted}, 404},
+		{"429 vertex claude", "/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5:rawPredict", `{"anthropic_version":"` + emulator.VertexAnthropicVersion + `","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`, emulator.Reply{Status: 429, Header: scripted}, 429},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := emulator.NewServer(emulator.WithAPIKey(cloudKey))
@@ -261,6 +262,7 @@ func TestAzureKeepsScriptedHeaders(t *testing.T) {
 			require.NoError(t, err)
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Api-Key", cloudKey)
+			req.Header.Set("Authorization", "Bearer "+cloudKey)
 			resp, err := http.DefaultClient.Do(req)
 			require.NoError(t, err)
 			b, _ := io.ReadAll(resp.Body)

@@ -122,9 +122,8 @@ func (s *Server) vertexStatus(w http.ResponseWriter, rec *httptest.ResponseRecor
 		for k, vs := range e.Header(wire.VertexAnthropic) {
 			w.Header()[k] = vs
 		}
-		if ra := rec.Header().Get("Retry-After"); ra != "" {
-			w.Header().Set("Retry-After", ra)
-		}
+		rec.Header().Del("Request-Id") // Anthropic's; Vertex AI sends none
+		keepHeaders(w.Header(), rec.Header())
 		w.WriteHeader(e.Status)
 		w.Write(e.Body(wire.VertexAnthropic)) //nolint:errcheck
 	default:
