@@ -376,7 +376,8 @@ func (a *Adapter) StreamBody(req *canonical.Request, body io.Reader) iter.Seq2[c
 // the caller to yield alone.
 func (a *Adapter) decodeStream(ctx context.Context, c *Call, status int, h http.Header, r io.Reader, idle *idleTimer, yield func(canonical.StreamEvent, error) bool, began time.Time) (*Assembler, *canonical.AdapterError) {
 	body := &bodyReader{ctx: ctx, r: r, idle: idle, maxEvent: c.Limits.MaxEventBytes}
-	if doc := documentType(h); doc != "" || isDocumentStart(body.sniff()) {
+	first := body.sniff()
+	if doc := documentType(h); (doc != "" || isDocumentStart(first)) && !a.jsonLines(doc, first) {
 		if doc == "" {
 			doc = "a document"
 		}
@@ -390,6 +391,14 @@ func (a *Adapter) decodeStream(ctx context.Context, c *Call, status int, h http.
 	}
 	asm.Fail(ctx, err)
 	return asm, nil
+}
+
+// jsonLines reports whether a streamed body that looks like a document
+// is the provider's NDJSON stream: the provider streams JSON lines
+// (Info.JSONLines), the content type announces JSON (or nothing a
+// document would), and the body starts with '{'.
+func (a *Adapter) jsonLines(doc string, first byte) bool {
+	return a.info.JSONLines && (doc == "" || doc == "a JSON document") && first == '{'
 }
 
 // Complete makes a non-streaming call and decodes the whole body (kept

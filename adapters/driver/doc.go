@@ -79,7 +79,9 @@
 //
 //   - a streamed call answered with a document instead of an event stream
 //     (a JSON, HTML or XML content type, or a body that starts with '{',
-//     '[' or '<') fails before its first event;
+//     '[' or '<') fails before its first event — except that a provider
+//     streaming newline-delimited JSON (Info.JSONLines) reads a body of
+//     JSON lines that starts with '{' as its stream;
 //   - a non-streamed call answered with an HTML or XML page, an empty
 //     body, a body that is not JSON, or JSON null fails before decoding,
 //     and one its Provider's decoder cannot read as a response (a JSON
@@ -119,6 +121,7 @@
 //
 // Beyond the call flow the package offers what decoders and encoders
 // share: SSEReader (the SSE specification through a fixed buffer),
+// NDJSONReader (newline-delimited JSON, each line bounded),
 // Assembler (the stream invariants of 000 §5.2 and the cancellation
 // rules of §5.3 in one place), Caller (the retry policy), Cancels,
 // CheckCapabilities, Estimator, JSONObject and DecodeOrderedJSON (JSON

@@ -157,4 +157,10 @@ type Info struct {
 	// model cannot take, because the provider's Encode drops them whole
 	// with the lossy-projection WARN (000 §10.1.5 allows either).
 	ImagesProjected bool
+	// JSONLines says the provider streams newline-delimited JSON (one
+	// JSON object per line, application/x-ndjson, as Ollama's native API
+	// does; see NDJSONReader) rather than server-sent events: a streamed
+	// body that starts with '{' or announces JSON or NDJSON is its
+	// stream, not a document. HTML and XML bodies are still refused.
+	JSONLines bool
 }
