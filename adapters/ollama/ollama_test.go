@@ -137,7 +137,6 @@ const streamLines = `{"model":"qwen3","created_at":"2025-06-01T00:00:00Z","messa
 
 var weatherTool = canonical.ToolDefinition{Name: "get_weather", Description: "Weather", InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}
 
-
 func TestStream(t *testing.T) {
 	srv := adaptertest.NewServer(t, adaptertest.Reply{ContentType: ndjson, Body: []byte(streamLines)})
 	var logs bytes.Buffer
