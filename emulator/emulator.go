@@ -184,6 +184,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveGet(w, r, func() { s.serveOllamaTags(w) })
 	case path == "/api/ps":
 		s.serveGet(w, r, func() { s.serveOllamaPS(w) })
+	case path == "/api/version":
+		s.serveGet(w, r, func() { serveOllamaVersion(w) })
+	case path == "/api/show":
+		s.servePost(w, r, func() { s.serveOllamaShow(w, body) })
+	case path == "/api/chat":
+		s.servePost(w, r, func() { s.serveOllama(w, r, body) })
 	case path == "/v1/messages":
 		s.servePost(w, r, func() { s.serveAnthropic(w, r, body) })
 	case path == "/v1/responses":

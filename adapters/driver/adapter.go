@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/url"
 	"time"
@@ -377,7 +378,7 @@ func (a *Adapter) StreamBody(req *canonical.Request, body io.Reader) iter.Seq2[c
 func (a *Adapter) decodeStream(ctx context.Context, c *Call, status int, h http.Header, r io.Reader, idle *idleTimer, yield func(canonical.StreamEvent, error) bool, began time.Time) (*Assembler, *canonical.AdapterError) {
 	body := &bodyReader{ctx: ctx, r: r, idle: idle, maxEvent: c.Limits.MaxEventBytes}
 	first := body.sniff()
-	if doc := documentType(h); (doc != "" || isDocumentStart(first)) && !a.jsonLines(doc, first) {
+	if doc := documentType(h); (doc != "" || isDocumentStart(first)) && !a.jsonLines(h, first) {
 		if doc == "" {
 			doc = "a document"
 		}
@@ -393,12 +394,21 @@ func (a *Adapter) decodeStream(ctx context.Context, c *Call, status int, h http.
 	return asm, nil
 }
 
-// jsonLines reports whether a streamed body that looks like a document
-// is the provider's NDJSON stream: the provider streams JSON lines
-// (Info.JSONLines), the content type announces JSON (or nothing a
-// document would), and the body starts with '{'.
-func (a *Adapter) jsonLines(doc string, first byte) bool {
-	return a.info.JSONLines && (doc == "" || doc == "a JSON document") && first == '{'
+// jsonLines reports whether a streamed body that starts like a JSON
+// document is the provider's NDJSON stream: the provider streams JSON
+// lines (Info.JSONLines), the body starts with '{', and the content type
+// is application/x-ndjson or absent. A JSON object labelled anything
+// else (application/json, text/event-stream) is still a document.
+func (a *Adapter) jsonLines(h http.Header, first byte) bool {
+	if !a.info.JSONLines || first != '{' {
+		return false
+	}
+	ct := h.Get("Content-Type")
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/x-ndjson"
 }
 
 // Complete makes a non-streaming call and decodes the whole body (kept

@@ -80,8 +80,9 @@
 //   - a streamed call answered with a document instead of an event stream
 //     (a JSON, HTML or XML content type, or a body that starts with '{',
 //     '[' or '<') fails before its first event — except that a provider
-//     streaming newline-delimited JSON (Info.JSONLines) reads a body of
-//     JSON lines that starts with '{' as its stream;
+//     streaming newline-delimited JSON (Info.JSONLines) reads a body
+//     labelled application/x-ndjson (or not labelled) that starts with
+//     '{' as its stream;
 //   - a non-streamed call answered with an HTML or XML page, an empty
 //     body, a body that is not JSON, or JSON null fails before decoding,
 //     and one its Provider's decoder cannot read as a response (a JSON

@@ -160,7 +160,9 @@ type Info struct {
 	// JSONLines says the provider streams newline-delimited JSON (one
 	// JSON object per line, application/x-ndjson, as Ollama's native API
 	// does; see NDJSONReader) rather than server-sent events: a streamed
-	// body that starts with '{' or announces JSON or NDJSON is its
-	// stream, not a document. HTML and XML bodies are still refused.
+	// body that starts with '{' and is labelled application/x-ndjson (or
+	// not labelled) is its stream, not a document. Any other document —
+	// HTML, XML, a JSON object labelled application/json or
+	// text/event-stream — is still refused.
 	JSONLines bool
 }

@@ -458,7 +458,7 @@ func TestRegistryOverridesWin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mc, err := reg.Resolve("ollama-native:qwen3")
+	mc, err := reg.Resolve("ollama-native:qwen3-14b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,8 +474,8 @@ func TestRegistryOverridesWin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	a.p.learned["qwen3"] = shown{capabilities: []string{"completion", "vision"}}
-	c := a.Capabilities("ollama-native:qwen3")
+	a.p.learned["qwen3:14b"] = shown{capabilities: []string{"completion", "vision"}}
+	c := a.Capabilities("ollama-native:qwen3-14b")
 	if c.SupportsImages || !c.SupportsTools || !c.SupportsThinking || c.MaxContextTokens != 40960 {
 		t.Errorf("registry overrides do not win: %+v", c)
 	}

@@ -17,7 +17,7 @@ import (
 const maxProbeBody = 16 << 20
 
 // Ready reports whether model (a canonical id such as
-// "ollama-native:qwen3") can serve now. It never runs a chat: it GETs
+// "ollama-native:qwen3-14b") can serve now. It never runs a chat: it GETs
 // /api/tags (the installed models) and POSTs /api/show for the model,
 // once each, no retries, bounded by ctx and the configured timeout. What
 // /api/show reports is remembered as the model's capabilities (see

@@ -31,6 +31,9 @@ type message struct {
 	Images    []string   `json:"images,omitempty"`
 	ToolCalls []toolCall `json:"tool_calls,omitempty"`
 	ToolName  string     `json:"tool_name,omitempty"`
+	// ToolCallID is the id of the call a tool message answers, sent only
+	// when the server gave the call one (recent servers do).
+	ToolCallID string `json:"tool_call_id,omitempty"`
 }
 
 // toolCall is one call: Ollama's arguments are a JSON object, and recent
@@ -262,7 +265,7 @@ func toolMessages(c *driver.Call, m *canonical.Message, names map[string]string)
 		if r.IsError {
 			text = "Error: " + text
 		}
-		out = append(out, message{Role: "tool", Content: text, ToolName: names[r.ToolUseID]})
+		out = append(out, message{Role: "tool", Content: text, ToolName: names[r.ToolUseID], ToolCallID: wireID(c, r.ToolUseID)})
 	}
 	return out
 }
