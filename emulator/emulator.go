@@ -251,7 +251,7 @@ type turn struct {
 // calls render with the turn. idCount is how many ids the renderer takes
 // for a reply with n tool calls.
 func (s *Server) serveModel(w http.ResponseWriter, api API, model string, stream bool, body []byte, idCount func(n int) int, render func(*turn)) {
-	if len(s.cfg.models) > 0 && !slices.Contains(s.cfg.models, model) {
+	if len(s.cfg.models) > 0 && !slices.Contains(s.cfg.models, model) && !(api == Ollama && s.installed(model)) {
 		errorFor(api, ErrorModelNotFound, "", model, s.reserve(1).id("req_emu_")).write(w)
 		return
 	}

@@ -480,3 +480,27 @@ func TestRegistryOverridesWin(t *testing.T) {
 		t.Errorf("registry overrides do not win: %+v", c)
 	}
 }
+
+// TestStreamLabelledDocument: a streamed answer labelled application/json
+// is a document even though NDJSON lines are JSON (driver Info.JSONLines
+// accepts application/x-ndjson only); no event is yielded.
+func TestStreamLabelledDocument(t *testing.T) {
+	for _, tc := range []struct {
+		contentType, body, wantErr string
+	}{
+		{"application/json", `{"status":"queued"}`, "a JSON document, not an event stream"},
+		{"text/event-stream", `{"status":"queued"}` + "\n", "a document, not an event stream"},
+		{"application/x-ndjson", `{"error":"model \"x\" not found, try pulling it first"}` + "\n", "not found"},
+	} {
+		srv := adaptertest.NewServer(t, adaptertest.Reply{ContentType: tc.contentType, Body: []byte(tc.body)})
+		var logs bytes.Buffer
+		a := newTestAdapter(t, srv.URL, &logs)
+		evs, err := adaptertest.Collect(a.Stream(context.Background(), &canonical.Request{Model: testModel, Messages: []canonical.Message{userText("hi")}}))
+		if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("%s: err = %v, want %q", tc.contentType, err, tc.wantErr)
+		}
+		if tc.contentType != "application/x-ndjson" && len(evs) != 0 {
+			t.Errorf("%s: %d events before the error, want 0", tc.contentType, len(evs))
+		}
+	}
+}
