@@ -41,9 +41,9 @@ func ndjsonLines(t *testing.T, body string) []map[string]any {
 func TestOllamaCalibration(t *testing.T) {
 	rec := adaptertest.ReadRecording(t, "ollama-native", "ollama-nonstream-after-tool-result")
 	var recorded struct {
-		Message struct{ Content string } `json:"message"`
-		PromptEvalCount int               `json:"prompt_eval_count"`
-		EvalCount       int               `json:"eval_count"`
+		Message         struct{ Content string } `json:"message"`
+		PromptEvalCount int                      `json:"prompt_eval_count"`
+		EvalCount       int                      `json:"eval_count"`
 	}
 	require.NoError(t, json.Unmarshal(rec.Response, &recorded))
 	srv := start(t, emulator.WithAPIKey(testKey), emulator.WithReplies(emulator.Reply{
