@@ -39,10 +39,12 @@
 //     arguments as a JSON object, never a string.
 //   - TOOL messages: each tool_result is one {"role":"tool"} message whose
 //     content is the result's text and whose tool_name is the name of the
-//     call it answers, looked up in the history: Ollama has no tool call
-//     ids and matches results to calls by name and order. is_error results
-//     have their text prefixed "Error: ", the wire having no flag; images
-//     inside results are dropped with the WARN.
+//     call it answers, looked up in the history: Ollama matches results to
+//     calls by name and order. When the server gave the call an id (recent
+//     servers may), it goes back as the call's id and the result's
+//     tool_call_id. is_error results have their text prefixed "Error: ",
+//     the wire having no flag; images inside results are dropped with the
+//     WARN.
 //   - tools [{type:"function", function:{name, description, parameters}}].
 //     tool_choice none sends no tools (a history with tool calls is still
 //     sent); any and a named tool cannot be forced on Ollama and are sent
@@ -72,9 +74,13 @@
 //     id (or, in recent versions, an id of its own, which is kept in the
 //     tool-id map): a call without one gets a fresh canonical id;
 //   - usage: prompt_eval_count is InputTokens, eval_count OutputTokens
-//     (the reasoning included; Ollama does not count it apart). A response
-//     without counts (a prompt served from the server's cache may report
-//     no prompt_eval_count) has input estimated, marked Estimated;
+//     (the reasoning included; Ollama does not count it apart).
+//     prompt_eval_count counts the prompt tokens the server evaluated: a
+//     prefix reused from its KV cache is neither counted nor reported, so
+//     CachedInputTokens is 0. A response without prompt_eval_count has its
+//     input estimated, one without either count all its usage (with a
+//     WARN), marked Estimated. A whole response (end_turn, tool_use)
+//     without content is invalid_response (004 §3);
 //   - Response.ServedModel is the response's model; created_at and the
 //     durations are not canonical and are not kept.
 //
@@ -84,7 +90,8 @@
 //	length               max_tokens
 //	load, unload         error server_error/invalid_response (a load or
 //	                     unload answer, not a chat turn)
-//	anything else        error other/unknown_finish_reason, with a WARN
+//	anything else        stop reason error, returned (not raised), with a
+//	                     WARN
 //
 // A stream ends at the line with done true; a body that ends before it is
 // a truncated stream. A line {"error": "..."} mid-stream is the server's
