@@ -73,8 +73,9 @@
 //	                Chat Completions data: {"error":{...}}, Responses an "error"
 //	                event and "response.failed" (continuing the stream's
 //	                sequence_number and response object), Gemini a google.rpc
-//	                status chunk, Ollama an {"error": ...} line. error and message choose the error as above;
-//	                body replaces the event's data verbatim.
+//	                status chunk, Ollama an {"error": ...} line. error and
+//	                message choose the error as above; body replaces the
+//	                event's data verbatim.
 //	truncate        then the connection closes before the body's end, without
 //	                the terminal event: between two events. Reads end with
 //	                io.ErrUnexpectedEOF, as net/http reports a body short of
