@@ -34,7 +34,9 @@
 //     by http(s) URL or file reference are dropped with the
 //     lossy-projection WARN: Ollama fetches nothing.
 //   - ASSISTANT messages: text in content, thinking text in thinking
-//     (Ollama's thinking has no signature; redacted thinking is dropped),
+//     (Ollama's thinking has no signature) for messages this adapter
+//     produced (Metadata.Provider is its name); thinking from another
+//     provider and redacted thinking are dropped with the WARN (000 §4.3),
 //     tool_use blocks in tool_calls [{function:{name, arguments}}], the
 //     arguments as a JSON object, never a string.
 //   - TOOL messages: each tool_result is one {"role":"tool"} message whose

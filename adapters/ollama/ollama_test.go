@@ -265,7 +265,7 @@ func TestEncode(t *testing.T) {
 				Tools: []canonical.ToolDefinition{weatherTool}, ToolChoice: &canonical.ToolChoice{Mode: canonical.ToolChoiceNone},
 				Messages: []canonical.Message{
 					userText("w?"),
-					{Role: canonical.RoleAssistant, Content: canonical.Blocks{canonical.ThinkingBlock{Text: "hmm", Signature: "sig"}, canonical.ToolUseBlock{ID: "tu_9", Name: "get_weather", Input: json.RawMessage(`{"city":"X"}`)}}},
+					{Role: canonical.RoleAssistant, Metadata: canonical.MessageMetadata{Provider: "ollama"}, Content: canonical.Blocks{canonical.ThinkingBlock{Text: "hmm"}, canonical.ToolUseBlock{ID: "tu_9", Name: "get_weather", Input: json.RawMessage(`{"city":"X"}`)}}},
 					{Role: canonical.RoleTool, Content: canonical.Blocks{canonical.ToolResultBlock{ToolUseID: "tu_9", IsError: true, Content: canonical.Blocks{canonical.TextBlock{Text: "no such city"}}}}},
 				},
 			},
@@ -281,6 +281,23 @@ func TestEncode(t *testing.T) {
 				}
 				if tool["content"] != "Error: no such city" || tool["tool_name"] != "get_weather" {
 					t.Errorf("tool = %v", tool)
+				}
+			},
+		},
+		{
+			name: "thinking from another provider is dropped with a WARN",
+			req: canonical.Request{Messages: []canonical.Message{
+				userText("pick"),
+				{Role: canonical.RoleAssistant, Metadata: canonical.MessageMetadata{Provider: "anthropic"}, Content: canonical.Blocks{canonical.ThinkingBlock{Text: "Seven feels lucky.", Signature: "sig-anthropic"}, canonical.TextBlock{Text: "Seven."}}},
+				userText("again"),
+			}},
+			check: func(t *testing.T, body map[string]any, logs string) {
+				asst := body["messages"].([]any)[1].(map[string]any)
+				if _, ok := asst["thinking"]; ok || asst["content"] != "Seven." {
+					t.Errorf("assistant = %v", asst)
+				}
+				if !strings.Contains(logs, "block_type=thinking") {
+					t.Errorf("no WARN for the dropped thinking: %s", logs)
 				}
 			},
 		},

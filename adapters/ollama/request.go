@@ -203,6 +203,7 @@ func imageData(b canonical.ImageBlock) (string, bool) {
 // tool calls for the results that answer them.
 func assistantMessage(c *driver.Call, m *canonical.Message, names map[string]string) message {
 	out := message{Role: "assistant"}
+	own := m.Metadata.Provider == c.Adapter
 	var texts, thoughts []string
 	for _, b := range m.Content {
 		switch b := b.(type) {
@@ -211,6 +212,10 @@ func assistantMessage(c *driver.Call, m *canonical.Message, names map[string]str
 				texts = append(texts, b.Text)
 			}
 		case canonical.ThinkingBlock:
+			if !own {
+				c.Drop(m, b.Type(), "thinking from another provider is not sent to Ollama (000 §4.3)")
+				continue
+			}
 			if b.Text != "" {
 				thoughts = append(thoughts, b.Text)
 			}

@@ -141,12 +141,17 @@ func (d *decoder) finish(r *chatResponse) error {
 	case "load", "unload":
 		return driver.InvalidResponse(d.c.Adapter, nil, "the server answered a model %s (done_reason %q), not a chat turn", r.DoneReason, r.DoneReason)
 	default:
-		d.c.Log.Warn("unknown done_reason: the response ends with stop reason error",
-			"adapter", d.c.Adapter, "request_id", d.c.Request.RequestID, "done_reason", r.DoneReason)
+		d.c.Log.Warn(UnknownDoneReasonMsg, "adapter", d.c.Adapter, "request_id", d.c.Request.RequestID,
+			"done_reason", r.DoneReason, "stop_reason", string(canonical.StopError))
 		d.a.Finish(canonical.StopError, r.DoneReason)
 	}
 	return nil
 }
+
+// UnknownDoneReasonMsg is the message of the WARN entry an unknown
+// done_reason gives, with the fields adapter, request_id, done_reason and
+// stop_reason.
+const UnknownDoneReasonMsg = "unknown done_reason mapped to a stop reason"
 
 // hasError reports whether an error member holds something.
 func hasError(raw json.RawMessage) bool {
