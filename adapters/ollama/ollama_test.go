@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -518,6 +519,26 @@ func TestStreamLabelledDocument(t *testing.T) {
 		}
 		if tc.contentType != "application/x-ndjson" && len(evs) != 0 {
 			t.Errorf("%s: %d events before the error, want 0", tc.contentType, len(evs))
+		}
+	}
+}
+
+// recordingTests are the tests decoding each vendored recording of
+// Ollama's native API.
+var recordingTests = map[string]string{
+	"ollama-nonstream-after-tool-result": "TestRecordingNonStreamAfterToolResult",
+}
+
+// TestRecordingsCovered makes sure every recording of
+// testdata/recordings/ollama-native has a test.
+func TestRecordingsCovered(t *testing.T) {
+	entries, err := os.ReadDir(adaptertest.FixturesDir(t, "ollama-native"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && recordingTests[e.Name()] == "" && adaptertest.PendingRecordings["ollama-native/"+e.Name()] == "" {
+			t.Errorf("recording ollama-native/%s has no test", e.Name())
 		}
 	}
 }
