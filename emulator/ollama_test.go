@@ -147,12 +147,12 @@ func TestOllamaAdapterEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	defer a.Close()
 	ctx := context.Background()
-	require.NoError(t, a.Ready(ctx, "ollama:qwen3"))
-	caps := a.Capabilities("ollama:qwen3")
+	require.NoError(t, a.Ready(ctx, "ollama-native:qwen3"))
+	caps := a.Capabilities("ollama-native:qwen3")
 	require.True(t, caps.SupportsTools && caps.SupportsThinking, "capabilities from /api/show: %+v", caps)
 
 	tool := canonical.ToolDefinition{Name: "get_weather", InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}
-	req := &canonical.Request{Model: "ollama:qwen3", Tools: []canonical.ToolDefinition{tool}, Thinking: &canonical.ThinkingConfig{},
+	req := &canonical.Request{Model: "ollama-native:qwen3", Tools: []canonical.ToolDefinition{tool}, Thinking: &canonical.ThinkingConfig{},
 		Messages: []canonical.Message{{Role: canonical.RoleUser, Content: canonical.Blocks{canonical.TextBlock{Text: "Weather?"}}}}}
 	evs, err := adaptertest.Collect(a.Stream(ctx, req))
 	require.NoError(t, err)

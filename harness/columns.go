@@ -232,7 +232,7 @@ func (c *Config) wireOf(reg *adapters.Registry, model string) string {
 		return WireGemini
 	case "vertex-anthropic", "bedrock":
 		return WireAnthropic
-	case "ollama":
+	case "ollama-native":
 		return WireOllama
 	}
 	return ac.Type

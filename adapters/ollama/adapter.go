@@ -7,10 +7,10 @@
 //
 // # Configuration
 //
-// A models.yaml entry of type ollama:
+// A models.yaml entry of type ollama-native:
 //
 //	ollama-native:
-//	  type: ollama
+//	  type: ollama-native
 //	  base_url: http://localhost:11434   # the server root (the default)
 //	  options: {keep_alive: 10m}
 //
@@ -129,8 +129,9 @@ import (
 )
 
 // DefaultName is the adapter name used when Config.Name is empty, and
-// the adapter type in models.yaml.
-const DefaultName = "ollama"
+// the adapter type in models.yaml ("ollama" is the openaicompat adapter
+// for Ollama's /v1 in the default registry).
+const DefaultName = "ollama-native"
 
 // DefaultBaseURL is the local Ollama server, used when Config.BaseURL is
 // empty.
@@ -179,7 +180,7 @@ type provider struct {
 }
 
 // New returns the adapter for cfg. BaseURL defaults to DefaultBaseURL,
-// Name to "ollama"; APIKey is optional. Unknown options and options of
+// Name to "ollama-native"; APIKey is optional. Unknown options and options of
 // the wrong type are errors naming the field.
 func New(cfg adapters.Config) (*Adapter, error) {
 	var p *provider

@@ -19,7 +19,7 @@ import (
 )
 
 const (
-	testModel = "ollama:qwen3"
+	testModel = "ollama-native:qwen3"
 	ndjson    = "application/x-ndjson"
 )
 
@@ -70,7 +70,7 @@ func TestRecordingNonStreamAfterToolResult(t *testing.T) {
 	a := newTestAdapter(t, srv.URL, &logs)
 	ids := adapters.NewToolIDMap()
 	req := &canonical.Request{
-		Model:   "ollama:llama3.1",
+		Model:   "ollama-native:llama3.1",
 		ToolIDs: ids,
 		Messages: []canonical.Message{
 			userText("What is the weather in San Francisco?"),
@@ -95,7 +95,7 @@ func TestRecordingNonStreamAfterToolResult(t *testing.T) {
 	if want := (canonical.TokenUsage{InputTokens: 44, OutputTokens: 113}); resp.Usage != want {
 		t.Errorf("usage = %+v, want %+v", resp.Usage, want)
 	}
-	if resp.ServedModel != "llama3.1" || resp.Model != "ollama:llama3.1" {
+	if resp.ServedModel != "llama3.1" || resp.Model != "ollama-native:llama3.1" {
 		t.Errorf("model = %q, served %q", resp.Model, resp.ServedModel)
 	}
 	if !bytes.Equal(resp.RawBody, rec.Response) {
@@ -266,7 +266,7 @@ func TestEncode(t *testing.T) {
 				Tools: []canonical.ToolDefinition{weatherTool}, ToolChoice: &canonical.ToolChoice{Mode: canonical.ToolChoiceNone},
 				Messages: []canonical.Message{
 					userText("w?"),
-					{Role: canonical.RoleAssistant, Metadata: canonical.MessageMetadata{Provider: "ollama"}, Content: canonical.Blocks{canonical.ThinkingBlock{Text: "hmm"}, canonical.ToolUseBlock{ID: "tu_9", Name: "get_weather", Input: json.RawMessage(`{"city":"X"}`)}}},
+					{Role: canonical.RoleAssistant, Metadata: canonical.MessageMetadata{Provider: "ollama-native"}, Content: canonical.Blocks{canonical.ThinkingBlock{Text: "hmm"}, canonical.ToolUseBlock{ID: "tu_9", Name: "get_weather", Input: json.RawMessage(`{"city":"X"}`)}}},
 					{Role: canonical.RoleTool, Content: canonical.Blocks{canonical.ToolResultBlock{ToolUseID: "tu_9", IsError: true, Content: canonical.Blocks{canonical.TextBlock{Text: "no such city"}}}}},
 				},
 			},
@@ -445,22 +445,22 @@ func TestReadyAndLearn(t *testing.T) {
 	a := newTestAdapter(t, srv.URL, &logs)
 	ctx := context.Background()
 
-	if c := a.Capabilities("ollama:qwen3"); c.SupportsTools || c.SupportsThinking || c.SupportsImages || !c.SupportsStructuredOutput {
+	if c := a.Capabilities("ollama-native:qwen3"); c.SupportsTools || c.SupportsThinking || c.SupportsImages || !c.SupportsStructuredOutput {
 		t.Errorf("before learning: %+v, want no tools, thinking or images", c)
 	}
-	if err := a.Ready(ctx, "ollama:qwen3"); err != nil {
+	if err := a.Ready(ctx, "ollama-native:qwen3"); err != nil {
 		t.Fatal(err)
 	}
-	c := a.Capabilities("ollama:qwen3")
+	c := a.Capabilities("ollama-native:qwen3")
 	if !c.SupportsTools || !c.SupportsThinking || c.SupportsImages || c.SupportsStreamingToolCalls || c.MaxContextTokens != 40960 {
 		t.Errorf("after Ready: %+v", c)
 	}
-	lc, err := a.Learn(ctx, "ollama:llava:7b")
+	lc, err := a.Learn(ctx, "ollama-native:llava:7b")
 	if err != nil || !lc.SupportsImages || lc.SupportsTools {
 		t.Errorf("Learn(llava) = %+v, %v", lc, err)
 	}
 	var ae *canonical.AdapterError
-	if err := a.Ready(ctx, "ollama:mistral"); !errors.As(err, &ae) || ae.Code != canonical.CodeModelNotFound || !strings.Contains(ae.Message, "qwen3:latest") {
+	if err := a.Ready(ctx, "ollama-native:mistral"); !errors.As(err, &ae) || ae.Code != canonical.CodeModelNotFound || !strings.Contains(ae.Message, "qwen3:latest") {
 		t.Errorf("Ready(unknown) = %v", err)
 	}
 	names, err := a.Models(ctx)
@@ -484,7 +484,7 @@ func TestRegistryOverridesWin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Type != "ollama" {
+	if cfg.Type != "ollama-native" {
 		t.Fatalf("type = %q", cfg.Type)
 	}
 	a, err := New(cfg)

@@ -29,7 +29,7 @@ func Factories() map[string]adapters.Factory {
 		"gemini":       factory(gemini.New),
 		"openaicompat": factory(openaicompat.New),
 		// Ollama's native /api/chat (its /v1 is openaicompat kind ollama).
-		"ollama": factory(ollama.New),
+		"ollama-native": factory(ollama.New),
 		// Cloud platforms serving the same models (issue #20).
 		"vertex":           factory(vertex.New),
 		"vertex-anthropic": factory(vertex.NewAnthropic),
