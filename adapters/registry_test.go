@@ -29,7 +29,7 @@ func TestDefaultRegistry(t *testing.T) {
 	reg, err := DefaultRegistry()
 	require.NoError(t, err)
 
-	if diff := cmp.Diff([]string{"anthropic", "azure", "bedrock", "gemini", "llamacpp", "lmstudio", "ollama", "openai", "openrouter", "vertex", "vertex-anthropic", "vllm"}, reg.Adapters()); diff != "" {
+	if diff := cmp.Diff([]string{"anthropic", "azure", "bedrock", "gemini", "llamacpp", "lmstudio", "ollama", "ollama-native", "openai", "openrouter", "vertex", "vertex-anthropic", "vllm"}, reg.Adapters()); diff != "" {
 		t.Errorf("reg.Adapters() mismatch (-want +got):\n%s", diff)
 	}
 
@@ -42,7 +42,7 @@ func TestDefaultRegistry(t *testing.T) {
 		"azure:gpt-4.1-mini", "azure:gpt-5-mini", "bedrock:anthropic.claude-sonnet-4-5",
 		"gemini:gemini-2.5-flash", "gemini:gemini-2.5-pro", "gemini:gemini-3-pro-preview",
 		"llamacpp:gpt-oss-20b", "llamacpp:tinyllama-1.1b", "lmstudio:qwen3-8b",
-		"ollama:llama-3.3-70b", "ollama:qwen3",
+		"ollama-native:qwen3-14b", "ollama:llama-3.3-70b", "ollama:qwen3",
 		"openai:gpt-4.1", "openai:gpt-5", "openai:gpt-5-mini",
 		"openrouter:deepseek/deepseek-v3", "vertex-anthropic:claude-sonnet-4-5", "vertex:gemini-2.5-pro",
 		"vertex:gemini-3-pro-preview", "vllm:qwen2.5-7b-instruct",

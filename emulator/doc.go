@@ -39,7 +39,10 @@
 //	POST /v1beta/models/{model}:streamGenerateContent  Gemini, with ?alt=sse
 //	GET  /v1/models, /api/v1/models                    model list (OpenAI shape, or Anthropic's with x-api-key)
 //	GET  /v1beta/models                                model list (Gemini shape)
+//	POST /api/chat                                     Ollama's native chat (NDJSON stream by default)
+//	POST /api/show                                     Ollama's model details and capabilities
 //	GET  /api/tags, /api/ps                            Ollama's installed and loaded models
+//	GET  /api/version                                  Ollama's version
 //	GET  /health                                       {"status":"ok"}, with the header Metis-Emulator: 1
 //
 // Adapters take the server root as their base URL (Anthropic, Gemini) or
@@ -54,7 +57,8 @@
 //
 // Every body mirrors recordings of the real APIs, quirks included, and a
 // Profile says which server's quirks: the reference profiles "anthropic",
-// "openai", "gemini" and "gemini-3" are the providers' own services, and
+// "openai", "gemini", "gemini-3" and "ollama-native" (Ollama's /api/chat)
+// are the providers' own services, and
 // "vllm", "ollama", "lmstudio", "llamacpp", "openrouter" and "deepseek"
 // are OpenAI-compatible servers (ProfileForServer maps an openaicompat
 // kind to its profile). A reply is rendered with the profile it names

@@ -194,6 +194,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveGet(w, r, func() { s.serveOllamaTags(w) })
 	case path == "/api/ps":
 		s.serveGet(w, r, func() { s.serveOllamaPS(w) })
+	case path == "/api/version":
+		s.serveGet(w, r, func() { serveOllamaVersion(w) })
+	case path == "/api/show":
+		s.servePost(w, r, func() { s.serveOllamaShow(w, body) })
+	case path == "/api/chat":
+		s.servePost(w, r, func() { s.serveOllama(w, r, body) })
 	case path == "/v1/messages":
 		s.servePost(w, r, func() { s.serveAnthropic(w, r, body) })
 	case path == "/v1/responses":
@@ -255,7 +261,7 @@ type turn struct {
 // calls render with the turn. idCount is how many ids the renderer takes
 // for a reply with n tool calls.
 func (s *Server) serveModel(w http.ResponseWriter, api API, model string, stream bool, body []byte, idCount func(n int) int, render func(*turn)) {
-	if len(s.cfg.models) > 0 && !slices.Contains(s.cfg.models, model) {
+	if len(s.cfg.models) > 0 && !slices.Contains(s.cfg.models, model) && !(api == Ollama && s.installed(model)) {
 		errorFor(api, ErrorModelNotFound, "", model, s.reserve(1).id("req_emu_")).write(w)
 		return
 	}

@@ -203,6 +203,11 @@ var profiles = func() map[string]Profile {
 			Gemini:   GeminiStyle{CRLF: true, GoogleSpacing: true, EmptyFinalChunk: true},
 		},
 		{
+			Name: "ollama-native", APIs: []API{Ollama},
+			Server:   "Ollama native /api/chat (0.9 and later: thinking, done_reason)",
+			Evidence: "ollama-native/ollama-nonstream-after-tool-result (key order, statistics, done_reason stop); ollama api/types.go ChatResponse (NDJSON lines, tool calls whole with object arguments and no id)",
+		},
+		{
 			Name: "vllm", APIs: []API{OpenAIChat},
 			Server:   "vLLM OpenAI-compatible server (0.6 to 0.24) with a tool parser",
 			Evidence: "openai-chat/vllm-crusoe-stream-text-token-ids, vllm-nonstream-text; vllm/entrypoints/openai/serving_chat.py (forced tool choice finishes with \"stop\"; hermes parser writes json.dumps arguments)",
@@ -281,7 +286,8 @@ func LookupProfile(name string) (Profile, bool) {
 }
 
 // ReferenceProfile returns the profile of api's own service for model:
-// "anthropic", "openai", "gemini", or "gemini-3" for Gemini 3 models.
+// "anthropic", "openai", "gemini", "gemini-3" for Gemini 3 models, or
+// "ollama-native" for Ollama's native API.
 func ReferenceProfile(api API, model string) Profile {
 	name := "openai"
 	switch api {
@@ -292,6 +298,8 @@ func ReferenceProfile(api API, model string) Profile {
 		if strings.HasPrefix(model, "gemini-3") {
 			name = "gemini-3"
 		}
+	case Ollama:
+		name = "ollama-native"
 	}
 	return clone(profiles[name])
 }

@@ -20,7 +20,7 @@ func TestProfilesAreListedAndFound(t *testing.T) {
 		assert.NotEmpty(t, p.Server, p.Name)
 		assert.NotEmpty(t, p.Evidence, p.Name)
 	}
-	assert.Equal(t, []string{"anthropic", "deepseek", "gemini", "gemini-3", "llamacpp", "lmstudio", "ollama", "openai", "openrouter", "vllm"}, names)
+	assert.Equal(t, []string{"anthropic", "deepseek", "gemini", "gemini-3", "llamacpp", "lmstudio", "ollama", "ollama-native", "openai", "openrouter", "vllm"}, names)
 
 	for _, kind := range []string{"vllm", "ollama", "lmstudio", "llamacpp", "openrouter"} {
 		p, ok := emulator.ProfileForServer(kind)

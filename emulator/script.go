@@ -26,8 +26,9 @@ const (
 // scripts kept in files, uses the snake_case names of the tags.
 type Reply struct {
 	// Thinking is the model's reasoning: Anthropic thinking text, the OpenAI
-	// Responses reasoning summary, Gemini thought parts, or a Chat
-	// Completions reasoning field (see WithChatReasoningField). It is shown
+	// Responses reasoning summary, Gemini thought parts, a Chat
+	// Completions reasoning field (see WithChatReasoningField) or Ollama's
+	// message.thinking (when the request's think is on). It is shown
 	// only where the request asked for reasoning (see the package doc). For
 	// OpenAI Responses it is cut into summary parts before each blank line
 	// followed by "**", the heading form real summaries use.
@@ -109,8 +110,9 @@ type Reply struct {
 // ToolCall is one tool call of a Reply.
 type ToolCall struct {
 	// ID is the provider id to use; when empty one is made up from the
-	// counter (toolu_emu_…, call_emu_…). Gemini sends an id only when ID
-	// is set, as Gemini models differ on whether they send one.
+	// counter (toolu_emu_…, call_emu_…). Gemini and Ollama send an id only
+	// when ID is set, as their models and versions differ on whether they
+	// send one.
 	ID string `json:"id,omitempty"`
 	// Name is the tool's name.
 	Name string `json:"name,omitempty"`

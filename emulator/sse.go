@@ -19,6 +19,9 @@ type sseWriter struct {
 	err     error
 	// crlf ends lines with CRLF, as Gemini does.
 	crlf bool
+	// lines writes each event's data as one line of newline-delimited
+	// JSON (Ollama's streams) instead of a server-sent event.
+	lines bool
 
 	// A scripted mid-stream failure (Reply.StreamError): the provider's
 	// error event, sent after failAt events, or at failHere when failAt
@@ -61,6 +64,13 @@ func (s *sseWriter) event(name string, data []byte, pad int) {
 	}
 	var b strings.Builder
 	b.Grow(len(name) + len(data) + pad + 20)
+	if s.lines {
+		b.Write(data)
+		b.WriteString(eol)
+		s.write([]byte(b.String()))
+		s.count(data)
+		return
+	}
 	if name != "" {
 		b.WriteString("event: ")
 		b.WriteString(name)
@@ -74,6 +84,11 @@ func (s *sseWriter) event(name string, data []byte, pad int) {
 	b.WriteString(eol)
 	b.WriteString(eol)
 	s.write([]byte(b.String()))
+	s.count(data)
+}
+
+// count notes an event sent, for a scripted failure after so many.
+func (s *sseWriter) count(data []byte) {
 	if s.fail == nil {
 		return
 	}

@@ -108,7 +108,7 @@ var wires struct {
 }
 
 // builtinAPIs are the APIs the emulator serves itself.
-var builtinAPIs = []API{Anthropic, OpenAIResponses, OpenAIChat, Gemini}
+var builtinAPIs = []API{Anthropic, OpenAIResponses, OpenAIChat, Gemini, Ollama}
 
 // Register makes every Server in the process serve w, as database/sql's
 // Register makes a driver known: call it once, from the provider's

@@ -26,6 +26,7 @@ const (
 	WireResponses = "responses"
 	WireChat      = "chat"
 	WireGemini    = "gemini"
+	WireOllama    = "ollama"
 )
 
 // Column is one column of the conformance matrix: a model standing for
@@ -231,6 +232,8 @@ func (c *Config) wireOf(reg *adapters.Registry, model string) string {
 		return WireGemini
 	case "vertex-anthropic", "bedrock":
 		return WireAnthropic
+	case "ollama-native":
+		return WireOllama
 	}
 	return ac.Type
 }

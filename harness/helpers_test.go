@@ -83,7 +83,7 @@ func serverProfile(adapter string) string {
 
 // localServers are the registry's adapters that send no API key; the
 // emulator asks every request for one, so rewriteHost adds a stand-in.
-var localServers = map[string]bool{"vllm": true, "ollama": true, "lmstudio": true, "llamacpp": true}
+var localServers = map[string]bool{"vllm": true, "ollama": true, "lmstudio": true, "llamacpp": true, "ollama-native": true}
 
 type rewriteHost struct {
 	target  *url.URL

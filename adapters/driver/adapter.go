@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/url"
 	"time"
@@ -383,10 +384,11 @@ func (a *Adapter) StreamBody(req *canonical.Request, body io.Reader) iter.Seq2[c
 func (a *Adapter) decodeStream(ctx context.Context, c *Call, status int, h http.Header, r io.Reader, idle *idleTimer, yield func(canonical.StreamEvent, error) bool, began time.Time) (*Assembler, *canonical.AdapterError) {
 	body := &bodyReader{ctx: ctx, r: r, idle: idle, maxEvent: c.Limits.MaxEventBytes}
 	doc, first := documentType(h), body.sniff()
+	jsonLines := a.jsonLines(h, first)
 	if mt := notAStreamType(h); doc == "" && mt != "" && !isDocumentStart(first) && !looksLikeSSE(body.head) {
 		doc = "a " + mt + " body"
 	}
-	if doc != "" || isDocumentStart(first) {
+	if (doc != "" || isDocumentStart(first)) && !jsonLines {
 		if doc == "" {
 			doc = "a document"
 		}
@@ -400,6 +402,23 @@ func (a *Adapter) decodeStream(ctx context.Context, c *Call, status int, h http.
 	}
 	asm.Fail(ctx, err)
 	return asm, nil
+}
+
+// jsonLines reports whether a streamed body that starts like a JSON
+// document is the provider's NDJSON stream: the provider streams JSON
+// lines (Info.JSONLines), the body starts with '{', and the content type
+// is application/x-ndjson or absent. A JSON object labelled anything
+// else (application/json, text/event-stream) is still a document.
+func (a *Adapter) jsonLines(h http.Header, first byte) bool {
+	if !a.info.JSONLines || first != '{' {
+		return false
+	}
+	ct := h.Get("Content-Type")
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/x-ndjson"
 }
 
 // Complete makes a non-streaming call and decodes the whole body (kept

@@ -621,8 +621,8 @@ var errCancelled = errors.New("request cancelled")
 // StreamError classifies an error that ended a stream early: an
 // AdapterError is kept (its Provider filled in when empty), a deadline or
 // the idle timeout is network/timeout, a nil or EOF error a truncated
-// stream, malformed JSON or an oversized SSE event an invalid_response,
-// anything else (a read failure) a network error.
+// stream, malformed JSON or an oversized SSE event or NDJSON line an
+// invalid_response, anything else (a read failure) a network error.
 func StreamError(ctx context.Context, provider string, err error) *canonical.AdapterError {
 	var (
 		ae     *canonical.AdapterError
@@ -641,7 +641,7 @@ func StreamError(ctx context.Context, provider string, err error) *canonical.Ada
 		ae = canonical.NewError(canonical.ErrNetwork, canonical.CodeTimeout, "stream timed out")
 	case err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		ae = canonical.NewError(canonical.ErrNetwork, canonical.CodeStreamTruncated, "stream ended without a terminal event")
-	case errors.As(err, &syntax), errors.As(err, &typ), errors.Is(err, ErrSSEEventTooLarge):
+	case errors.As(err, &syntax), errors.As(err, &typ), errors.Is(err, ErrSSEEventTooLarge), errors.Is(err, ErrNDJSONLineTooLarge):
 		return InvalidResponse(provider, err, "malformed stream: %v", err)
 	default:
 		ae = canonical.NewError(canonical.ErrNetwork, "", "reading stream: %v", err)

@@ -83,7 +83,10 @@
 //     event stream (text/plain from a proxy or load balancer, an image)
 //     and does not start like one (a comment or a data, event, id or
 //     retry field: a stream served without a type is sniffed as
-//     text/plain), fails before its first event;
+//     text/plain), fails before its first event — except that a provider
+//     streaming newline-delimited JSON (Info.JSONLines) reads a body
+//     labelled application/x-ndjson (or not labelled) that starts with
+//     '{' as its stream;
 //   - a non-streamed call answered with an HTML or XML page, an empty
 //     body, a body that is not JSON, or JSON null fails before decoding,
 //     and one its Provider's decoder cannot read as a response (a JSON
@@ -123,6 +126,7 @@
 //
 // Beyond the call flow the package offers what decoders and encoders
 // share: SSEReader (the SSE specification through a fixed buffer),
+// NDJSONReader (newline-delimited JSON, each line bounded),
 // Assembler (the stream invariants of 000 §5.2 and the cancellation
 // rules of §5.3 in one place), Caller (the retry policy), Cancels,
 // CheckCapabilities, Estimator, JSONObject and DecodeOrderedJSON (JSON

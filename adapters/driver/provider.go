@@ -157,4 +157,12 @@ type Info struct {
 	// model cannot take, because the provider's Encode drops them whole
 	// with the lossy-projection WARN (000 §10.1.5 allows either).
 	ImagesProjected bool
+	// JSONLines says the provider streams newline-delimited JSON (one
+	// JSON object per line, application/x-ndjson, as Ollama's native API
+	// does; see NDJSONReader) rather than server-sent events: a streamed
+	// body that starts with '{' and is labelled application/x-ndjson (or
+	// not labelled) is its stream, not a document. Any other document —
+	// HTML, XML, a JSON object labelled application/json or
+	// text/event-stream — is still refused.
+	JSONLines bool
 }

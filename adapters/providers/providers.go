@@ -22,6 +22,7 @@ import (
 	"github.com/metis-llm/metis/adapters/azure"
 	"github.com/metis-llm/metis/adapters/bedrock"
 	"github.com/metis-llm/metis/adapters/gemini"
+	"github.com/metis-llm/metis/adapters/ollama"
 	"github.com/metis-llm/metis/adapters/openai"
 	"github.com/metis-llm/metis/adapters/openaicompat"
 	"github.com/metis-llm/metis/adapters/vertex"
@@ -35,6 +36,8 @@ func Factories() map[string]adapters.Factory {
 		"openai":       factory(openai.New),
 		"gemini":       factory(gemini.New),
 		"openaicompat": factory(openaicompat.New),
+		// Ollama's native /api/chat (its /v1 is openaicompat kind ollama).
+		"ollama-native": factory(ollama.New),
 		// Cloud platforms serving the same models (issue #20).
 		"vertex":           factory(vertex.New),
 		"vertex-anthropic": factory(vertex.NewAnthropic),

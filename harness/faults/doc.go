@@ -45,7 +45,8 @@
 // that error, detected from the request path: /v1/messages Anthropic,
 // /v1/responses OpenAI Responses, /v1/chat/completions OpenAI Chat
 // Completions (and OpenAI-compatible servers), :generateContent and
-// :streamGenerateContent Gemini. Unknown paths get the OpenAI shape.
+// :streamGenerateContent Gemini, /api/chat Ollama's native API. Unknown
+// paths get the OpenAI shape.
 //
 // kind body answers a success status with a body that is not a response,
 // without calling the next transport (a gateway's HTML page, an error
@@ -62,8 +63,8 @@
 //
 // The stream kinds call the next transport and alter the body of its
 // successful (2xx) response; other responses pass through untouched. A
-// text/event-stream body is handled event by event; any other body counts
-// as one event.
+// text/event-stream body is handled event by event, an application/x-ndjson
+// body (Ollama) line by line; any other body counts as one event.
 //
 //	after_events    how many events pass before the fault strikes (default 0)
 //
@@ -72,8 +73,9 @@
 //	                Chat Completions data: {"error":{...}}, Responses an "error"
 //	                event and "response.failed" (continuing the stream's
 //	                sequence_number and response object), Gemini a google.rpc
-//	                status chunk. error and message choose the error as above;
-//	                body replaces the event's data verbatim.
+//	                status chunk, Ollama an {"error": ...} line. error and
+//	                message choose the error as above; body replaces the
+//	                event's data verbatim.
 //	truncate        then the connection closes before the body's end, without
 //	                the terminal event: between two events. Reads end with
 //	                io.ErrUnexpectedEOF, as net/http reports a body short of

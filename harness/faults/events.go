@@ -75,6 +75,9 @@ func errorEvent(api API, f *Fault, st *streamState) []byte {
 	if f.Body != nil && api == wire.Bedrock {
 		return wire.BedrockException("internalServerException", f.Body)
 	}
+	if f.Body != nil && api == wire.Ollama {
+		return ndjsonLine(f.Body)
+	}
 	if f.Body != nil {
 		eol := st.EOL
 		if eol == "" {

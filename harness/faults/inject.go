@@ -118,10 +118,11 @@ func (in *Injector) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return resp, err
 	}
-	eventStream := isEventStream(resp.Header.Get("Content-Type"))
+	ct := resp.Header.Get("Content-Type")
+	eventStream := isEventStream(ct) || isNDJSON(ct)
 	if !eventStream && (f.Kind == KindErrorEvent || f.Kind == KindMalformed) {
 		resp.Body.Close()
-		return nil, fmt.Errorf("faults: %s needs an event-stream response (text/event-stream or application/vnd.amazon.eventstream), but %s %s answered %q",
+		return nil, fmt.Errorf("faults: %s needs an event-stream response (text/event-stream, application/vnd.amazon.eventstream or application/x-ndjson), but %s %s answered %q",
 			f.Kind, req.Method, req.URL.Path, resp.Header.Get("Content-Type"))
 	}
 	out := *resp
@@ -135,8 +136,11 @@ func (in *Injector) RoundTrip(req *http.Request) (*http.Response, error) {
 		out.Body = &burstBody{ctx: req.Context(), src: resp.Body}
 	default:
 		out.Body = newStreamBody(req.Context(), resp.Body, f, APIOf(req.URL), eventStream)
-		if isAWSEventStream(resp.Header.Get("Content-Type")) {
+		switch {
+		case isAWSEventStream(ct):
 			out.Body.(*streamBody).next = newFrameSplitter(resp.Body).next
+		case isNDJSON(ct):
+			out.Body.(*streamBody).next = newLineSplitter(resp.Body).next
 		}
 	}
 	return &out, nil

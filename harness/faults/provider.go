@@ -47,6 +47,8 @@ func APIOf(u *url.URL) API {
 		return OpenAIChat
 	case strings.HasSuffix(p, ":generateContent"), strings.HasSuffix(p, ":streamGenerateContent"):
 		return Gemini
+	case strings.HasSuffix(p, "/api/chat"):
+		return wire.Ollama
 	}
 	return Unknown
 }

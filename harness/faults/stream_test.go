@@ -169,7 +169,7 @@ func TestErrorEventNeedsAnEventStream(t *testing.T) {
 	next := &fakeNext{contentType: "application/json", body: `{"id":"msg_1"}`}
 	in := faults.Transport(next, faults.Fault{Kind: faults.KindErrorEvent})
 	_, err := in.RoundTrip(newRequest(t, context.Background(), anthropicURL))
-	assert.EqualError(t, err, `faults: error_event needs an event-stream response (text/event-stream or application/vnd.amazon.eventstream), but POST /v1/messages answered "application/json"`)
+	assert.EqualError(t, err, `faults: error_event needs an event-stream response (text/event-stream, application/vnd.amazon.eventstream or application/x-ndjson), but POST /v1/messages answered "application/json"`)
 }
 
 func TestTruncateJSONBody(t *testing.T) {

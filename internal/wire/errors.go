@@ -40,6 +40,8 @@ func ErrorFor(api API, kind Kind, model string) Error {
 		return anthropicError(kind, model)
 	case Gemini:
 		return geminiError(kind, model)
+	case Ollama:
+		return ollamaError(kind, model)
 	}
 	return openAIError(api, kind, model)
 }
@@ -177,6 +179,8 @@ func (e Error) Body(api API) []byte {
 		return JSON(struct {
 			Error rpcStatus `json:"error"`
 		}{e.rpcStatus(true)}, "  ")
+	case Ollama:
+		return e.ollamaBody()
 	}
 	return JSON(struct {
 		Error openAIInner `json:"error"`

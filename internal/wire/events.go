@@ -58,6 +58,7 @@ func EventName(api API) string {
 // Event renders e as api's mid-stream error, continuing st: Anthropic's
 // "event: error" with {"type":"error","error":{...}}; Gemini's data line
 // holding a google.rpc.Status; Chat Completions' {"error":{...}} chunk;
+// Ollama's NDJSON line {"error":"..."};
 // OpenAI Responses' "error" event followed by "response.failed" (the
 // stream's own response, status failed, with the error).
 func (e Error) Event(api API, st *Stream) []byte {
@@ -80,6 +81,8 @@ func (e Error) Event(api API, st *Stream) []byte {
 		}{e.rpcStatus(false)}, ""), eol)
 	case OpenAIResponses:
 		return e.responsesFailure(st, eol)
+	case Ollama:
+		return append(e.ollamaBody(), '\n')
 	}
 	return SSE("", JSON(struct {
 		Error openAIInner `json:"error"`

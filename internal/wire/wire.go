@@ -13,7 +13,8 @@
 // spaces; a Gemini error is a google.rpc.Status {"error":{"code",
 // "message","status","details"}} indented two spaces, and a bad API key
 // is 400 INVALID_ARGUMENT with reason API_KEY_INVALID (a missing one 403
-// PERMISSION_DENIED), not 401.
+// PERMISSION_DENIED), not 401; an Ollama error is {"error": "message"},
+// mid-stream an NDJSON line of the same shape.
 //
 // The cloud platforms (cloud.go) carry these formats with failures of
 // their own: Vertex AI's OAuth and quota errors as google.rpc.Status,
