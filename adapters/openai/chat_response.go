@@ -475,7 +475,12 @@ func (s *chatState) chunk(c *chatChunk) error {
 // DecodeBody reads a non-streamed Chat Completions body into a through
 // the same mapping as DecodeStream, then finishes the message. A body
 // without a finish_reason is taken as complete (end_turn, or tool_use
-// when it calls tools); a body without choices is invalid.
+// when it calls tools); a body without choices is invalid. A first choice
+// without a "message" key is an empty turn when its finish_reason says
+// the answer was cut (Azure OpenAI withholds the whole completion when
+// its content filter trips: content_filter, usage kept), and invalid
+// when it has no finish_reason or one claiming a whole answer (stop,
+// tool_calls).
 func (d ChatDialect) DecodeBody(body []byte, a *driver.Assembler) error {
 	s := newChatState(d, a)
 	var resp chatChunk
@@ -488,11 +493,18 @@ func (d ChatDialect) DecodeBody(body []byte, a *driver.Assembler) error {
 	if len(resp.Choices) == 0 {
 		return driver.InvalidResponse(d.Provider, nil, "chat response body has no choices")
 	}
-	if resp.Choices[0].Message == nil {
-		return driver.InvalidResponse(d.Provider, nil, "chat response body: choices[0] has no message")
+	noMessage := resp.Choices[0].Message == nil
+	if f := resp.Choices[0].FinishReason; noMessage && (f == nil || *f == "") {
+		return driver.InvalidResponse(d.Provider, nil, "chat response body: choices[0] has no message and no finish_reason")
 	}
 	if err := s.chunk(&resp); err != nil && err != errStopped {
 		return err
+	}
+	if noMessage && (s.stop == canonical.StopEndTurn || s.stop == canonical.StopToolUse) {
+		// A choice without a message is an empty turn only when its
+		// finish reason says the answer was cut (Azure's content filter
+		// withholds the whole message), never one claiming to be whole.
+		return driver.InvalidResponse(d.Provider, nil, "chat response body: choices[0] has no message, yet finish_reason %q claims a whole answer", s.finish)
 	}
 	if !s.finished {
 		s.finished, s.stop = true, canonical.StopEndTurn
