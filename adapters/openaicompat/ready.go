@@ -36,7 +36,8 @@ const maxProbeBody = 64 << 20
 //	            while a model loads the server answers 503 "Loading
 //	            model"), GET /health (503 while loading)
 //	openrouter  GET /v1/key (the key is valid), GET /v1/models
-//	generic     GET /v1/models
+//	deepseek,   GET /v1/models
+//	generic
 //
 // Paths are under the base URL's root (a trailing api_prefix is dropped
 // first); the /v1 of OpenAI's paths is the api_prefix option when it is
