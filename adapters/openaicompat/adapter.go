@@ -69,7 +69,8 @@
 // A server cannot be trusted to say whether a model calls tools reliably
 // (000 §11.7), so the local and generic kinds declare tools, images,
 // thinking and structured output false until models.yaml declares them
-// for the model; see Capabilities. A request needing an undeclared
+// for the model, or until Discover has asked a server that says (Ollama,
+// LM Studio, llama.cpp); see Capabilities. A request needing an undeclared
 // capability fails with invalid_request (Code unsupported_content) before
 // any HTTP call.
 //
@@ -220,6 +221,8 @@ type provider struct {
 	// probe sends Ready's GETs: one attempt, no retries (a probe that
 	// fails says so at once; pollers decide when to ask again).
 	probe *driver.Caller
+	// learned is what Discover learned of each model.
+	learned learnedCaps
 }
 
 // New returns an adapter for cfg. Options["kind"] names the server
