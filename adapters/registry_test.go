@@ -29,7 +29,7 @@ func TestDefaultRegistry(t *testing.T) {
 	reg, err := DefaultRegistry()
 	require.NoError(t, err)
 
-	if diff := cmp.Diff([]string{"anthropic", "azure", "bedrock", "gemini", "llamacpp", "lmstudio", "ollama", "ollama-native", "openai", "openrouter", "vertex", "vertex-anthropic", "vllm"}, reg.Adapters()); diff != "" {
+	if diff := cmp.Diff([]string{"anthropic", "azure", "bedrock", "deepseek", "gemini", "llamacpp", "lmstudio", "ollama", "ollama-native", "openai", "openrouter", "vertex", "vertex-anthropic", "vllm"}, reg.Adapters()); diff != "" {
 		t.Errorf("reg.Adapters() mismatch (-want +got):\n%s", diff)
 	}
 
@@ -39,12 +39,12 @@ func TestDefaultRegistry(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{
 		"anthropic:claude-haiku-4-5", "anthropic:claude-opus-4-7", "anthropic:claude-sonnet-4-6",
-		"azure:gpt-4.1-mini", "azure:gpt-5-mini", "bedrock:anthropic.claude-sonnet-4-5",
+		"azure:gpt-4.1-mini", "azure:gpt-5-mini", "bedrock:anthropic.claude-sonnet-4-5", "deepseek:deepseek-reasoner",
 		"gemini:gemini-2.5-flash", "gemini:gemini-2.5-pro", "gemini:gemini-3-pro-preview",
 		"llamacpp:gpt-oss-20b", "llamacpp:tinyllama-1.1b", "lmstudio:qwen3-8b",
 		"ollama-native:qwen3-14b", "ollama:llama-3.3-70b", "ollama:qwen3",
 		"openai:gpt-4.1", "openai:gpt-5", "openai:gpt-5-mini",
-		"openrouter:deepseek/deepseek-v3", "vertex-anthropic:claude-sonnet-4-5", "vertex:gemini-2.5-pro",
+		"openrouter:deepseek/deepseek-v3", "openrouter:x-ai/grok-4.1-fast", "vertex-anthropic:claude-sonnet-4-5", "vertex:gemini-2.5-pro",
 		"vertex:gemini-3-pro-preview", "vllm:qwen2.5-7b-instruct",
 	}, ids); diff != "" {
 		t.Errorf("sorted by id (-want +got):\n%s", diff)

@@ -78,17 +78,15 @@ var calibrations = map[string]calibration{
 		"events: +empty+finish": "see events: -call+finish",
 	}},
 
-	"openai-chat/azure-stream-text-deployments-path-2024":  {profile: "openai", declared: map[string]string{"ids: +obfuscation field": "recorded in 2024, before the obfuscation field; Azure's Responses stream of 2026-06 (openai-responses/azure-stream-function-call) carries it, and the emulator sends it"}},
-	"openai-chat/deepseek-stream-reasoning-then-tool-call": {profile: "deepseek"},
-	"openai-chat/openrouter-stream-reasoning-details-tool-call": {profile: "openrouter", declared: map[string]string{
-		"events: -role": "after its reasoning deltas OpenRouter sent a chunk holding only the upstream's encrypted reasoning_details (xAI); the emulator sends no reasoning_details",
-	}},
-	"openai-chat/stream-image-data-url-input":            {profile: "openai"},
-	"openai-chat/stream-parallel-tool-calls":             {profile: "openai", declared: map[string]string{"events: -role": whyOldOpenAIRole, "events: -tool_call_start": whyOldOpenAIRole, "events: +role+tool_call_start": whyOldOpenAIRole}},
-	"openai-chat/stream-reasoning-o3-mini-include-usage": {profile: "openai", declared: map[string]string{"ids: +obfuscation field": whyOldObfuscate}},
-	"openai-chat/stream-text-include-usage":              {profile: "openai"},
-	"openai-chat/stream-tool-call-include-usage":         {profile: "openai"},
-	"openai-chat/vllm-crusoe-stream-text-token-ids":      {profile: "vllm"},
+	"openai-chat/azure-stream-text-deployments-path-2024":       {profile: "openai", declared: map[string]string{"ids: +obfuscation field": "recorded in 2024, before the obfuscation field; Azure's Responses stream of 2026-06 (openai-responses/azure-stream-function-call) carries it, and the emulator sends it"}},
+	"openai-chat/deepseek-stream-reasoning-then-tool-call":      {profile: "deepseek"},
+	"openai-chat/openrouter-stream-reasoning-details-tool-call": {profile: "openrouter"},
+	"openai-chat/stream-image-data-url-input":                   {profile: "openai"},
+	"openai-chat/stream-parallel-tool-calls":                    {profile: "openai", declared: map[string]string{"events: -role": whyOldOpenAIRole, "events: -tool_call_start": whyOldOpenAIRole, "events: +role+tool_call_start": whyOldOpenAIRole}},
+	"openai-chat/stream-reasoning-o3-mini-include-usage":        {profile: "openai", declared: map[string]string{"ids: +obfuscation field": whyOldObfuscate}},
+	"openai-chat/stream-text-include-usage":                     {profile: "openai"},
+	"openai-chat/stream-tool-call-include-usage":                {profile: "openai"},
+	"openai-chat/vllm-crusoe-stream-text-token-ids":             {profile: "vllm"},
 
 	"openai-responses/azure-stream-function-call": {profile: "openai"},
 	"openai-responses/bedrock-mantle-stream-function-call": {profile: "openai", declared: map[string]string{

@@ -60,12 +60,15 @@ type chatTurn struct {
 	*turn
 	style          ChatStyle
 	id, reqID      string
+	num            int // the number of id, which reasoning_details' signature and id are made from
 	callIDs        []string
 	reasoningField string
+	details        string // the reasoning_details format (ChatStyle.ReasoningDetails), or ""
 }
 
 func newChatTurn(t *turn, reasoningField string) *chatTurn {
-	c := &chatTurn{turn: t, style: t.profile.Chat, id: t.ids.id("chatcmpl-emu_"), reasoningField: reasoningField}
+	num := t.ids.num()
+	c := &chatTurn{turn: t, style: t.profile.Chat, num: num, id: fmt.Sprintf("chatcmpl-emu_%04d", num), reasoningField: reasoningField}
 	for _, tc := range t.reply.ToolCalls {
 		id := t.ids.id("call_emu_")
 		if tc.ID != "" {
@@ -80,7 +83,22 @@ func newChatTurn(t *turn, reasoningField string) *chatTurn {
 	if t.reply.Thinking == "" {
 		c.reasoningField = ""
 	}
+	if c.reasoningField != "" {
+		c.details = c.style.ReasoningDetails
+	}
 	return c
+}
+
+// summaryDetail is a reasoning.summary entry of reasoning_details.
+func (c *chatTurn) summaryDetail(text string) object {
+	return object{{"type", "reasoning.summary"}, {"summary", text}, {"format", c.details}, {"index", 0}}
+}
+
+// encryptedDetail is the reasoning.encrypted entry carrying the
+// reasoning's signature.
+func (c *chatTurn) encryptedDetail() object {
+	return object{{"type", "reasoning.encrypted"}, {"data", signature(c.reply, c.num)}, {"format", c.details},
+		{"id", fmt.Sprintf("rs_emu_%04d", c.num)}, {"index", 0}}
 }
 
 type chatUsage struct {
@@ -148,6 +166,9 @@ func (c *chatTurn) completion() any {
 	msg := object{{"role", "assistant"}}
 	if c.reasoningField != "" {
 		msg = append(msg, member{c.reasoningField, c.reply.Thinking})
+	}
+	if c.details != "" {
+		msg = append(msg, member{"reasoning_details", []object{c.summaryDetail(c.reply.Thinking), c.encryptedDetail()}})
 	}
 	if c.reply.Text != "" {
 		msg = append(msg, member{"content", c.reply.Text})
@@ -263,7 +284,14 @@ func (c *chatTurn) stream(sw *sseWriter, includeUsage bool) {
 	}
 	if c.reasoningField != "" {
 		for _, p := range chunks(c.reply.Thinking, c.chunk) {
+			if c.details != "" {
+				send(object{{c.reasoningField, p}, {"reasoning_details", []object{c.summaryDetail(p)}}})
+				continue
+			}
 			send(object{{c.reasoningField, p}})
+		}
+		if c.details != "" {
+			send(object{{c.reasoningField, nil}, {"reasoning_details", []object{c.encryptedDetail()}}})
 		}
 	}
 	for _, p := range chunks(c.reply.Text, c.chunk) {

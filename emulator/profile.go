@@ -116,6 +116,14 @@ type ChatStyle struct {
 	ReasoningField string `json:"reasoning_field,omitempty"`
 	// RequestIDHeader sends an x-request-id response header (OpenAI).
 	RequestIDHeader bool `json:"request_id_header,omitempty"`
+	// ReasoningDetails, when set, is the upstream format of OpenRouter's
+	// "reasoning_details" (such as "xai-responses-v1"): each reasoning
+	// delta repeats its text as a reasoning.summary entry, and a last
+	// reasoning delta (its ReasoningField null) carries the reasoning's
+	// signature as a reasoning.encrypted entry with an rs_emu_ id, as
+	// OpenRouter relays xAI's reasoning; a non-streamed message has both
+	// entries whole. Shown only where ReasoningField shows reasoning.
+	ReasoningDetails string `json:"reasoning_details,omitempty"`
 }
 
 // AnthropicStyle shapes Messages streams.
@@ -250,7 +258,7 @@ var profiles = func() map[string]Profile {
 			Chat: ChatStyle{
 				RoleEveryChunk: true, Usage: UsageRepeatFinish, UsageAlways: true,
 				Comments: []string{"OPENROUTER PROCESSING"}, NativeFinishReason: true,
-				ReasoningField: "reasoning",
+				ReasoningField: "reasoning", ReasoningDetails: "xai-responses-v1",
 			},
 		},
 		{

@@ -79,6 +79,43 @@ func TestStreamContentFilter(t *testing.T) {
 	assert.Equal(t, "gpt-4.1-2025-04-14", resp.ServedModel)
 }
 
+// TestContentFilterWithoutMessage: when Azure's filter withholds the whole
+// completion, the choice has a finish_reason and no message (no delta when
+// streamed): an empty turn, stop reason content_filter, usage kept.
+func TestContentFilterWithoutMessage(t *testing.T) {
+	tests := []struct {
+		name, file, contentType string
+		stream                  bool
+	}{
+		{"body", "chat-nonstream-content-filter-no-message.json", "application/json", false},
+		{"stream", "chat-stream-content-filter-no-message.sse", "text/event-stream", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := adaptertest.NewServer(t, adaptertest.Reply{ContentType: tt.contentType, Body: readTestdata(t, tt.file)})
+			a := newAdapter(t, srv.URL, "azure:gpt-4.1", "gpt-4.1", nil, map[string]any{"dialect": "chat"})
+			var resp *canonical.Response
+			if tt.stream {
+				evs, err := adaptertest.Collect(a.Stream(context.Background(), hello("azure:gpt-4.1")))
+				require.NoError(t, err)
+				require.Empty(t, streamcheck.Check(evs))
+				resp = adaptertest.Final(t, evs)
+			} else {
+				var err error
+				resp, err = a.Complete(context.Background(), hello("azure:gpt-4.1"))
+				require.NoError(t, err)
+			}
+			assert.Equal(t, canonical.StopContentFilter, resp.StopReason)
+			assert.Equal(t, "content_filter", resp.ProviderStopReason)
+			assert.Empty(t, resp.Content)
+			if diff := cmp.Diff(canonical.TokenUsage{InputTokens: 19, OutputTokens: 31}, resp.Usage); diff != "" {
+				t.Errorf("resp.Usage mismatch (-want +got):\n%s", diff)
+			}
+			assert.Equal(t, "gpt-4.1-2025-04-14", resp.ServedModel)
+		})
+	}
+}
+
 func TestEntraID(t *testing.T) {
 	rec := adaptertest.ReadRecording(t, "openai-chat", "azure-nonstream-tool-call")
 	t.Run("static token", func(t *testing.T) {

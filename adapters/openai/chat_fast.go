@@ -36,7 +36,7 @@ type chatFast struct {
 var (
 	chatChunkFields  = []string{"model", "choices", "usage", "error"}
 	chatChoiceFields = []string{"index", "delta", "message", "finish_reason"}
-	chatDeltaFields  = []string{"content", "refusal", "reasoning_content", "reasoning", "tool_calls", "extra_content"}
+	chatDeltaFields  = []string{"content", "refusal", "reasoning_content", "reasoning", "reasoning_details", "tool_calls", "extra_content"}
 	chatCallFields   = []string{"index", "id", "function", "extra_content"}
 	chatFuncFields   = []string{"name", "arguments"}
 )

@@ -7,11 +7,12 @@ import (
 )
 
 // ChatProviderRaw is the Chat dialect's round-trip data for one assistant
-// message when ChatDialect.ExtraContent is set: the JSON of
+// message when ChatDialect.ExtraContent or ReasoningDetails is set: the JSON of
 // Response.ProviderRaw, which the core stores as
 // MessageMetadata.ProviderRaw[Provider]:
 //
 //	{"extra_content": {...},
+//	 "reasoning_details": [{"type": "reasoning.text", ...}, ...],
 //	 "tool_calls": {"tu_…": {"extra_content": {...}, "raw_arguments": "{\"ci"}}}
 //
 // Every part is optional. extra_content is a server's non-standard
@@ -20,8 +21,13 @@ import (
 // rejects replayed tool calls without them). Tool calls are keyed by
 // canonical tool_use id.
 type ChatProviderRaw struct {
-	ExtraContent json.RawMessage             `json:"extra_content,omitempty"`
-	ToolCalls    map[string]*ChatToolCallRaw `json:"tool_calls,omitempty"`
+	ExtraContent json.RawMessage `json:"extra_content,omitempty"`
+	// ReasoningDetails are OpenRouter's reasoning_details entries of the
+	// message, in order (ChatDialect.ReasoningDetails; chat_reasoning.go).
+	ReasoningDetails json.RawMessage             `json:"reasoning_details,omitempty"`
+	ToolCalls        map[string]*ChatToolCallRaw `json:"tool_calls,omitempty"`
+
+	noExtra bool // read for its reasoning_details only: no extra_content goes back
 }
 
 // ChatToolCallRaw is one tool call's entry in ChatProviderRaw.
@@ -50,18 +56,19 @@ func (p *ChatProviderRaw) Tool(id string) *ChatToolCallRaw {
 // Encode returns the JSON of p (without HTML escaping), or nil when p
 // holds nothing.
 func (p *ChatProviderRaw) Encode() (json.RawMessage, error) {
-	if len(p.ExtraContent) == 0 && len(p.ToolCalls) == 0 {
+	if len(p.ExtraContent) == 0 && len(p.ReasoningDetails) == 0 && len(p.ToolCalls) == 0 {
 		return nil, nil
 	}
 	return marshalBody(p)
 }
 
 // replayedRaw returns the ChatProviderRaw BuildRequest sends back with an
-// assistant message: none unless ExtraContent is set and the message came
-// from this provider (another provider's data is never read, 001 §6.5).
+// assistant message: none unless ExtraContent or ReasoningDetails is set
+// and the message came from this provider (another provider's data is
+// never read, 001 §6.5).
 // An entry that does not parse is an error, for the caller to log.
 func (d ChatDialect) replayedRaw(m canonical.Message) (*ChatProviderRaw, error) {
-	if !d.ExtraContent || m.Metadata.Provider != d.Provider {
+	if !d.ExtraContent && !d.ReasoningDetails || m.Metadata.Provider != d.Provider {
 		return nil, nil
 	}
 	raw := m.Metadata.ProviderRaw[d.Provider]
@@ -72,12 +79,16 @@ func (d ChatDialect) replayedRaw(m canonical.Message) (*ChatProviderRaw, error) 
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, err
 	}
+	p.noExtra = !d.ExtraContent
+	if !d.ReasoningDetails {
+		p.ReasoningDetails = nil
+	}
 	return &p, nil
 }
 
 // toolExtra returns the extra_content kept for a tool_use id, or nil.
 func (p *ChatProviderRaw) toolExtra(id string) json.RawMessage {
-	if p == nil || p.ToolCalls[id] == nil || !present(p.ToolCalls[id].ExtraContent) {
+	if p == nil || p.noExtra || p.ToolCalls[id] == nil || !present(p.ToolCalls[id].ExtraContent) {
 		return nil
 	}
 	return p.ToolCalls[id].ExtraContent

@@ -74,6 +74,22 @@ type ChatDialect struct {
 	// BuildRequest sends it back on the same message and tool call when
 	// the message's Metadata.Provider is Provider.
 	ExtraContent bool
+	// ReasoningDetails reads OpenRouter's "reasoning_details" (delta and
+	// message) and sends it back: each entry becomes a thinking block (a
+	// reasoning.text entry's signature its Signature) or, for
+	// reasoning.encrypted, a redacted_thinking block, in order; the
+	// entries themselves are kept in Response.ProviderRaw (a
+	// ChatProviderRaw) and go back unchanged on the same assistant message
+	// when its Metadata.Provider is Provider (chat_reasoning.go). A delta
+	// with reasoning_details is not read for ReasoningFields, whose text
+	// the entries repeat.
+	ReasoningDetails bool
+	// ReplayReasoningContent sends the thinking text of this provider's
+	// assistant messages back as "reasoning_content" on every assistant
+	// message of a user turn in which the model called tools (DeepSeek's
+	// thinking mode refuses such a history without it; of other turns it
+	// ignores it, so it is not sent).
+	ReplayReasoningContent bool
 	// APIPrefix is the path of the API under the server root: "" means
 	// "/v1" (OpenAI's), "/" none, for a base URL that is itself the API
 	// root; Gemini's compatibility endpoint is "/v1beta/openai" under
@@ -144,6 +160,10 @@ type chatMessage struct {
 	Content    any            `json:"content"`
 	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
+	// ReasoningContent is replayed only with ReplayReasoningContent.
+	ReasoningContent *string `json:"reasoning_content,omitempty"`
+	// ReasoningDetails is replayed only with ChatDialect.ReasoningDetails.
+	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
 	// ExtraContent is replayed only with ChatDialect.ExtraContent.
 	ExtraContent json.RawMessage `json:"extra_content,omitempty"`
 }
@@ -207,7 +227,10 @@ type chatStreamOpts struct {
 //   - assistant text is joined into content, tool_use blocks become
 //     tool_calls with the arguments as a JSON string; thinking and
 //     redacted thinking are dropped with the lossy-projection WARN, since
-//     Chat Completions cannot carry them back;
+//     Chat Completions cannot carry them back, unless the server takes
+//     them back: its reasoning_details (ReasoningDetails) or its
+//     reasoning_content (ReplayReasoningContent) go on the message
+//     instead;
 //   - each tool result becomes a role "tool" message, "Error: "-prefixed
 //     when is_error;
 //   - tool ids go out as req.ToolIDs.Wire(Provider, id);
@@ -253,7 +276,11 @@ func (d ChatDialect) BuildRequest(c *driver.Call) ([]byte, error) {
 		}
 		body.Messages = append(body.Messages, chatMessage{Role: role, Content: sys})
 	}
-	for _, m := range req.Messages {
+	var toolTurns []bool
+	if d.ReplayReasoningContent {
+		toolTurns = reasoningTurns(req.Messages)
+	}
+	for i, m := range req.Messages {
 		var err error
 		switch m.Role {
 		case canonical.RoleSystem:
@@ -261,7 +288,7 @@ func (d ChatDialect) BuildRequest(c *driver.Call) ([]byte, error) {
 		case canonical.RoleUser, canonical.RoleTool:
 			body.Messages, err = d.userMessages(body.Messages, req, m, ids, c)
 		case canonical.RoleAssistant:
-			body.Messages, err = d.assistantMessage(body.Messages, req, m, ids, c)
+			body.Messages, err = d.assistantMessage(body.Messages, req, m, ids, c, toolTurns != nil && toolTurns[i])
 		default:
 			err = driver.InvalidRequest(canonical.CodeInvalidHistory, "message %s has unknown role %q", m.ID, m.Role)
 		}
@@ -365,13 +392,26 @@ func (d ChatDialect) userMessages(out []chatMessage, req *canonical.Request, m c
 }
 
 // assistantMessage appends the wire message of an ASSISTANT message, or
-// nothing when every block was dropped.
-func (d ChatDialect) assistantMessage(out []chatMessage, req *canonical.Request, m canonical.Message, ids canonical.ToolIDMap, c *driver.Call) ([]chatMessage, error) {
+// nothing when every block was dropped. toolTurn says the message belongs
+// to a user turn in which the model called tools (ReplayReasoningContent).
+func (d ChatDialect) assistantMessage(out []chatMessage, req *canonical.Request, m canonical.Message, ids canonical.ToolIDMap, c *driver.Call, toolTurn bool) ([]chatMessage, error) {
 	sid := sessionOf(req, m)
 	raw, err := d.replayedRaw(m)
 	if err != nil {
 		c.Log.LogAttrs(context.Background(), slog.LevelWarn, "ignoring unreadable provider_raw",
 			slog.String("adapter", d.Provider), slog.String("session_id", sid), slog.String("message_id", m.ID), slog.String("error", err.Error()))
+	}
+	// The reasoning goes back when the server takes it: its own entries
+	// (OpenRouter), or the thinking text (DeepSeek, in tool-call turns).
+	var details json.RawMessage
+	if raw != nil && present(raw.ReasoningDetails) && hasReasoning(m) {
+		details = raw.ReasoningDetails // unless a policy dropped the blocks
+	}
+	var reasoning *string
+	if d.ReplayReasoningContent && toolTurn && m.Metadata.Provider == d.Provider {
+		if t, ok := thinkingText(m); ok {
+			reasoning = &t
+		}
 	}
 	var text strings.Builder
 	hasText := false
@@ -388,8 +428,14 @@ func (d ChatDialect) assistantMessage(out []chatMessage, req *canonical.Request,
 			}
 			calls = append(calls, chatToolCall{ID: ids.Wire(d.Provider, v.ID), Type: "function", Function: chatFunction{Name: v.Name, Arguments: args},
 				ExtraContent: raw.toolExtra(v.ID)})
-		case canonical.ThinkingBlock, canonical.RedactedThinkingBlock:
-			c.Drop(&m, b.Type(), "Chat Completions cannot carry reasoning back to the model (000 §4.3)")
+		case canonical.ThinkingBlock:
+			if details == nil && reasoning == nil {
+				c.Drop(&m, b.Type(), "Chat Completions cannot carry reasoning back to the model (000 §4.3)")
+			}
+		case canonical.RedactedThinkingBlock:
+			if details == nil {
+				c.Drop(&m, b.Type(), "Chat Completions cannot carry reasoning back to the model (000 §4.3)")
+			}
 		default:
 			c.Drop(&m, b.Type(), "Chat Completions cannot carry this block in an assistant message")
 		}
@@ -397,11 +443,11 @@ func (d ChatDialect) assistantMessage(out []chatMessage, req *canonical.Request,
 	if !hasText && len(calls) == 0 {
 		return out, nil
 	}
-	msg := chatMessage{Role: "assistant", ToolCalls: calls}
+	msg := chatMessage{Role: "assistant", ToolCalls: calls, ReasoningContent: reasoning, ReasoningDetails: details}
 	if hasText {
 		msg.Content = text.String()
 	}
-	if raw != nil && present(raw.ExtraContent) {
+	if raw != nil && !raw.noExtra && present(raw.ExtraContent) {
 		msg.ExtraContent = raw.ExtraContent
 	}
 	return append(out, msg), nil

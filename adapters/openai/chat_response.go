@@ -79,6 +79,7 @@ type chatDelta struct {
 	Refusal          *string             `json:"refusal"`
 	ReasoningContent json.RawMessage     `json:"reasoning_content"`
 	Reasoning        json.RawMessage     `json:"reasoning"`
+	ReasoningDetails json.RawMessage     `json:"reasoning_details"`
 	ToolCalls        []chatToolCallDelta `json:"tool_calls"`
 	ExtraContent     json.RawMessage     `json:"extra_content"`
 }
@@ -87,6 +88,9 @@ type chatDelta struct {
 // reasoning in one of fields.
 func (d *chatDelta) hasContent(fields []string) bool {
 	if d.Content != nil && *d.Content != "" || d.Refusal != nil && *d.Refusal != "" {
+		return true
+	}
+	if r := bytes.TrimSpace(d.ReasoningDetails); len(r) > 2 && r[0] == '[' {
 		return true
 	}
 	for _, f := range fields {
@@ -185,6 +189,8 @@ type chatState struct {
 	q        toolQueue       // routes interleaved argument fragments
 	tools    []chatCall      // tool calls, in order
 	extra    json.RawMessage // the message's extra_content (ExtraContent)
+	details  []detail        // reasoning_details entries (ReasoningDetails)
+	stream   bool            // decoding a stream: entries may continue
 	finished bool            // a finish_reason arrived
 	finish   string
 	stop     canonical.StopReason
@@ -212,7 +218,17 @@ func (s *chatState) delta(d *chatDelta) error {
 			return err
 		}
 	}
+	details := s.d.ReasoningDetails && present(d.ReasoningDetails)
+	if details {
+		// The entries repeat the reasoning fields' text, with more.
+		if err := s.reasoningDetails(d.ReasoningDetails, s.stream); err != nil {
+			return err
+		}
+	}
 	for _, f := range s.d.ReasoningFields {
+		if details {
+			break
+		}
 		text, err := s.reasoningText(d.reasoningField(f))
 		if err != nil {
 			return err
@@ -320,7 +336,7 @@ func (s *chatState) setFinish(reason string) error {
 	if err := s.q.flush(); err != nil {
 		return err
 	}
-	if !s.a.EndBlock(chatReasoningKey) || !s.a.EndBlock(chatTextKey) {
+	if !s.a.EndBlock(chatReasoningKey) || !s.endDetails() || !s.a.EndBlock(chatTextKey) {
 		return errStopped
 	}
 	return nil
@@ -350,8 +366,12 @@ func (s *chatState) complete() error {
 	case stop == canonical.StopEndTurn && s.refusal:
 		stop = canonical.StopContentFilter
 	}
-	if s.d.ExtraContent {
-		raw, err := s.providerRaw().Encode()
+	if s.d.ExtraContent || s.d.ReasoningDetails {
+		p, err := s.providerRaw()
+		if err != nil {
+			return driver.InvalidResponse(s.d.Provider, err, "encoding reasoning_details: %v", err)
+		}
+		raw, err := p.Encode()
 		if err != nil {
 			return driver.InvalidResponse(s.d.Provider, err, "encoding extra_content: %v", err)
 		}
@@ -363,15 +383,20 @@ func (s *chatState) complete() error {
 	return nil
 }
 
-// providerRaw collects the extra_content the decoder kept.
-func (s *chatState) providerRaw() *ChatProviderRaw {
-	p := &ChatProviderRaw{ExtraContent: s.extra}
+// providerRaw collects the extra_content and reasoning_details the
+// decoder kept.
+func (s *chatState) providerRaw() (*ChatProviderRaw, error) {
+	details, err := s.detailsRaw()
+	if err != nil {
+		return nil, err
+	}
+	p := &ChatProviderRaw{ExtraContent: s.extra, ReasoningDetails: details}
 	for _, t := range s.tools {
 		if t.extra != nil {
 			p.Tool(t.call.id).ExtraContent = t.extra
 		}
 	}
-	return p
+	return p, nil
 }
 
 // chunkError classifies an {"error": ...} chunk or body.
@@ -397,6 +422,7 @@ func present(raw json.RawMessage) bool {
 // arguments, and the read error when the body fails.
 func (d ChatDialect) DecodeStream(body io.Reader, a *driver.Assembler) error {
 	s := newChatState(d, a)
+	s.stream = true
 	r := driver.NewSSEReader(body)
 	defer r.Release()
 	var (
@@ -475,7 +501,12 @@ func (s *chatState) chunk(c *chatChunk) error {
 // DecodeBody reads a non-streamed Chat Completions body into a through
 // the same mapping as DecodeStream, then finishes the message. A body
 // without a finish_reason is taken as complete (end_turn, or tool_use
-// when it calls tools); a body without choices is invalid.
+// when it calls tools); a body without choices is invalid. A first choice
+// without a "message" key is an empty turn when its finish_reason says
+// the answer was cut (Azure OpenAI withholds the whole completion when
+// its content filter trips: content_filter, usage kept), and invalid
+// when it has no finish_reason or one claiming a whole answer (stop,
+// tool_calls).
 func (d ChatDialect) DecodeBody(body []byte, a *driver.Assembler) error {
 	s := newChatState(d, a)
 	var resp chatChunk
@@ -488,11 +519,18 @@ func (d ChatDialect) DecodeBody(body []byte, a *driver.Assembler) error {
 	if len(resp.Choices) == 0 {
 		return driver.InvalidResponse(d.Provider, nil, "chat response body has no choices")
 	}
-	if resp.Choices[0].Message == nil {
-		return driver.InvalidResponse(d.Provider, nil, "chat response body: choices[0] has no message")
+	noMessage := resp.Choices[0].Message == nil
+	if f := resp.Choices[0].FinishReason; noMessage && (f == nil || *f == "") {
+		return driver.InvalidResponse(d.Provider, nil, "chat response body: choices[0] has no message and no finish_reason")
 	}
 	if err := s.chunk(&resp); err != nil && err != errStopped {
 		return err
+	}
+	if noMessage && (s.stop == canonical.StopEndTurn || s.stop == canonical.StopToolUse) {
+		// A choice without a message is an empty turn only when its
+		// finish reason says the answer was cut (Azure's content filter
+		// withholds the whole message), never one claiming to be whole.
+		return driver.InvalidResponse(d.Provider, nil, "chat response body: choices[0] has no message, yet finish_reason %q claims a whole answer", s.finish)
 	}
 	if !s.finished {
 		s.finished, s.stop = true, canonical.StopEndTurn

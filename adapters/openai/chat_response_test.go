@@ -171,11 +171,13 @@ func TestChatBodyEdgeCases(t *testing.T) {
 	assert.Equal(t, canonical.StopEndTurn, r.resp.StopReason)
 
 	for body, want := range map[string]string{
-		`{"choices":[]}`:               "no choices",
-		`{"choices":[{"delta":{}}]}`:   "has no message",
-		`{"choices":`:                  "malformed JSON",
-		`{"error":{"message":"boom"}}`: "boom",
-		`{"error":"model not loaded"}`: "model not loaded",
+		`{"choices":[]}`:                               "no choices",
+		`{"choices":[{"delta":{}}]}`:                   "has no message",
+		`{"choices":[{"finish_reason":"stop"}]}`:       "has no message, yet finish_reason \"stop\"",
+		`{"choices":[{"finish_reason":"tool_calls"}]}`: "claims a whole answer",
+		`{"choices":`:                                  "malformed JSON",
+		`{"error":{"message":"boom"}}`:                 "boom",
+		`{"error":"model not loaded"}`:                 "model not loaded",
 		`{"choices":[{"message":{"content":"x"},"finish_reason":"weird"}]}`: `unknown finish_reason "weird"`,
 	} {
 		r := runBody(d.DecodeBody, []byte(body), nil)

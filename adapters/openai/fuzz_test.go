@@ -81,7 +81,12 @@ func FuzzChatStream(f *testing.F) {
 		`{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"f","arguments":"{\"a\":"}},{"index":1,"id":"call_b","type":"function","function":{"name":"g","arguments":"{\"b\":"}}]}`,
 		`{"tool_calls":[{"index":1,"function":{"arguments":"2}"}},{"index":0,"function":{"arguments":"1}"}}]}`,
 		"finish:tool_calls"))
-	d := ChatDialect{Provider: "openai", ReasoningFields: []string{"reasoning_content", "reasoning"}}
+	f.Add(chatChunks(
+		`{"reasoning_details":[{"type":"reasoning.text","text":"a","format":"anthropic-claude-v1","index":0}]}`,
+		`{"reasoning_details":[{"type":"reasoning.text","text":"b","index":0},{"type":"reasoning.text","signature":"c2ln","index":0}]}`,
+		`{"reasoning_details":[{"type":"reasoning.encrypted","data":"ZW5j","id":"rs_1","index":1},{"type":"reasoning.summary","summary":"s"}]}`,
+		"finish:stop"))
+	d := ChatDialect{Provider: "openai", ReasoningFields: []string{"reasoning_content", "reasoning"}, ReasoningDetails: true}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzDecoders(t, data, d.DecodeStream, d.DecodeBody)
 	})

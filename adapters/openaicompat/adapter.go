@@ -23,9 +23,9 @@
 //	  extra_headers: {HTTP-Referer: https://example.org, X-Title: metis}
 //	  options: {kind: openrouter}
 //
-// The kind (vllm, ollama, lmstudio, llamacpp, openrouter, generic) picks
-// the reasoning field read first, the capability base and the readiness
-// probe; without it, an adapter named after a kind is that kind, and any
+// The kind (vllm, ollama, lmstudio, llamacpp, openrouter, deepseek,
+// generic) picks the reasoning field read first, the reasoning round trip,
+// the capability base and the readiness probe; without it, an adapter named after a kind is that kind, and any
 // other is generic. api_prefix (adapter only, default "/v1") is the path
 // of the API under base_url, "" for none; a base_url that already ends in
 // it is accepted, so Gemini's compatibility endpoint is base_url
@@ -56,13 +56,21 @@
 //	                                Request.Thinking
 //	developer_role,       bool      as in adapters/openai
 //	parallel_tool_calls
+//	reasoning_details     bool      read OpenRouter's reasoning_details
+//	                                and send them back (default true for
+//	                                openrouter)
+//	replay_reasoning_content bool   send thinking back as
+//	                                reasoning_content on the assistant
+//	                                messages of tool-call turns (default
+//	                                true for deepseek)
 //
 // # Capabilities
 //
 // A server cannot be trusted to say whether a model calls tools reliably
 // (000 §11.7), so the local and generic kinds declare tools, images,
 // thinking and structured output false until models.yaml declares them
-// for the model; see Capabilities. A request needing an undeclared
+// for the model, or until Discover has asked a server that says (Ollama,
+// LM Studio, llama.cpp); see Capabilities. A request needing an undeclared
 // capability fails with invalid_request (Code unsupported_content) before
 // any HTTP call.
 //
@@ -76,7 +84,14 @@
 // back verbatim on the next call (004 fixture 002). Streamed and
 // non-streamed responses are the same, and follow seed 004:
 //
-//   - reasoning text becomes a thinking block;
+//   - reasoning text becomes a thinking block; OpenRouter's
+//     reasoning_details entries each become a block (reasoning.text and
+//     reasoning.summary a thinking block, a text entry's signature its
+//     Signature; reasoning.encrypted a redacted_thinking block holding
+//     the blob), and go back unchanged with the message (below);
+//     DeepSeek's thinking goes back as reasoning_content on every
+//     assistant message of a user turn in which the model called tools,
+//     as its thinking mode requires;
 //   - a response that calls tools is tool_use even when the server says
 //     finish_reason "stop" (Ollama does);
 //   - finish_reason "error" (and vLLM's "abort") is stop reason error and
@@ -105,9 +120,13 @@
 // an openai.ChatProviderRaw:
 //
 //	{"extra_content": {...},
+//	 "reasoning_details": [{"type": "reasoning.text", ...}, ...],
 //	 "tool_calls": {"tu_…": {"extra_content": {...}, "raw_arguments": "{\"ci"}}}
 //
-// with every part optional: extra_content is a server's non-standard
+// with every part optional: reasoning_details are OpenRouter's entries of
+// the message in order (a streamed entry's deltas merged), sent back on
+// the same assistant message, byte for byte, when the history returns to
+// this provider and the message still holds its thinking; extra_content is a server's non-standard
 // extension of the message or of one tool call (Gemini's compatibility
 // endpoint carries its thought signatures there), read from streamed and
 // non-streamed responses alike, and raw_arguments the argument bytes of a
@@ -202,6 +221,8 @@ type provider struct {
 	// probe sends Ready's GETs: one attempt, no retries (a probe that
 	// fails says so at once; pollers decide when to ask again).
 	probe *driver.Caller
+	// learned is what Discover learned of each model.
+	learned learnedCaps
 }
 
 // New returns an adapter for cfg. Options["kind"] names the server

@@ -22,7 +22,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}{
 		{"no base_url", func(c *adapters.Config) { c.BaseURL = "" }, []string{`"vllm"`, "base_url is required"}},
 		{"base_url without a scheme", func(c *adapters.Config) { c.BaseURL = "localhost:8000" }, []string{"base_url", "http(s) URL"}},
-		{"unknown kind", func(c *adapters.Config) { c.Options["kind"] = "tgi" }, []string{"options.kind", `"tgi"`, "vllm, ollama, lmstudio, llamacpp, openrouter, generic"}},
+		{"unknown kind", func(c *adapters.Config) { c.Options["kind"] = "tgi" }, []string{"options.kind", `"tgi"`, "vllm, ollama, lmstudio, llamacpp, openrouter, deepseek, generic"}},
 		{"kind not a string", func(c *adapters.Config) { c.Options["kind"] = 3 }, []string{"options.kind", "want a string"}},
 		{"misspelt option", func(c *adapters.Config) { c.Options["tool_result_as_user"] = true }, []string{"options.tool_result_as_user", "unknown option", "tool_results_as_user"}},
 		{"option of the wrong type", func(c *adapters.Config) {

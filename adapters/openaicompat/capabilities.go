@@ -21,7 +21,11 @@ import (
 // are always available. Prompt caching is false: no compatible server
 // reports cache use in a form routing could rely on. The limits are the
 // kind's usual defaults (profiles).
-func (pr *provider) Capabilities(driver.Model) canonical.Capabilities {
+//
+// What the server said of the model, once Discover asked it (Ollama's
+// capabilities, LM Studio's and llama.cpp's), replaces the base field by
+// field; models.yaml still has the last word.
+func (pr *provider) Capabilities(m driver.Model) canonical.Capabilities {
 	p := profiles[pr.kind]
 	c := canonical.Capabilities{
 		SupportsTools:                p.hosted,
@@ -32,6 +36,9 @@ func (pr *provider) Capabilities(driver.Model) canonical.Capabilities {
 		SupportsSystemMessagesInList: true,
 		MaxContextTokens:             p.context,
 		MaxOutputTokens:              p.output,
+	}
+	if l, ok := pr.learned.get(m.WireName); ok {
+		l.apply(&c)
 	}
 	return c
 }

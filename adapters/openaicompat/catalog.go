@@ -30,6 +30,13 @@ type catalogEntry struct {
 	Status entryStatus `json:"status"`
 	// LoadedInstances is LM Studio 0.4's; nil when absent.
 	LoadedInstances *[]json.RawMessage `json:"loaded_instances"`
+	// Type, Capabilities and LoadedContextLength are LM Studio's (Discover):
+	// type "llm", "vlm" or "embeddings"; capabilities a list (0.3,
+	// ["tool_use"]) or an object (0.4, {"trained_for_tool_use", "vision",
+	// "reasoning"}); the context of the loaded model (0.3).
+	Type                string          `json:"type"`
+	Capabilities        json.RawMessage `json:"capabilities"`
+	LoadedContextLength int             `json:"loaded_context_length"`
 }
 
 // entryStatus reads a status given as a string or as {"value": "..."};

@@ -18,11 +18,12 @@ const (
 	KindLMStudio   Kind = "lmstudio"
 	KindLlamaCpp   Kind = "llamacpp"
 	KindOpenRouter Kind = "openrouter"
+	KindDeepSeek   Kind = "deepseek"
 	KindGeneric    Kind = "generic"
 )
 
 // kinds lists every kind, in the order the documentation gives them.
-var kinds = []Kind{KindVLLM, KindOllama, KindLMStudio, KindLlamaCpp, KindOpenRouter, KindGeneric}
+var kinds = []Kind{KindVLLM, KindOllama, KindLMStudio, KindLlamaCpp, KindOpenRouter, KindDeepSeek, KindGeneric}
 
 // profile is what the adapter assumes of a kind until the registry says
 // more about a model.
@@ -36,6 +37,10 @@ type profile struct {
 	hosted bool
 	// context and output are the conservative default limits.
 	context, output int
+	// reasoningDetails reads and sends back OpenRouter's
+	// reasoning_details; replayReasoning sends thinking back as
+	// reasoning_content in tool-call turns (DeepSeek's thinking mode).
+	reasoningDetails, replayReasoning bool
 }
 
 // profiles holds each kind's defaults. The limits of local servers are
@@ -47,7 +52,8 @@ var profiles = map[Kind]profile{
 	KindOllama:     {reasoningField: "reasoning", context: 4096, output: 2048},
 	KindLMStudio:   {reasoningField: "reasoning_content", context: 4096, output: 2048},
 	KindLlamaCpp:   {reasoningField: "reasoning_content", context: 4096, output: 2048},
-	KindOpenRouter: {reasoningField: "reasoning", hosted: true, context: 32768, output: 4096},
+	KindOpenRouter: {reasoningField: "reasoning", hosted: true, context: 32768, output: 4096, reasoningDetails: true},
+	KindDeepSeek:   {reasoningField: "reasoning_content", hosted: true, context: 131072, output: 8192, replayReasoning: true},
 	KindGeneric:    {reasoningField: "reasoning_content", context: 8192, output: 4096},
 }
 

@@ -17,6 +17,8 @@ type options struct {
 	ReasoningEffort   bool     `option:"reasoning_effort"`
 	DeveloperRole     bool     `option:"developer_role"`
 	ParallelToolCalls *bool    `option:"parallel_tool_calls"`
+	ReasoningDetails  bool     `option:"reasoning_details"`
+	ReplayReasoning   bool     `option:"replay_reasoning_content"`
 }
 
 // defaultOptions are a kind's knobs before any option: both reasoning
@@ -24,15 +26,20 @@ type options struct {
 // both with the same text, and the dialect reads only the first present),
 // "max_tokens" (the name every compatible server accepts; only OpenAI
 // itself has moved to max_completion_tokens), and no strict-schema
-// transform on local servers, whose constrained decoding does not need it.
+// transform on local servers, whose constrained decoding does not need it
+// (nor on DeepSeek, which takes "strict" only on its beta endpoint), and
+// the reasoning round trip of the servers that need it: OpenRouter's
+// reasoning_details, DeepSeek's reasoning_content.
 func defaultOptions(k Kind) options {
 	fields := []string{"reasoning_content", "reasoning"}
 	if profiles[k].reasoningField == "reasoning" {
 		fields[0], fields[1] = fields[1], fields[0]
 	}
 	return options{
-		ReasoningFields: fields,
-		MaxTokensField:  "max_tokens",
-		NoStrict:        !profiles[k].hosted && k != KindGeneric,
+		ReasoningFields:  fields,
+		MaxTokensField:   "max_tokens",
+		NoStrict:         !profiles[k].hosted && k != KindGeneric || k == KindDeepSeek,
+		ReasoningDetails: profiles[k].reasoningDetails,
+		ReplayReasoning:  profiles[k].replayReasoning,
 	}
 }

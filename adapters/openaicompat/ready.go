@@ -1,6 +1,7 @@
 package openaicompat
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
@@ -36,7 +38,8 @@ const maxProbeBody = 64 << 20
 //	            while a model loads the server answers 503 "Loading
 //	            model"), GET /health (503 while loading)
 //	openrouter  GET /v1/key (the key is valid), GET /v1/models
-//	generic     GET /v1/models
+//	deepseek,   GET /v1/models
+//	generic
 //
 // Paths are under the base URL's root (a trailing api_prefix is dropped
 // first); the /v1 of OpenAI's paths is the api_prefix option when it is
@@ -202,14 +205,28 @@ func (a *Adapter) notLoaded(wire, format string, args ...any) *canonical.Adapter
 // get sends one GET of path under the server root and returns the 2xx
 // response, or the classified failure with the probe named.
 func (a *Adapter) get(ctx context.Context, path string) (*http.Response, error) {
+	return a.request(ctx, http.MethodGet, path, nil)
+}
+
+// request sends one probe (a JSON body, if any) to path under the server
+// root and returns the 2xx response, or the classified failure with the
+// probe named.
+func (a *Adapter) request(ctx context.Context, method, path string, body []byte) (*http.Response, error) {
 	cfg := a.p.cfg
 	url := a.p.root + path
 	resp, err := a.p.probe.Do(ctx, "", func(ctx context.Context) (*http.Request, error) {
-		r, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		r, err := http.NewRequestWithContext(ctx, method, url, rd)
 		if err != nil {
 			return nil, err
 		}
 		r.Header.Set("Accept", "application/json")
+		if body != nil {
+			r.Header.Set("Content-Type", "application/json")
+		}
 		if cfg.APIKey != "" {
 			r.Header.Set("Authorization", "Bearer "+cfg.APIKey)
 		}
@@ -221,7 +238,7 @@ func (a *Adapter) get(ctx context.Context, path string) (*http.Response, error) 
 	if err != nil {
 		var ae *canonical.AdapterError
 		if errors.As(err, &ae) {
-			ae.Message = "ready: GET " + path + ": " + ae.Message
+			ae.Message = "ready: " + method + " " + path + ": " + ae.Message
 		}
 		return nil, err
 	}
@@ -254,9 +271,23 @@ func (a *Adapter) fetchCatalog(ctx context.Context, path string) (*catalog, erro
 		if errors.As(err, &syntax) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return nil, driver.InvalidResponse(a.Name(), err, "ready: GET %s: malformed model list: %v", path, err)
 		}
-		ae := driver.NetworkError(ctx, a.Name(), err)
-		ae.Message = "ready: GET " + path + ": " + ae.Message
-		return nil, ae
+		return nil, networkProbe(ctx, a.Name(), http.MethodGet, path, err)
 	}
 	return &cat, nil
 }
+
+// malformedProbe is the invalid_response error of a probe whose 2xx body
+// does not parse.
+func malformedProbe(provider, method, path string, err error) *canonical.AdapterError {
+	return driver.InvalidResponse(provider, err, "ready: %s %s: malformed body: %v", method, path, err)
+}
+
+// networkProbe is the error of a probe whose body could not be read.
+func networkProbe(ctx context.Context, provider, method, path string, err error) *canonical.AdapterError {
+	ae := driver.NetworkError(ctx, provider, err)
+	ae.Message = "ready: " + method + " " + path + ": " + ae.Message
+	return ae
+}
+
+// timeoutOf is the adapter's configured timeout, which bounds a probe.
+func timeoutOf(a *Adapter) time.Duration { return driver.Timeout(a.p.cfg) }

@@ -34,6 +34,14 @@ type serverFixture struct {
 	providerStop   string
 	usage          canonical.TokenUsage
 	served         string
+	// blocks are the content's block types in order (nil: not checked);
+	// details the reasoning_details kept in provider_raw, byte for byte
+	// ("" for none; "@file" reads testdata/file).
+	blocks  []canonical.BlockType
+	details string
+	// redacted is the data of the redacted_thinking block, if any: the
+	// recording's reasoning.encrypted entry.
+	redacted string
 	// error recordings
 	class canonical.ErrorClass
 	code  string
@@ -49,12 +57,14 @@ var getWeather = tool("weather", `{"type":"object","properties":{"location":{"ty
 var serverFixtures = []serverFixture{
 	{name: "bedrock-mantle-nonstream-reasoning-field", kind: KindGeneric, opts: map[string]any{"reasoning_fields": []any{"reasoning"}},
 		thinkingPrefix: `The user says: "Reply with exactly SAFE."`, thinkingLen: 195, text: "SAFE",
-		stop: canonical.StopEndTurn, providerStop: "stop",
+		blocks: []canonical.BlockType{canonical.BlockThinking, canonical.BlockText},
+		stop:   canonical.StopEndTurn, providerStop: "stop",
 		usage: canonical.TokenUsage{InputTokens: 72, OutputTokens: 56}, served: "openai.gpt-oss-safeguard-20b"},
 	{name: "deepseek-stream-reasoning-then-tool-call", kind: KindGeneric, opts: map[string]any{"reasoning_fields": []any{"reasoning_content"}},
 		thinkingPrefix: "The user is asking for the weather in San Francisco.", thinkingLen: 191,
-		calls: []serverCall{{"call_00_ioIn7yN9p1ZOMNpDLwd4MgAF", "weather", `{"location":"San Francisco"}`}},
-		stop:  canonical.StopToolUse, providerStop: "tool_calls",
+		blocks: []canonical.BlockType{canonical.BlockThinking, canonical.BlockToolUse},
+		calls:  []serverCall{{"call_00_ioIn7yN9p1ZOMNpDLwd4MgAF", "weather", `{"location":"San Francisco"}`}},
+		stop:   canonical.StopToolUse, providerStop: "tool_calls",
 		usage: canonical.TokenUsage{InputTokens: 339 - 320, CachedInputTokens: 320, OutputTokens: 83, ReasoningTokens: 39}, served: "deepseek-reasoner"},
 	{name: "groq-error-404-model-not-found", kind: KindGeneric,
 		class: canonical.ErrInvalidRequest, code: canonical.CodeModelNotFound,
@@ -65,12 +75,17 @@ var serverFixtures = []serverFixture{
 		usage: canonical.TokenUsage{InputTokens: 84, OutputTokens: 47}, served: "openai/gpt-oss-20b"},
 	{name: "openrouter-nonstream-leading-whitespace", kind: KindOpenRouter,
 		thinkingPrefix: "Simple.", thinkingLen: 7, text: "The capital of France is **Paris**.",
-		stop: canonical.StopEndTurn, providerStop: "stop",
+		blocks:  []canonical.BlockType{canonical.BlockThinking, canonical.BlockText},
+		details: `[{"type":"reasoning.text","text":"Simple.","format":"unknown","index":0}]`,
+		stop:    canonical.StopEndTurn, providerStop: "stop",
 		usage: canonical.TokenUsage{InputTokens: 74, OutputTokens: 21, ReasoningTokens: 2}, served: "openai/gpt-oss-120b"},
 	{name: "openrouter-stream-reasoning-details-tool-call", kind: KindOpenRouter,
 		thinkingPrefix: `The user asked: "What's the weather in Florence, Italy?"`, thinkingLen: 182,
-		calls: []serverCall{{"call_51659697", "weather", `{"location":"Florence, Italy"}`}},
-		stop:  canonical.StopToolUse, providerStop: "tool_calls",
+		blocks:   []canonical.BlockType{canonical.BlockThinking, canonical.BlockRedactedThinking, canonical.BlockToolUse},
+		details:  "@openrouter-stream-reasoning-details.json",
+		redacted: "xtqOzzobQxuQwf0gkR6GjXXcuE0PDswutFF66xawFkpZ44ikgr2ohkmIilDl5sm4Mz775dN8sBR6zp25Zw8hgykyzQFqBYzmFdhnWAXcG9koU+WVetRL9/juCF2TM++QaYs4hLtsap9HwRd2OZvKbRxuy0f66+ocvythg3yQxSNnOZvhrH2grD/mZbS3CAFWcvz/4RlhPvXiWrh0FchzGZu4TNnmnYJconszRW941AqCFnqyabK/vuZZGtt/Xnp+aHr2gEPDKhnsZcp7WMF/xwRLf6cg1Mqs4TocmOAwpyC5FmeglsiDLLRR3LuGYY/3uuUGE18Ys09TH52mTbFyDFQjWEqIZT80HT23tNFlVySqRfyYwWrlKOHi0wjVa2pwlWQYa5E67sQZ3+dQHi+sPVsmf5AKiknRT9PScTcrRydyU37TXZHX8CYd8HqonNQNdLLAjmHzRu0YxG5Yxq1BT0Jtwlc2uT86R2mnTaxPaPzPVG7l4kHcGdgztboDpCIrMM+hkkd3cxuvNlZK1Nu2fVPF5jgodzCY4DPffVu5BItlBi7xAWozzZPXrGiWLe98EFvBomvpR9pjYhZDDa7CPUiCmZsw+1FhD0V/oULz+oop/miA2hadfRyReUsu7TjfkisC4ikmL1RQ3ZzUGiEsf8gRAggC5uzhqrqJCljiJrQEXbe7sVc2Q3yAYJ0SQ1WZw258Xy5pEUbvqjOq6cAY6n6Nyhpp6czm9aXAdx6LcTRFaZAunekALNg9K60cA4Y94gxfK8AsVIsb1053XWnFLNtUd8HpDd7d4LnTzvSUmxds",
+		calls:    []serverCall{{"call_51659697", "weather", `{"location":"Florence, Italy"}`}},
+		stop:     canonical.StopToolUse, providerStop: "tool_calls",
 		usage: canonical.TokenUsage{InputTokens: 366 - 365, CachedInputTokens: 365, OutputTokens: 155, ReasoningTokens: 129}, served: "x-ai/grok-4.1-fast"},
 	{name: "together-nonstream-finish-reason-eos", kind: KindGeneric,
 		text: " Why don't we ever hear secrets at a OpenTelemetry convention? Because it's an ex-spy place! (I'll show myself out)",
@@ -168,8 +183,12 @@ func TestServerRecordings(t *testing.T) {
 			var thinking, text string
 			var calls []serverCall
 			nThinking := 0
+			var kinds []canonical.BlockType
 			for _, b := range resp.Content {
+				kinds = append(kinds, b.Type())
 				switch b := b.(type) {
+				case canonical.RedactedThinkingBlock:
+					assert.Equal(t, fx.redacted, b.Data, "the encrypted entry's data, verbatim")
 				case canonical.ThinkingBlock:
 					thinking, nThinking = b.Text, nThinking+1
 					assert.Empty(t, b.Signature)
@@ -181,6 +200,20 @@ func TestServerRecordings(t *testing.T) {
 					calls = append(calls, serverCall{ids.Wire(string(fx.kind), b.ID), b.Name, in.String()})
 				}
 			}
+			if fx.blocks != nil {
+				assert.Equal(t, fx.blocks, kinds)
+			}
+			var raw struct {
+				ReasoningDetails json.RawMessage `json:"reasoning_details"`
+			}
+			if len(resp.ProviderRaw) > 0 {
+				require.NoError(t, json.Unmarshal(resp.ProviderRaw, &raw))
+			}
+			want := fx.details
+			if name, ok := strings.CutPrefix(want, "@"); ok {
+				want = strings.TrimSpace(string(readTestdata(t, name)))
+			}
+			assert.Equal(t, want, string(raw.ReasoningDetails), "reasoning_details kept byte for byte")
 			if fx.thinkingLen == 0 {
 				assert.Zero(t, nThinking, "no thinking block")
 			} else {
