@@ -99,12 +99,9 @@ var messages = anthropic.Platform{Version: AnthropicVersion, BetaInBody: true}
 
 // provider is Claude's InvokeModel on Bedrock.
 type provider struct {
-	name   string
-	base   string // the endpoint, no trailing slash
-	region string
-	opts   *driver.Options[options]
-	creds  aws.CredentialsProvider // nil when a bearer key authenticates
-	bearer string                  // a Bedrock API key from the environment
+	*Access
+	name string
+	opts *driver.Options[options]
 }
 
 // New returns the Bedrock adapter for cfg, with credentials from
