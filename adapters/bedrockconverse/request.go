@@ -1,7 +1,6 @@
 package bedrockconverse
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 
@@ -196,7 +195,7 @@ func tools(req *canonical.Request, history bool) (*toolConfig, error) {
 	for _, t := range req.Tools {
 		var spec toolSpec
 		spec.Name, spec.Description = t.Name, t.Description
-		spec.InputSchema.JSON = schemaOrEmpty(t.InputSchema)
+		spec.InputSchema.JSON = t.InputSchema // required by validation
 		tc.Tools = append(tc.Tools, wireTool{ToolSpec: spec})
 	}
 	if req.ToolChoice == nil {
@@ -217,15 +216,6 @@ func tools(req *canonical.Request, history bool) (*toolConfig, error) {
 		return nil, driver.InvalidRequest("", "unknown tool_choice mode %q", req.ToolChoice.Mode)
 	}
 	return tc, nil
-}
-
-// schemaOrEmpty returns schema, or the empty object schema when a tool
-// takes no input.
-func schemaOrEmpty(schema json.RawMessage) json.RawMessage {
-	if s := bytes.TrimSpace(schema); len(s) == 0 || bytes.Equal(s, []byte("null")) {
-		return json.RawMessage(`{"type":"object","properties":{}}`)
-	}
-	return schema
 }
 
 // projector maps canonical history to Converse messages, dropping with
