@@ -26,6 +26,8 @@ const (
 	WireResponses = "responses"
 	WireChat      = "chat"
 	WireGemini    = "gemini"
+	// WireConverse is Amazon Bedrock's Converse API.
+	WireConverse = "converse"
 )
 
 // Column is one column of the conformance matrix: a model standing for
@@ -231,6 +233,8 @@ func (c *Config) wireOf(reg *adapters.Registry, model string) string {
 		return WireGemini
 	case "vertex-anthropic", "bedrock":
 		return WireAnthropic
+	case "bedrock-converse":
+		return WireConverse
 	}
 	return ac.Type
 }

@@ -52,7 +52,7 @@
 // to the columns it names or tags ("compat", "local", "openai-chat"). The
 // columns are one per adapter and wire dialect: anthropic,
 // openai-responses, openai-chat, gemini, vllm, ollama, lmstudio, llamacpp,
-// openrouter, each with a wire (anthropic, responses, chat, gemini) and
+// openrouter, each with a wire (anthropic, responses, chat, gemini, converse) and
 // tags (hosted, local, native, compat, chat, openai). Select and Expand
 // fill such a scenario's Models from the columns, using the capabilities
 // the registry's adapters declare (no network); a test fails when an

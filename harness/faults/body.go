@@ -109,8 +109,12 @@ func (b *streamBody) advance() {
 		b.out = errorEvent(b.api, b.f, &b.st)
 		b.err = io.EOF
 	case KindMalformed:
-		if b.api == wire.Bedrock {
+		switch b.api {
+		case wire.Bedrock:
 			b.out = wire.BedrockChunk([]byte("{not json"))
+			return
+		case wire.BedrockConverse:
+			b.out = wire.BedrockEvent("contentBlockDelta", []byte("{not json"))
 			return
 		}
 		eol := b.st.EOL
