@@ -177,20 +177,7 @@ func bedrockFrames(events []sseEvent, model string) []byte {
 		case "message_delta":
 			outTokens = head.Usage.OutputTokens
 		case "error":
-			kind := wire.Server
-			switch head.Error.Type {
-			case "overloaded_error":
-				kind = wire.Overloaded
-			case "rate_limit_error":
-				kind = wire.RateLimit
-			case "invalid_request_error":
-				kind = wire.InvalidRequest
-			}
-			e := wire.ErrorFor(wire.Bedrock, kind, model)
-			if head.Error.Message != "" {
-				e.Message = head.Error.Message
-			}
-			out.Write(e.Event(wire.Bedrock, nil))
+			out.Write(bedrockStreamError(wire.Bedrock, head.Error.Type, head.Error.Message, model))
 			return out.Bytes()
 		}
 		data := ev.data
@@ -231,4 +218,24 @@ func bedrockClaudeName(id string) string {
 		id = id[:i]
 	}
 	return id
+}
+
+// bedrockStreamError is the exception frame api (one of Bedrock's) ends
+// a stream with for a Messages error event of type typ (overloaded_error,
+// rate_limit_error, ...) with message.
+func bedrockStreamError(api wire.API, typ, message, model string) []byte {
+	kind := wire.Server
+	switch typ {
+	case "overloaded_error":
+		kind = wire.Overloaded
+	case "rate_limit_error":
+		kind = wire.RateLimit
+	case "invalid_request_error":
+		kind = wire.InvalidRequest
+	}
+	e := wire.ErrorFor(api, kind, model)
+	if message != "" {
+		e.Message = message
+	}
+	return e.Event(api, nil)
 }

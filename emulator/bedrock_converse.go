@@ -398,20 +398,7 @@ func converseFrames(events []sseEvent, model string) []byte {
 			emit("messageStop", map[string]any{"stopReason": converseStop(stop)})
 			emit("metadata", map[string]any{"usage": converseUsage(usage), "metrics": map[string]int{"latencyMs": 120}})
 		case "error":
-			kind := wire.Server
-			switch e.Error.Type {
-			case "overloaded_error":
-				kind = wire.Overloaded
-			case "rate_limit_error":
-				kind = wire.RateLimit
-			case "invalid_request_error":
-				kind = wire.InvalidRequest
-			}
-			we := wire.ErrorFor(wire.BedrockConverse, kind, model)
-			if e.Error.Message != "" {
-				we.Message = e.Error.Message
-			}
-			return append(out, we.Event(wire.BedrockConverse, nil)...)
+			return append(out, bedrockStreamError(wire.BedrockConverse, e.Error.Type, e.Error.Message, model)...)
 		}
 	}
 	return out

@@ -4,16 +4,15 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/metis-llm/metis/adapters/anthropic"
 	"github.com/metis-llm/metis/adapters/bedrock"
 	"github.com/metis-llm/metis/adapters/driver"
 	"github.com/metis-llm/metis/canonical"
 )
 
-// Thinking budgets (see the package doc).
-const (
-	defaultMaxTokens  = 4096
-	minThinkingBudget = 1024
-)
+// defaultMaxTokens is the maxTokens sent with thinking when the request
+// sets none, as the Anthropic adapter's max_tokens.
+const defaultMaxTokens = 4096
 
 // wireRequest is the Converse request body.
 type wireRequest struct {
@@ -137,10 +136,14 @@ func encodeBody(c *driver.Call) ([]byte, error) {
 	w.Messages = pr.messages()
 	ic := inferenceConfig{MaxTokens: req.MaxOutputTokens, Temperature: req.Temperature, TopP: req.TopP, StopSequences: req.StopSequences}
 	if req.Thinking != nil && c.Caps.SupportsThinking {
-		budget, err := thinkingBudget(req, &ic)
-		if err != nil {
-			return nil, err
+		if ic.MaxTokens <= 0 {
+			ic.MaxTokens = defaultMaxTokens
 		}
+		budget, maxTokens, err := anthropic.ThinkingBudget(req, ic.MaxTokens)
+		if err != nil {
+			return nil, driver.InvalidRequest("", "%v", err)
+		}
+		ic.MaxTokens = maxTokens
 		w.AdditionalModelRequestFields = map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": budget}}
 	}
 	if ic.MaxTokens > 0 || ic.Temperature != nil || ic.TopP != nil || len(ic.StopSequences) > 0 {
@@ -156,33 +159,6 @@ func encodeBody(c *driver.Call) ([]byte, error) {
 		return nil, driver.InvalidRequest("", "encoding request: %v", err)
 	}
 	return body, nil
-}
-
-// thinkingBudget picks budget_tokens and raises ic.MaxTokens above it
-// when the request leaves it unset.
-func thinkingBudget(req *canonical.Request, ic *inferenceConfig) (int, error) {
-	budget := req.Thinking.BudgetTokens
-	if budget <= 0 {
-		switch req.Thinking.Effort {
-		case "medium":
-			budget = 4096
-		case "high":
-			budget = 16384
-		default:
-			budget = minThinkingBudget
-		}
-	}
-	budget = max(budget, minThinkingBudget)
-	switch {
-	case ic.MaxTokens <= 0:
-		ic.MaxTokens = budget + defaultMaxTokens
-	case budget >= ic.MaxTokens:
-		if ic.MaxTokens-1 < minThinkingBudget {
-			return 0, driver.InvalidRequest("", "max_output_tokens %d leaves no room for the minimum thinking budget of %d tokens", ic.MaxTokens, minThinkingBudget)
-		}
-		budget = ic.MaxTokens - 1
-	}
-	return budget, nil
 }
 
 // tools builds toolConfig; history says whether the messages hold tool
