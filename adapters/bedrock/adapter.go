@@ -11,7 +11,11 @@
 // anthropic_version "bedrock-2023-05-31"; betas travel in the body as
 // anthropic_beta. The request mapping, the decoders and the Messages
 // error table are adapters/anthropic's (anthropic.Platform), shared
-// rather than copied.
+// rather than copied. What every Bedrock runtime API shares — the
+// endpoint and credentials (Access), the model path (ModelPath), the
+// event-stream frame loop (DecodeEvents) and the exception table
+// (Classify, ExceptionError) — is exported for adapters/bedrockconverse,
+// the Converse API.
 //
 // # Streams
 //
