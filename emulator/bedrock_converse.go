@@ -217,23 +217,8 @@ func (s *Server) serveBedrockConverse(w http.ResponseWriter, r *http.Request, bo
 		fail(ErrorInvalidRequest, "Malformed input request: "+err.Error()+", please reformat your input and try again.")
 		return
 	}
-	h := r.Header.Clone()
-	h.Del("Authorization")
-	h.Set("X-Api-Key", s.cfg.apiKey)
-	if s.cfg.apiKey == "" {
-		h.Set("X-Api-Key", "emulator")
-	}
-	h.Set("Anthropic-Version", "2023-06-01")
-	h.Set("Content-Type", "application/json")
-	rec := vendor(r, "/v1/messages", h, mb, s.serveAnthropic)
-	reqID := s.reserve(1).id("req_emu_")
-	if rec.Code != http.StatusOK {
-		e := wire.ErrorFor(wire.BedrockConverse, wire.KindForStatus(rec.Code), model)
-		if msg := errorMessage(rec.Body.Bytes()); msg != "" {
-			e.Message = msg
-		}
-		e.RequestID = reqID
-		render(api, e).write(w)
+	rec, reqID, ok := s.bedrockMessages(w, r, wire.BedrockConverse, model, mb)
+	if !ok {
 		return
 	}
 	w.Header().Set("X-Amzn-Requestid", reqID)
