@@ -29,7 +29,7 @@ func TestDefaultRegistry(t *testing.T) {
 	reg, err := DefaultRegistry()
 	require.NoError(t, err)
 
-	if diff := cmp.Diff([]string{"anthropic", "azure", "bedrock", "deepseek", "gemini", "llamacpp", "lmstudio", "ollama", "ollama-native", "openai", "openrouter", "vertex", "vertex-anthropic", "vllm"}, reg.Adapters()); diff != "" {
+	if diff := cmp.Diff([]string{"anthropic", "azure", "bedrock", "bedrock-converse", "deepseek", "gemini", "llamacpp", "lmstudio", "ollama", "ollama-native", "openai", "openrouter", "vertex", "vertex-anthropic", "vllm"}, reg.Adapters()); diff != "" {
 		t.Errorf("reg.Adapters() mismatch (-want +got):\n%s", diff)
 	}
 
@@ -39,7 +39,7 @@ func TestDefaultRegistry(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{
 		"anthropic:claude-haiku-4-5", "anthropic:claude-opus-4-7", "anthropic:claude-sonnet-4-6",
-		"azure:gpt-4.1-mini", "azure:gpt-5-mini", "bedrock:anthropic.claude-sonnet-4-5", "deepseek:deepseek-reasoner",
+		"azure:gpt-4.1-mini", "azure:gpt-5-mini", "bedrock-converse:us.anthropic.claude-sonnet-4-5", "bedrock:anthropic.claude-sonnet-4-5", "deepseek:deepseek-reasoner",
 		"gemini:gemini-2.5-flash", "gemini:gemini-2.5-pro", "gemini:gemini-3-pro-preview",
 		"llamacpp:gpt-oss-20b", "llamacpp:tinyllama-1.1b", "lmstudio:qwen3-8b",
 		"ollama-native:qwen3-14b", "ollama:llama-3.3-70b", "ollama:qwen3",

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
@@ -61,24 +62,10 @@ func (s *Server) serveBedrock(w http.ResponseWriter, r *http.Request, body []byt
 		fail(ErrorInvalidRequest, "Malformed input request: #: required key [anthropic_version] not found or invalid, please reformat your input and try again.")
 		return
 	}
-	h := r.Header.Clone()
-	h.Del("Authorization")
-	h.Set("X-Api-Key", s.cfg.apiKey)
-	if s.cfg.apiKey == "" {
-		h.Set("X-Api-Key", "emulator")
-	}
-	h.Set("Anthropic-Version", "2023-06-01")
 	// The Messages body names the model as Anthropic does; Bedrock's
 	// messages report that name (claude-sonnet-4-5-20250929), not the id.
-	rec := vendor(r, "/v1/messages", h, setFields(body, map[string]any{"model": bedrockClaudeName(model), "stream": stream}, "anthropic_version"), s.serveAnthropic)
-	reqID := s.reserve(1).id("req_emu_")
-	if rec.Code != http.StatusOK {
-		e := wire.ErrorFor(wire.Bedrock, wire.KindForStatus(rec.Code), model)
-		if msg := errorMessage(rec.Body.Bytes()); msg != "" {
-			e.Message = msg
-		}
-		e.RequestID = reqID
-		render(API(wire.Bedrock), e).write(w)
+	rec, reqID, ok := s.bedrockMessages(w, r, wire.Bedrock, model, setFields(body, map[string]any{"model": bedrockClaudeName(model), "stream": stream}, "anthropic_version"))
+	if !ok {
 		return
 	}
 	w.Header().Set("X-Amzn-Requestid", reqID)
@@ -94,6 +81,34 @@ func (s *Server) serveBedrock(w http.ResponseWriter, r *http.Request, body []byt
 	w.Header().Set("X-Amzn-Bedrock-Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	w.Write(bedrockFrames(bedrockClaude.events(splitSSE(rec.Body.Bytes())), model)) //nolint:errcheck
+}
+
+// bedrockMessages has the Anthropic handler answer a Bedrock request
+// (api: InvokeModel's or Converse's) rewritten into the Messages body
+// messages, authorized with the emulator's key. It returns the captured
+// answer and the request id to send; when the answer is a failure it
+// writes it as api's (x-amzn-ErrorType, {"message"}) and reports false.
+func (s *Server) bedrockMessages(w http.ResponseWriter, r *http.Request, api wire.API, model string, messages []byte) (*httptest.ResponseRecorder, string, bool) {
+	h := r.Header.Clone()
+	h.Del("Authorization")
+	h.Set("X-Api-Key", s.cfg.apiKey)
+	if s.cfg.apiKey == "" {
+		h.Set("X-Api-Key", "emulator")
+	}
+	h.Set("Anthropic-Version", "2023-06-01")
+	h.Set("Content-Type", "application/json")
+	rec := vendor(r, "/v1/messages", h, messages, s.serveAnthropic)
+	reqID := s.reserve(1).id("req_emu_")
+	if rec.Code != http.StatusOK {
+		e := wire.ErrorFor(api, wire.KindForStatus(rec.Code), model)
+		if msg := errorMessage(rec.Body.Bytes()); msg != "" {
+			e.Message = msg
+		}
+		e.RequestID = reqID
+		render(API(api), e).write(w)
+		return nil, "", false
+	}
+	return rec, reqID, true
 }
 
 // bedrockTokenHeaders repeats an InvokeModel answer's usage in the
@@ -177,20 +192,7 @@ func bedrockFrames(events []sseEvent, model string) []byte {
 		case "message_delta":
 			outTokens = head.Usage.OutputTokens
 		case "error":
-			kind := wire.Server
-			switch head.Error.Type {
-			case "overloaded_error":
-				kind = wire.Overloaded
-			case "rate_limit_error":
-				kind = wire.RateLimit
-			case "invalid_request_error":
-				kind = wire.InvalidRequest
-			}
-			e := wire.ErrorFor(wire.Bedrock, kind, model)
-			if head.Error.Message != "" {
-				e.Message = head.Error.Message
-			}
-			out.Write(e.Event(wire.Bedrock, nil))
+			out.Write(bedrockStreamError(wire.Bedrock, head.Error.Type, head.Error.Message, model))
 			return out.Bytes()
 		}
 		data := ev.data
@@ -231,4 +233,24 @@ func bedrockClaudeName(id string) string {
 		id = id[:i]
 	}
 	return id
+}
+
+// bedrockStreamError is the exception frame api (one of Bedrock's) ends
+// a stream with for a Messages error event of type typ (overloaded_error,
+// rate_limit_error, ...) with message.
+func bedrockStreamError(api wire.API, typ, message, model string) []byte {
+	kind := wire.Server
+	switch typ {
+	case "overloaded_error":
+		kind = wire.Overloaded
+	case "rate_limit_error":
+		kind = wire.RateLimit
+	case "invalid_request_error":
+		kind = wire.InvalidRequest
+	}
+	e := wire.ErrorFor(api, kind, model)
+	if message != "" {
+		e.Message = message
+	}
+	return e.Event(api, nil)
 }

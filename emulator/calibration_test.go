@@ -64,8 +64,8 @@ var calibrations = map[string]calibration{
 		"ids: +message id with bdrk infix": "recorded in 2024-03, when Bedrock passed Anthropic's msg_01… ids through; it names them msg_bdrk_… now (bedrock-invoke-stream-text of 2026-03), as the emulator does",
 	}},
 	"bedrock-anthropic/bedrock-invoke-stream-text":                 {profile: "anthropic"},
-	"bedrock-converse/bedrock-converse-stream-reasoning-signature": {unsupported: "Bedrock Converse, a different wire format the emulator does not serve"},
-	"bedrock-converse/bedrock-converse-stream-tool-use":            {unsupported: "Bedrock Converse, a different wire format the emulator does not serve"},
+	"bedrock-converse/bedrock-converse-stream-reasoning-signature": {unsupported: "Bedrock Converse, whose frames carry the events' own JSON rather than Messages chunks: TestConverseCalibration (bedrock_converse_test.go) compares its stream shape"},
+	"bedrock-converse/bedrock-converse-stream-tool-use":            {unsupported: "Bedrock Converse, whose frames carry the events' own JSON rather than Messages chunks: TestConverseCalibration (bedrock_converse_test.go) compares its stream shape"},
 
 	"gemini/stream-functioncall-thought-signature": {profile: "gemini-3"},
 	"gemini/stream-functioncall-with-id-thinking":  {profile: "gemini-3"},

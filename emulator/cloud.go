@@ -30,15 +30,17 @@ import (
 //	POST /openai/v1/chat/completions, /openai/v1/responses
 //	POST /openai/deployments/{d}/chat/completions?api-version=…, /openai/responses?api-version=…
 //	POST /model/{id}/invoke, /model/{id}/invoke-with-response-stream
+//	POST /model/{id}/converse, /model/{id}/converse-stream (bedrock_converse.go)
 var (
-	vertexRoute  = regexp.MustCompile(`^/(v1|v1beta1)/projects/([^/]+)/locations/([^/]+)/publishers/(google|anthropic)/models/([^/:]+):([A-Za-z]+)$`)
-	azureRoute   = regexp.MustCompile(`^/openai/(?:v1/(chat/completions|responses)|deployments/([^/]+)/(chat/completions)|(responses))$`)
-	bedrockRoute = regexp.MustCompile(`^/model/([^/]+)/(invoke|invoke-with-response-stream)$`)
+	vertexRoute   = regexp.MustCompile(`^/(v1|v1beta1)/projects/([^/]+)/locations/([^/]+)/publishers/(google|anthropic)/models/([^/:]+):([A-Za-z]+)$`)
+	azureRoute    = regexp.MustCompile(`^/openai/(?:v1/(chat/completions|responses)|deployments/([^/]+)/(chat/completions)|(responses))$`)
+	bedrockRoute  = regexp.MustCompile(`^/model/([^/]+)/(invoke|invoke-with-response-stream)$`)
+	converseRoute = regexp.MustCompile(`^/model/([^/]+)/(converse|converse-stream)$`)
 )
 
 // isCloudPath reports whether path is a cloud platform's route.
 func isCloudPath(path string) bool {
-	return vertexRoute.MatchString(path) || azureRoute.MatchString(path) || bedrockRoute.MatchString(path)
+	return vertexRoute.MatchString(path) || azureRoute.MatchString(path) || bedrockRoute.MatchString(path) || converseRoute.MatchString(path)
 }
 
 // serveCloud answers a platform route (isCloudPath).
@@ -48,6 +50,8 @@ func (s *Server) serveCloud(w http.ResponseWriter, r *http.Request, body []byte)
 		s.serveVertex(w, r, body, vertexRoute.FindStringSubmatch(p))
 	case azureRoute.MatchString(p):
 		s.serveAzure(w, r, body, azureRoute.FindStringSubmatch(p))
+	case converseRoute.MatchString(p):
+		s.serveBedrockConverse(w, r, body, converseRoute.FindStringSubmatch(r.URL.EscapedPath()))
 	default:
 		s.serveBedrock(w, r, body, bedrockRoute.FindStringSubmatch(r.URL.EscapedPath()))
 	}

@@ -75,6 +75,7 @@ func TestCloudRoutes(t *testing.T) {
 		{"azure", "azure:gpt-5", nil, "/openai/v1/responses", "Api-Key"},
 		{"azure-chat", "azure:gpt-4.1", nil, "/openai/deployments/gpt-4.1/chat/completions", "Api-Key"},
 		{"bedrock", "bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0", map[string]any{"region": "us-east-1"}, "/model/anthropic.claude-sonnet-4-5-20250929-v1:0/invoke-with-response-stream", "Authorization"},
+		{"bedrock-converse", "bedrock-converse:us.anthropic.claude-sonnet-4-5-20250929-v1:0", map[string]any{"region": "us-east-1"}, "/model/us.anthropic.claude-sonnet-4-5-20250929-v1:0/converse-stream", "Authorization"},
 	} {
 		t.Run(tc.typ, func(t *testing.T) {
 			srv := emulator.NewServer(emulator.WithAPIKey(cloudKey))
@@ -115,6 +116,7 @@ func TestCloudAuthFailures(t *testing.T) {
 		{"vertex-anthropic", "vertex-anthropic:claude-sonnet-4-5", map[string]any{"project": "p"}, 401, "Expected OAuth 2 access token"},
 		{"azure", "azure:gpt-5", nil, 401, "Access denied due to invalid subscription key"},
 		{"bedrock", "bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0", map[string]any{"region": "us-east-1"}, 403, "The security token included in the request is invalid."},
+		{"bedrock-converse", "bedrock-converse:us.anthropic.claude-sonnet-4-5-20250929-v1:0", map[string]any{"region": "us-east-1"}, 403, "The security token included in the request is invalid."},
 	} {
 		t.Run(tc.typ, func(t *testing.T) {
 			srv := emulator.NewServer(emulator.WithAPIKey(cloudKey))

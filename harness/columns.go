@@ -27,6 +27,8 @@ const (
 	WireChat      = "chat"
 	WireGemini    = "gemini"
 	WireOllama    = "ollama"
+	// WireConverse is Amazon Bedrock's Converse API.
+	WireConverse = "converse"
 )
 
 // Column is one column of the conformance matrix: a model standing for
@@ -234,6 +236,8 @@ func (c *Config) wireOf(reg *adapters.Registry, model string) string {
 		return WireAnthropic
 	case "ollama-native":
 		return WireOllama
+	case "bedrock-converse":
+		return WireConverse
 	}
 	return ac.Type
 }

@@ -52,9 +52,10 @@
 // to the columns it names or tags ("compat", "local", "openai-chat"). The
 // columns are one per adapter and wire dialect: anthropic,
 // openai-responses, openai-chat, gemini, vllm, ollama, ollama-native,
-// lmstudio, llamacpp, openrouter, each with a wire (anthropic, responses,
-// chat, gemini, ollama) and tags (hosted, local, native, compat, chat,
-// openai, local-native). Select and Expand
+// lmstudio, llamacpp, openrouter, deepseek and the cloud platforms' columns,
+// each with a wire (anthropic, responses, chat, gemini, ollama, converse)
+// and tags (hosted, local, native, compat, chat, openai, local-native,
+// cloud). Select and Expand
 // fill such a scenario's Models from the columns, using the capabilities
 // the registry's adapters declare (no network); a test fails when an
 // adapter or dialect of the registry has no column.

@@ -344,7 +344,7 @@ type Expect struct {
 	Raw         json.RawMessage `json:"raw,omitempty"`
 	ProviderRaw json.RawMessage `json:"provider_raw,omitempty"`
 	// PerWire and PerModel refine the expectation for runs whose call
-	// goes to a wire format (anthropic, responses, chat, gemini, ollama) or to a
+	// goes to a wire format (anthropic, responses, chat, gemini, ollama, converse) or to a
 	// model (a canonical id, a column name or a provider); PerRun for
 	// runs whose matrix model (the one the session started on) is so
 	// named. Their set fields replace the general ones, in that order.

@@ -24,11 +24,15 @@ var PlatformRecordings = map[string]string{
 	"openai-responses/azure-nonstream-reasoning-summary-function-call": "adapters/azure",
 	"openai-responses/azure-stream-function-call":                      "adapters/azure",
 
-	"bedrock-anthropic/bedrock-invoke-nonstream-text-token-headers":    "adapters/bedrock",
-	"bedrock-anthropic/bedrock-invoke-nonstream-tool-use":              "adapters/bedrock",
-	"bedrock-anthropic/bedrock-invoke-stream-claude3-2024-no-padding":  "adapters/bedrock",
-	"bedrock-anthropic/bedrock-invoke-stream-text":                     "adapters/bedrock",
-	"bedrock-converse/bedrock-converse-stream-error-400-invalid-model": "adapters/bedrock",
+	"bedrock-anthropic/bedrock-invoke-nonstream-text-token-headers":   "adapters/bedrock",
+	"bedrock-anthropic/bedrock-invoke-nonstream-tool-use":             "adapters/bedrock",
+	"bedrock-anthropic/bedrock-invoke-stream-claude3-2024-no-padding": "adapters/bedrock",
+	"bedrock-anthropic/bedrock-invoke-stream-text":                    "adapters/bedrock",
+
+	"bedrock-converse/bedrock-converse-nonstream-tool-use":             "adapters/bedrockconverse",
+	"bedrock-converse/bedrock-converse-stream-error-400-invalid-model": "adapters/bedrockconverse",
+	"bedrock-converse/bedrock-converse-stream-reasoning-signature":     "adapters/bedrockconverse",
+	"bedrock-converse/bedrock-converse-stream-tool-use":                "adapters/bedrockconverse",
 }
 
 // ServerRecordings names the vendored recordings of OpenAI-compatible

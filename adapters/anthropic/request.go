@@ -217,10 +217,11 @@ func encodeBody(c *driver.Call, o options, w wireRequest) ([]byte, error) {
 				w.OutputConfig = &outputConfig{Effort: e}
 			}
 		} else {
-			budget, berr := thinkingBudget(req, &w)
+			budget, maxTokens, berr := ThinkingBudget(req, w.MaxTokens)
 			if berr != nil {
 				return nil, driver.InvalidRequest("", "%v", berr)
 			}
+			w.MaxTokens = maxTokens
 			w.Thinking = &wireThinking{Type: "enabled", BudgetTokens: budget}
 		}
 	}
@@ -284,10 +285,16 @@ func outputTool(w *wireRequest, req *canonical.Request, caps canonical.Capabilit
 	return nil
 }
 
-// thinkingBudget picks budget_tokens and adjusts w.MaxTokens so that the
-// budget stays below it (see the package doc).
-func thinkingBudget(req *canonical.Request, w *wireRequest) (int, error) {
-	budget := req.Thinking.BudgetTokens
+// ThinkingBudget picks Claude's budget_tokens for req's thinking (its
+// BudgetTokens, else 1024, 4096 or 16384 for low, medium or high effort,
+// at least 1024) and the max_tokens to send with it, given maxTokens,
+// the one about to be sent (the request's, or the default): raised above
+// the budget when the request set none, else kept, the budget cut below
+// it. It fails when the request's max_output_tokens leaves no room for
+// the smallest budget. Platforms that carry Claude's thinking in their
+// own envelope (Bedrock's Converse) use it too.
+func ThinkingBudget(req *canonical.Request, maxTokens int) (budget, newMaxTokens int, err error) {
+	budget = req.Thinking.BudgetTokens
 	if budget <= 0 {
 		switch req.Thinking.Effort {
 		case "medium":
@@ -299,17 +306,16 @@ func thinkingBudget(req *canonical.Request, w *wireRequest) (int, error) {
 		}
 	}
 	budget = max(budget, minThinkingBudget)
-	if budget < w.MaxTokens {
-		return budget, nil
+	if budget < maxTokens {
+		return budget, maxTokens, nil
 	}
 	if req.MaxOutputTokens <= 0 {
-		w.MaxTokens = budget + defaultMaxTokens
-		return budget, nil
+		return budget, budget + defaultMaxTokens, nil
 	}
-	if w.MaxTokens-1 < minThinkingBudget {
-		return 0, fmt.Errorf("max_output_tokens %d leaves no room for the minimum thinking budget of %d tokens", w.MaxTokens, minThinkingBudget)
+	if maxTokens-1 < minThinkingBudget {
+		return 0, 0, fmt.Errorf("max_output_tokens %d leaves no room for the minimum thinking budget of %d tokens", maxTokens, minThinkingBudget)
 	}
-	return w.MaxTokens - 1, nil
+	return maxTokens - 1, maxTokens, nil
 }
 
 // isObjectSchema reports whether schema declares "type": "object".

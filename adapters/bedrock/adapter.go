@@ -11,7 +11,11 @@
 // anthropic_version "bedrock-2023-05-31"; betas travel in the body as
 // anthropic_beta. The request mapping, the decoders and the Messages
 // error table are adapters/anthropic's (anthropic.Platform), shared
-// rather than copied.
+// rather than copied. What every Bedrock runtime API shares — the
+// endpoint and credentials (Access), the model path (ModelPath), the
+// event-stream frame loop (DecodeEvents) and the exception table
+// (Classify, ExceptionError) — is exported for adapters/bedrockconverse,
+// the Converse API.
 //
 // # Streams
 //
@@ -99,12 +103,9 @@ var messages = anthropic.Platform{Version: AnthropicVersion, BetaInBody: true}
 
 // provider is Claude's InvokeModel on Bedrock.
 type provider struct {
-	name   string
-	base   string // the endpoint, no trailing slash
-	region string
-	opts   *driver.Options[options]
-	creds  aws.CredentialsProvider // nil when a bearer key authenticates
-	bearer string                  // a Bedrock API key from the environment
+	*Access
+	name string
+	opts *driver.Options[options]
 }
 
 // New returns the Bedrock adapter for cfg, with credentials from

@@ -35,10 +35,26 @@ func Endpoint(region string) string { return "https://bedrock-runtime." + region
 // signer is the SDK's SigV4 signer; it holds no per-request state.
 var signer = v4.NewSigner()
 
-// newProvider resolves the region, endpoint and credentials of cfg (see
-// the package doc for their order).
-func newProvider(cfg *adapters.Config, opts *driver.Options[options], creds aws.CredentialsProvider) (*provider, error) {
-	region := opts.Adapter().Region
+// Access is a Bedrock runtime endpoint and what authorizes requests to
+// it: the part of a provider that every Bedrock API (InvokeModel here,
+// Converse in adapters/bedrockconverse) shares. Its methods are the
+// driver's Authorize and AuthorizeRequest.
+type Access struct {
+	// Base is the endpoint, no trailing slash.
+	Base string
+	// Region scopes the signature.
+	Region string
+	creds  aws.CredentialsProvider // nil when a bearer key authenticates
+	bearer string                  // a Bedrock API key from the environment
+}
+
+// NewAccess resolves the endpoint and credentials of cfg: region (an
+// option; "" means $AWS_REGION, then $AWS_DEFAULT_REGION), Config.BaseURL
+// or the region's endpoint, then the first credentials set of
+// Config.APIKey, creds, the AWS_* variables and AWS_BEARER_TOKEN_BEDROCK.
+// Without a region or credentials it fails with not_configured naming
+// the variables.
+func NewAccess(cfg *adapters.Config, region string, creds aws.CredentialsProvider) (*Access, error) {
 	for _, env := range []string{EnvRegion, EnvDefaultRegion} {
 		if region == "" {
 			region = cfg.Env(env)
@@ -49,9 +65,9 @@ func newProvider(cfg *adapters.Config, opts *driver.Options[options], creds aws.
 		ae.Provider = cfg.Name
 		return nil, ae
 	}
-	p := &provider{name: cfg.Name, region: region, opts: opts, base: strings.TrimRight(cfg.BaseURL, "/")}
-	if p.base == "" {
-		p.base = Endpoint(region)
+	p := &Access{Region: region, Base: strings.TrimRight(cfg.BaseURL, "/")}
+	if p.Base == "" {
+		p.Base = Endpoint(region)
 	}
 	id, secret := cfg.Env(EnvAccessKeyID), cfg.Env(EnvSecretAccessKey)
 	switch {
@@ -74,15 +90,25 @@ func newProvider(cfg *adapters.Config, opts *driver.Options[options], creds aws.
 	return p, nil
 }
 
+// newProvider resolves the region, endpoint and credentials of cfg (see
+// the package doc for their order).
+func newProvider(cfg *adapters.Config, opts *driver.Options[options], creds aws.CredentialsProvider) (*provider, error) {
+	acc, err := NewAccess(cfg, opts.Adapter().Region, creds)
+	if err != nil {
+		return nil, err
+	}
+	return &provider{name: cfg.Name, opts: opts, Access: acc}, nil
+}
+
 // Authorize sends Config.APIKey, a Bedrock API key, as a bearer token.
-func (p *provider) Authorize(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) }
+func (p *Access) Authorize(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) }
 
 // AuthorizeRequest authenticates an attempt that has no Authorization
 // yet (Config.APIKey and Config.ExtraHeaders win): with the Bedrock API
 // key from the environment, or a SigV4 signature over the final headers
 // and the body's SHA-256, made with credentials refreshed as they
 // expire.
-func (p *provider) AuthorizeRequest(r *http.Request, body []byte) error {
+func (p *Access) AuthorizeRequest(r *http.Request, body []byte) error {
 	if r.Header.Get("Authorization") != "" {
 		return nil
 	}
@@ -99,7 +125,7 @@ func (p *provider) AuthorizeRequest(r *http.Request, body []byte) error {
 	sum := sha256.Sum256(body)
 	// The wall clock, never Config.Clock: AWS refuses a signature more
 	// than five minutes off, and a harness's clock is virtual.
-	if err := signer.SignHTTP(r.Context(), creds, r, hex.EncodeToString(sum[:]), SigningName, p.region, time.Now()); err != nil {
+	if err := signer.SignHTTP(r.Context(), creds, r, hex.EncodeToString(sum[:]), SigningName, p.Region, time.Now()); err != nil {
 		ae := canonical.NewError(canonical.ErrAuth, "", "signing the request (SigV4): %v", err)
 		ae.Err = err
 		return ae

@@ -52,6 +52,13 @@ type exception struct {
 
 // Classify maps a non-2xx InvokeModel response to an AdapterError.
 func (p *provider) Classify(status int, h http.Header, body []byte) *canonical.AdapterError {
+	return Classify(status, h, body)
+}
+
+// Classify maps a non-2xx answer of any Bedrock runtime API (InvokeModel,
+// Converse) to an AdapterError with the table above: the exception named
+// by x-amzn-ErrorType (or the body's __type), else the status.
+func Classify(status int, h http.Header, body []byte) *canonical.AdapterError {
 	var e exception
 	_ = json.Unmarshal(body, &e) // a body that is not JSON leaves the status to decide
 	typ := h.Get("X-Amzn-ErrorType")
@@ -69,8 +76,9 @@ func (p *provider) Classify(status int, h http.Header, body []byte) *canonical.A
 	return ae
 }
 
-// exceptionError classifies an exception frame of a stream.
-func exceptionError(provider, typ string, payload []byte) *canonical.AdapterError {
+// ExceptionError classifies an exception frame of a stream, named typ
+// (":exception-type"), whose payload is {"message": ...}.
+func ExceptionError(provider, typ string, payload []byte) *canonical.AdapterError {
 	var e exception
 	if err := json.Unmarshal(payload, &e); err != nil {
 		e.Message = strings.TrimSpace(string(payload))

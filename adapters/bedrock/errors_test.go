@@ -99,7 +99,7 @@ func TestStreamFaults(t *testing.T) {
 		{"unknown message type", stream(good, frame(t, map[string]string{":message-type": "surprise"}, nil)), canonical.ErrServer, canonical.CodeInvalidResponse},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := adaptertest.NewServer(t, adaptertest.Reply{ContentType: eventStreamType, Body: tc.body})
+			srv := adaptertest.NewServer(t, adaptertest.Reply{ContentType: EventStreamType, Body: tc.body})
 			evs, err := adaptertest.Collect(newAdapter(t, srv.URL, "bedrock:claude-sonnet-4-5", claude).Stream(context.Background(), ask("bedrock:claude-sonnet-4-5", "", "hi", 0)))
 			var ae *canonical.AdapterError
 			require.ErrorAs(t, err, &ae)
@@ -121,7 +121,7 @@ func TestStreamWhole(t *testing.T) {
 	body := stream(chunkFrame(t, evStart), chunkFrame(t, evBlock),
 		frame(t, map[string]string{":event-type": "newThing", ":message-type": "event"}, []byte(`{}`)),
 		chunkFrame(t, evDelta), chunkFrame(t, evStop), chunkFrame(t, evMDel), chunkFrame(t, evEnd))
-	srv := adaptertest.NewServer(t, adaptertest.Reply{ContentType: eventStreamType, Body: body})
+	srv := adaptertest.NewServer(t, adaptertest.Reply{ContentType: EventStreamType, Body: body})
 	evs, err := adaptertest.Collect(newAdapter(t, srv.URL, "bedrock:claude-sonnet-4-5", claude).Stream(context.Background(), ask("bedrock:claude-sonnet-4-5", "", "hi", 0)))
 	require.NoError(t, err)
 	require.Empty(t, streamcheck.Check(evs))

@@ -166,45 +166,20 @@ func TestRecordingStreamClaude3NoPadding(t *testing.T) {
 	assert.JSONEq(t, `{"id":"msg_013MVoqeRpeko9EhHVcBdJvk"}`, string(resp.ProviderRaw))
 }
 
-// TestRecordingConverseInvalidModel: Bedrock's error shape, from a
-// ConverseStream call the service refused before streaming (the recorder
-// kept no x-amzn-ErrorType header).
-func TestRecordingConverseInvalidModel(t *testing.T) {
-	rec := adaptertest.ReadRecording(t, "bedrock-converse", "bedrock-converse-stream-error-400-invalid-model")
-	srv := adaptertest.NewServer(t, rec.Reply())
-	_, err := adaptertest.Collect(newAdapter(t, srv.URL, "bedrock:nope", "us.does-not-exist-model-v1:0").Stream(context.Background(), ask("bedrock:nope", "", "hello", 0)))
-	var ae *canonical.AdapterError
-	require.ErrorAs(t, err, &ae)
-	assert.Equal(t, canonical.ErrInvalidRequest, ae.Class)
-	assert.Equal(t, canonical.CodeModelNotFound, ae.Code)
-	assert.Equal(t, "The provided model identifier is invalid.", ae.Message)
-	assert.Equal(t, 400, ae.Status)
+// The recordings this package's tests decode; the Converse API's
+// (bedrock-converse/) are adapters/bedrockconverse's.
+var testedRecordings = []string{
+	"bedrock-anthropic/bedrock-invoke-nonstream-text-token-headers",
+	"bedrock-anthropic/bedrock-invoke-nonstream-tool-use",
+	"bedrock-anthropic/bedrock-invoke-stream-claude3-2024-no-padding",
+	"bedrock-anthropic/bedrock-invoke-stream-text",
 }
 
-// The recordings this package's tests decode, and the Converse API ones
-// it does not: the adapter speaks InvokeModel; Converse is another wire
-// format (its own JSON and event types), not built.
-var (
-	testedRecordings = []string{
-		"bedrock-anthropic/bedrock-invoke-nonstream-text-token-headers",
-		"bedrock-anthropic/bedrock-invoke-nonstream-tool-use",
-		"bedrock-anthropic/bedrock-invoke-stream-claude3-2024-no-padding",
-		"bedrock-anthropic/bedrock-invoke-stream-text",
-		"bedrock-converse/bedrock-converse-stream-error-400-invalid-model",
-	}
-	converseNotDecoded = []string{
-		"bedrock-converse/bedrock-converse-nonstream-tool-use",
-		"bedrock-converse/bedrock-converse-stream-reasoning-signature",
-		"bedrock-converse/bedrock-converse-stream-tool-use",
-	}
-)
-
-// TestRecordingsCovered: every Bedrock recording is tested above or
-// named as Converse traffic, and adaptertest.PlatformRecordings lists
-// the tested ones.
+// TestRecordingsCovered: every InvokeModel recording is tested above,
+// and adaptertest.PlatformRecordings lists the tested ones.
 func TestRecordingsCovered(t *testing.T) {
 	var all []string
-	for _, api := range []string{"bedrock-anthropic", "bedrock-converse"} {
+	for _, api := range []string{"bedrock-anthropic"} {
 		entries, err := os.ReadDir(adaptertest.FixturesDir(t, api))
 		require.NoError(t, err)
 		for _, e := range entries {
@@ -214,7 +189,7 @@ func TestRecordingsCovered(t *testing.T) {
 		}
 	}
 	sorted := cmpopts.SortSlices(func(a, b string) bool { return a < b })
-	if diff := cmp.Diff(all, append(append([]string(nil), testedRecordings...), converseNotDecoded...), sorted); diff != "" {
+	if diff := cmp.Diff(all, testedRecordings, sorted); diff != "" {
 		t.Errorf("recordings (-on disk +accounted for):\n%s", diff)
 	}
 	var listed []string

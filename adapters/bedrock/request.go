@@ -7,16 +7,17 @@ import (
 	"github.com/metis-llm/metis/adapters/driver"
 )
 
-// Content types of the InvokeModel APIs.
+// Content types of the Bedrock runtime APIs.
 const (
-	jsonType        = "application/json"
-	eventStreamType = "application/vnd.amazon.eventstream"
+	jsonType = "application/json"
+	// EventStreamType is the content type of a streamed answer.
+	EventStreamType = "application/vnd.amazon.eventstream"
 )
 
-// modelPath returns the path of a model's operation, the model id
+// ModelPath returns the path of a model's operation, the model id
 // escaped as the AWS SDKs escape a path label: everything but unreserved
 // characters (so ":" is %3A and an ARN's "/" is %2F).
-func modelPath(modelID, op string) string {
+func ModelPath(modelID, op string) string {
 	return "/model/" + escapeLabel(modelID) + "/" + op
 }
 
@@ -50,9 +51,9 @@ func (p *provider) Encode(c *driver.Call) (*driver.Request, error) {
 	h.Set("Accept", jsonType)
 	if c.Stream {
 		op = "invoke-with-response-stream"
-		h.Set("Accept", eventStreamType)
+		h.Set("Accept", EventStreamType)
 		// The content type of each chunk's payload.
 		h.Set("X-Amzn-Bedrock-Accept", jsonType)
 	}
-	return &driver.Request{URL: p.base + modelPath(c.Model.WireName, op), Header: h, Body: body}, nil
+	return &driver.Request{URL: p.Base + ModelPath(c.Model.WireName, op), Header: h, Body: body}, nil
 }

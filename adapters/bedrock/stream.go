@@ -27,23 +27,44 @@ type chunk struct {
 	Bytes []byte `json:"bytes"` // encoding/json decodes base64 into []byte
 }
 
-// DecodeStream reads an InvokeModelWithResponseStream answer: event-stream
-// frames decoded by the AWS SDK's eventstream package, each chunk's
-// bytes fed to the Anthropic stream decoder, an exception frame ending
-// the stream with its classified error. Each frame is read exactly (its
-// prelude, then the rest), never ahead, so that a cancelled call stops
-// at the next frame.
+// DecodeStream reads an InvokeModelWithResponseStream answer: each
+// chunk's bytes fed to the Anthropic stream decoder (DecodeEvents does
+// the framing and the exception frames).
 func (p *provider) DecodeStream(c *driver.Call, body io.Reader, a *driver.Assembler) error {
+	events := messages.NewStreamDecoder(c)
+	var ck chunk
+	return DecodeEvents(p.name, body, a, func(n int, typ string, payload []byte) (bool, error) {
+		if typ != "chunk" {
+			return false, nil // event types added later carry nothing canonical
+		}
+		ck.Bytes = ck.Bytes[:0]
+		if err := json.Unmarshal(payload, &ck); err != nil {
+			return false, driver.InvalidResponse(p.name, err, "event-stream frame %d: chunk payload: %v", n, err)
+		}
+		return events.Event(a, ck.Bytes)
+	})
+}
+
+// DecodeEvents reads a Bedrock event stream (application/vnd.amazon.eventstream)
+// until a stops: frames decoded by the AWS SDK's eventstream package,
+// each event frame's :event-type and payload handed to event (frame n,
+// counted from 1; the payload is reused after event returns), which
+// reports done at the provider's terminal event. An exception or error
+// frame ends the stream with its classified error (ExceptionError); a
+// frame whose CRC does not match or whose lengths are impossible is
+// invalid_response; a body that ends inside a frame is truncated, one
+// that ends between frames returns nil. Each frame is read exactly (its
+// prelude, then the rest), never ahead, so that a cancelled call stops at
+// the next frame. provider names the adapter in errors.
+func DecodeEvents(provider string, body io.Reader, a *driver.Assembler, event func(n int, typ string, payload []byte) (done bool, err error)) error {
 	frames := frameReader{r: body}
 	dec := eventstream.NewDecoder()
-	events := messages.NewStreamDecoder(c)
 	var (
 		payload []byte // reused for every frame's payload
-		ck      chunk
 		src     bytes.Reader
 	)
 	for n := 1; !a.Stopped(); n++ {
-		frame, err := frames.next(p.name, n)
+		frame, err := frames.next(provider, n)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil // the body ended between frames: truncated unless finished
@@ -53,27 +74,20 @@ func (p *provider) DecodeStream(c *driver.Call, body io.Reader, a *driver.Assemb
 		src.Reset(frame)
 		msg, err := dec.Decode(&src, payload[:0])
 		if err != nil {
-			return frameError(p.name, n, err)
+			return frameError(provider, n, err)
 		}
 		payload = msg.Payload
 		switch typ := headerString(msg.Headers, ":message-type"); typ {
 		case "event":
-			if ev := headerString(msg.Headers, ":event-type"); ev != "chunk" {
-				continue // event types added later carry nothing canonical
-			}
-			ck.Bytes = ck.Bytes[:0]
-			if err := json.Unmarshal(msg.Payload, &ck); err != nil {
-				return driver.InvalidResponse(p.name, err, "event-stream frame %d: chunk payload: %v", n, err)
-			}
-			if done, err := events.Event(a, ck.Bytes); done || err != nil {
+			if done, err := event(n, headerString(msg.Headers, ":event-type"), msg.Payload); done || err != nil {
 				return err
 			}
 		case "exception":
-			return exceptionError(p.name, headerString(msg.Headers, ":exception-type"), msg.Payload)
+			return ExceptionError(provider, headerString(msg.Headers, ":exception-type"), msg.Payload)
 		case "error":
-			return exceptionError(p.name, headerString(msg.Headers, ":error-code"), []byte(`{"message":`+quote(headerString(msg.Headers, ":error-message"))+`}`))
+			return ExceptionError(provider, headerString(msg.Headers, ":error-code"), []byte(`{"message":`+quote(headerString(msg.Headers, ":error-message"))+`}`))
 		default:
-			return driver.InvalidResponse(p.name, nil, "event-stream frame %d: unknown :message-type %q", n, typ)
+			return driver.InvalidResponse(provider, nil, "event-stream frame %d: unknown :message-type %q", n, typ)
 		}
 	}
 	return nil

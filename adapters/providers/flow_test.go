@@ -37,6 +37,7 @@ var builtins = []struct {
 	{"azure", "azure:gpt-5", "Api-Key"},
 	{"azure-chat", "azure:gpt-4.1", "Api-Key"},
 	{"bedrock", "bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0", "Authorization"},
+	{"bedrock-converse", "bedrock-converse:us.anthropic.claude-sonnet-4-5-20250929-v1:0", "Authorization"},
 }
 
 // openBuiltin opens the adapter of type typ ("openai-chat" is openai with
@@ -52,7 +53,7 @@ func openBuiltin(t *testing.T, typ, url, key string, mod func(*adapters.Config))
 		cfg.Name = "vllm"
 	case "vertex", "vertex-anthropic":
 		cfg.Options = map[string]any{"project": "p"}
-	case "bedrock":
+	case "bedrock", "bedrock-converse":
 		cfg.Options = map[string]any{"region": "us-east-1"}
 		cfg.Getenv = func(n string) string {
 			return map[string]string{"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret"}[n]

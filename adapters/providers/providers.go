@@ -21,6 +21,7 @@ import (
 	"github.com/metis-llm/metis/adapters/anthropic"
 	"github.com/metis-llm/metis/adapters/azure"
 	"github.com/metis-llm/metis/adapters/bedrock"
+	"github.com/metis-llm/metis/adapters/bedrockconverse"
 	"github.com/metis-llm/metis/adapters/gemini"
 	"github.com/metis-llm/metis/adapters/ollama"
 	"github.com/metis-llm/metis/adapters/openai"
@@ -43,6 +44,7 @@ func Factories() map[string]adapters.Factory {
 		"vertex-anthropic": factory(vertex.NewAnthropic),
 		"azure":            factory(azure.New),
 		"bedrock":          factory(bedrock.New),
+		"bedrock-converse": factory(bedrockconverse.New),
 	}
 }
 

@@ -46,6 +46,7 @@ var recordings = map[string]struct {
 	"azure":            {"openai-responses", "azure-stream-function-call", "azure-nonstream-function-call", false},
 	"azure-chat":       {"openai-chat", "azure-stream-text-deployments-path-2024", "azure-nonstream-tool-call", false},
 	"bedrock":          {"bedrock-anthropic", "bedrock-invoke-stream-text", "bedrock-invoke-nonstream-tool-use", true},
+	"bedrock-converse": {"bedrock-converse", "bedrock-converse-stream-tool-use", "bedrock-converse-nonstream-tool-use", true},
 }
 
 // recorded returns typ's recorded streamed (stream true) or non-streamed
@@ -369,7 +370,7 @@ func TestBodyLimits(t *testing.T) {
 				t.Fatalf("a body of exactly max_body_bytes: %v", err)
 			}
 		})
-		if b.typ == "bedrock" {
+		if b.typ == "bedrock" || b.typ == "bedrock-converse" {
 			continue // event-stream frames carry AWS's own bound (16 MiB)
 		}
 		stream, sctype, _ := recorded(t, b.typ, true)

@@ -40,6 +40,7 @@ func TestWireErrorsClassify(t *testing.T) {
 		{wire.AzureResponses, "azure", "azure:gpt-5", true, canonical.ErrServer},
 		{wire.AzureChat, "azure-chat", "azure:gpt-4.1", true, canonical.ErrServer},
 		{wire.Bedrock, "bedrock", "bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0", true, canonical.ErrServer},
+		{wire.BedrockConverse, "bedrock-converse", "bedrock-converse:us.anthropic.claude-sonnet-4-5-20250929-v1:0", true, canonical.ErrServer},
 	}
 	type outcome struct {
 		Status int
@@ -73,11 +74,11 @@ func TestWireErrorsClassify(t *testing.T) {
 		case wire.VertexAnthropic:
 			// The model's own errors are the Messages API's.
 			want[wire.Overloaded] = outcome{529, canonical.ErrRateLimit, canonical.CodeOverloaded}
-		case wire.Bedrock:
+		case wire.Bedrock, wire.BedrockConverse:
 			want[wire.Auth] = outcome{403, canonical.ErrAuth, ""}
 			want[wire.MissingKey] = outcome{403, canonical.ErrAuth, ""}
 			want[wire.Overloaded] = outcome{503, canonical.ErrServer, canonical.CodeOverloaded}
-			// An unknown model id is a 400 ValidationException on Bedrock.
+			// An unknown model id is a 400 ValidationException on Bedrock (both APIs).
 			want[wire.ModelNotFound] = outcome{400, canonical.ErrInvalidRequest, canonical.CodeModelNotFound}
 		default:
 			want[wire.Overloaded] = outcome{503, canonical.ErrServer, ""}
@@ -124,6 +125,7 @@ func TestWireErrorEventsClassify(t *testing.T) {
 		{wire.AzureResponses, "azure", "azure:gpt-5", canonical.ErrServer},
 		{wire.AzureChat, "azure-chat", "azure:gpt-4.1", canonical.ErrServer},
 		{wire.Bedrock, "bedrock", "bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0", canonical.ErrServer},
+		{wire.BedrockConverse, "bedrock-converse", "bedrock-converse:us.anthropic.claude-sonnet-4-5-20250929-v1:0", canonical.ErrServer},
 	} {
 		t.Run(string(a.api), func(t *testing.T) {
 			ad := openBuiltin(t, a.typ, "http://127.0.0.1:1", "sk-test-FAKE", nil)

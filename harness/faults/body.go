@@ -116,6 +116,9 @@ func (b *streamBody) advance() {
 		case wire.Ollama:
 			b.out = []byte("{not json\n")
 			return
+		case wire.BedrockConverse:
+			b.out = wire.BedrockEvent("contentBlockDelta", []byte("{not json"))
+			return
 		}
 		eol := b.st.EOL
 		if eol == "" {

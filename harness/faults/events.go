@@ -72,7 +72,7 @@ func eventData(ev []byte) []byte {
 // set, else the error internal/wire renders for f.Error (by default an
 // overload on Anthropic, a server error elsewhere).
 func errorEvent(api API, f *Fault, st *streamState) []byte {
-	if f.Body != nil && api == wire.Bedrock {
+	if f.Body != nil && wire.IsBedrock(api) {
 		return wire.BedrockException("internalServerException", f.Body)
 	}
 	if f.Body != nil && api == wire.Ollama {

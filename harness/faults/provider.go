@@ -35,6 +35,8 @@ func APIOf(u *url.URL) API {
 		return wire.Vertex
 	case strings.Contains(p, "/model/") && (strings.HasSuffix(p, "/invoke") || strings.HasSuffix(p, "/invoke-with-response-stream")):
 		return wire.Bedrock
+	case strings.Contains(p, "/model/") && (strings.HasSuffix(p, "/converse") || strings.HasSuffix(p, "/converse-stream")):
+		return wire.BedrockConverse
 	case strings.Contains(p, "/openai/") && strings.HasSuffix(p, "/responses"):
 		return wire.AzureResponses
 	case strings.Contains(p, "/openai/") && strings.HasSuffix(p, "/chat/completions"):

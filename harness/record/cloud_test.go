@@ -36,11 +36,11 @@ func TestRecordCloudPlatformsScrubsCredentials(t *testing.T) {
 	var out bytes.Buffer
 	sum, err := record.Run(context.Background(), record.Config{
 		ScenarioDir: scenarioDir, CassetteDir: filepath.Join(dir, "c"), GoldenDir: filepath.Join(dir, "g"),
-		IDs: []string{"cloud/errors"}, Models: []string{"vertex", "vertex-anthropic", "azure", "bedrock"},
+		IDs: []string{"cloud/errors"}, Models: []string{"vertex", "vertex-anthropic", "azure", "bedrock", "bedrock-converse"},
 		BaseURL: srv.URL, Source: record.SourceLive, Getenv: func(name string) string { return creds[name] }, Out: &out,
 	})
 	require.NoError(t, err, out.String())
-	require.Len(t, sum.Runs, 5, out.String())
+	require.Len(t, sum.Runs, 6, out.String())
 	for _, r := range sum.Runs {
 		require.Equal(t, record.ActionRecorded, r.Action, "%s: %s\n%s", r.Name(), r.Reason, out.String())
 	}
@@ -57,7 +57,7 @@ func TestRecordCloudPlatformsScrubsCredentials(t *testing.T) {
 	assert.True(t, sawBearer && sawSigV4 && sawSession && sawAzure, "bearer %v, SigV4 %v, session token %v, api-key %v", sawBearer, sawSigV4, sawSession, sawAzure)
 
 	files := snapshot(t, filepath.Join(dir, "c"))
-	require.Len(t, files, 5)
+	require.Len(t, files, 6)
 	for path, data := range files {
 		for name, v := range creds {
 			assert.NotContains(t, data, v, "%s holds %s", path, name)

@@ -29,12 +29,21 @@ const (
 	// in x-amzn-ErrorType and {"message": ...}; mid-stream, an
 	// event-stream exception frame.
 	Bedrock API = "bedrock-anthropic"
+	// BedrockConverse is Bedrock's Converse API, a wire format of its
+	// own: Bedrock's failures as Bedrock's InvokeModel has them; each
+	// stream event a frame of its own (:event-type contentBlockDelta,
+	// ...) whose payload is the event's JSON.
+	BedrockConverse API = "bedrock-converse"
 )
+
+// IsBedrock reports whether api is one of Bedrock's, whose failures are
+// exceptions and whose streams are AWS event streams.
+func IsBedrock(api API) bool { return api == Bedrock || api == BedrockConverse }
 
 // IsCloud reports whether api is a cloud platform's.
 func IsCloud(api API) bool {
 	switch api {
-	case Vertex, VertexAnthropic, AzureChat, AzureResponses, Bedrock:
+	case Vertex, VertexAnthropic, AzureChat, AzureResponses, Bedrock, BedrockConverse:
 		return true
 	}
 	return false
@@ -156,7 +165,7 @@ func (e Error) cloudWithStatus(api API, status int) Error {
 	switch {
 	case api == Vertex || api == VertexAnthropic && e.rpcShaped():
 		e.Type = GeminiStatus(status)
-	case api == Bedrock:
+	case IsBedrock(api):
 		e.Type = bedrockExceptionFor(status)
 	}
 	return e
@@ -165,7 +174,7 @@ func (e Error) cloudWithStatus(api API, status int) Error {
 // cloudHeader is Header for the cloud platforms.
 func (e Error) cloudHeader(api API) http.Header {
 	switch api {
-	case Bedrock:
+	case Bedrock, BedrockConverse:
 		h := http.Header{}
 		h.Set("Content-Type", "application/json")
 		if e.Type != "" {
@@ -186,7 +195,7 @@ func (e Error) cloudHeader(api API) http.Header {
 // cloudBody is Body for the cloud platforms.
 func (e Error) cloudBody(api API) []byte {
 	switch {
-	case api == Bedrock:
+	case IsBedrock(api):
 		return JSON(struct {
 			Message string `json:"message"`
 		}{e.Message}, "")
@@ -201,7 +210,7 @@ func (e Error) cloudBody(api API) []byte {
 // modelStreamErrorException carrying the model's 529), the others their
 // vendor's event.
 func (e Error) cloudEvent(api API, st *Stream) []byte {
-	if api != Bedrock {
+	if !IsBedrock(api) {
 		return e.Event(Base(api), st)
 	}
 	typ, payload := e.Type, e.cloudBody(api)
@@ -228,9 +237,14 @@ func BedrockException(typ string, payload []byte) []byte {
 
 // BedrockChunk is a chunk frame of Bedrock's event stream carrying
 // payload as it is (a well-formed one is {"bytes": base64, "p": ...}).
-func BedrockChunk(payload []byte) []byte {
+func BedrockChunk(payload []byte) []byte { return BedrockEvent("chunk", payload) }
+
+// BedrockEvent is an event frame of Bedrock's event stream: typ is the
+// :event-type (chunk on InvokeModel; messageStart, contentBlockDelta,
+// ... on Converse), payload is sent as it is.
+func BedrockEvent(typ string, payload []byte) []byte {
 	return BedrockFrame(eventstream.Headers{
-		{Name: ":event-type", Value: eventstream.StringValue("chunk")},
+		{Name: ":event-type", Value: eventstream.StringValue(typ)},
 		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
 		{Name: ":message-type", Value: eventstream.StringValue("event")},
 	}, payload)

@@ -45,7 +45,7 @@ func SSE(name string, data []byte, eol string) []byte {
 
 // EventName is the SSE event name of api's error events ("" for none).
 func EventName(api API) string {
-	if api == Bedrock {
+	if IsBedrock(api) {
 		return "" // exception frames, not server-sent events
 	}
 	api = Base(api)
