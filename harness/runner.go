@@ -64,7 +64,7 @@ type run struct {
 
 func newRun(cfg *Config, sc *Scenario, model string, reg *adapters.Registry) *run {
 	r := &run{
-		cfg: cfg, sc: sc, model: model, reg: reg, clock: newFakeClock(),
+		cfg: cfg, sc: sc, model: model, reg: reg, clock: newFakeClock(cfg.RealTimeTimers),
 		adapters: map[string]*observed{}, wires: map[string]*wire{},
 		logs: newLogCapture(cfg.logger()),
 	}
