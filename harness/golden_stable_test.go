@@ -33,7 +33,8 @@ var (
 // a run of the whole suite share this one instead of each making its own.
 // The real-traffic scenarios (tag imported) are left out: they have no
 // emulator replies, and the suite compares their goldens against the
-// imported cassettes itself.
+// imported cassettes itself. Under -short (the race detector's pass in
+// CI) one run in eight, the first of eight shards, runs.
 func emulatedSuite(t *testing.T) []emulatedRun {
 	t.Helper()
 	emulatedOnce.Do(func() {
@@ -42,7 +43,11 @@ func emulatedSuite(t *testing.T) []emulatedRun {
 			emulatedErr = err
 			return
 		}
-		for _, p := range harness.Select(scs, harness.Config{Factories: factories(), Skip: []string{"imported"}}) {
+		sel := harness.Config{Factories: factories(), Skip: []string{"imported"}}
+		if testing.Short() {
+			sel.Shard, sel.Shards = 0, 8
+		}
+		for _, p := range harness.Select(scs, sel) {
 			run := emulatedRun{pair: p, goldens: map[string][]byte{}}
 			cfg := emulated(t)
 			cfg.NoGoldens = false
