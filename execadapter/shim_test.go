@@ -107,10 +107,8 @@ func TestBuiltinAdaptersCertifyThroughTheShim(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Six at once: the runs mostly wait on their child process
-			// and the replay server, and 14 columns of the suite take
-			// 200–400 s at two on a loaded machine, too close to go
-			// test's 10-minute default (.ci/run gives this package
-			// more).
+			// and the replay server (a column of the whole matrix takes
+			// 200–400 s at two on a loaded machine).
 			report, err := plan.Certify(context.Background(), 6, nil)
 			if err != nil {
 				t.Fatal(err)
