@@ -49,13 +49,18 @@ func emulatedSuite(t *testing.T) []emulatedRun {
 		}
 		for _, p := range harness.Select(scs, sel) {
 			run := emulatedRun{pair: p, goldens: map[string][]byte{}}
-			cfg := emulated(t)
+			cfg, stop, err := newEmulated()
+			if err != nil {
+				emulatedErr = err
+				return
+			}
 			cfg.NoGoldens = false
 			cfg.Golden = func(path string, got []byte) (string, error) {
 				run.goldens[path] = bytes.Clone(got)
 				return "", nil
 			}
 			run.res = harness.RunScenario(context.Background(), cfg, p.Scenario, p.Model)
+			stop()
 			emulatedRuns = append(emulatedRuns, run)
 		}
 	})
@@ -89,7 +94,8 @@ func TestGoldensAreByteStable(t *testing.T) {
 		if run.res.Status != harness.StatusPass {
 			continue // TestSuiteAgainstEmulator reports it
 		}
-		cfg := emulated(t)
+		cfg, stop, err := newEmulated()
+		require.NoError(t, err)
 		cfg.NoGoldens = false
 		seen := 0
 		cfg.Golden = func(path string, got []byte) (string, error) {
@@ -104,6 +110,7 @@ func TestGoldensAreByteStable(t *testing.T) {
 			return harness.GoldenDiff(want, got), nil
 		}
 		res := harness.RunScenario(context.Background(), cfg, run.pair.Scenario, run.pair.Model)
+		stop()
 		for _, f := range res.Findings {
 			t.Log(f)
 		}
