@@ -216,6 +216,9 @@ func (p *Plan) Exec(ctx context.Context, run Run) harness.ScenarioResult {
 		Golden:     p.golden,
 		Logger:     p.opts.Logger,
 		RunTimeout: p.opts.RunTimeout,
+		// Over the replay server a stall is in the server, out of the
+		// run's sight: the adapters' timeouts run in real time too.
+		RealTimeTimers: p.opts.Server != nil,
 	}
 	res := harness.RunScenario(ctx, cfg, run.Scenario, run.Model)
 	e.finish(&res)

@@ -25,12 +25,16 @@ var clockBase = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // the order they are due, firing each, until the stalled request's
 // context is done: the stall ends through the timeout that a silent
 // server would have run into, at once and the same way on every run,
-// instead of after seconds of real time. A timer no stall fired still
-// fires once d of real time has passed, as a real one does: a stall the
-// run cannot see (in a replay server an adapter reaches over HTTP, as
-// certify's over-HTTP and --exec modes do) ends as it would without the
-// fake clock.
+// instead of after seconds of real time. With realTime (Config.
+// RealTimeTimers), a timer no stall fired also fires once d of real time
+// has passed, as a real one does: a stall the run cannot see (in a replay
+// server an adapter reaches over HTTP, as certify's over-HTTP and --exec
+// modes do) ends as it would without the fake clock. Without it no timer
+// reads the wall clock: a loaded machine cannot fire an idle timeout
+// between two events of a stream.
 type fakeClock struct {
+	realTime bool
+
 	mu     sync.Mutex
 	now    time.Time
 	ticks  int
@@ -50,8 +54,9 @@ type fakeTimer struct {
 	f       func()
 	when    time.Time // on the fake clock
 	pending bool
-	// real fires f once d of real time has passed since the last Reset
-	// (realWhen), unless a stall fired it first or it was stopped.
+	// real, on a clock with realTime, fires f once d of real time has
+	// passed since the last Reset (realWhen), unless a stall fired it
+	// first or it was stopped.
 	real     *time.Timer
 	realWhen time.Time
 }
@@ -77,12 +82,14 @@ func (t *fakeTimer) Reset(d time.Duration) bool {
 		c.timers = slices.DeleteFunc(c.timers, func(u *fakeTimer) bool { return u == t })
 	}
 	t.when, t.pending = c.now.Add(d), true
-	t.realWhen = time.Now().Add(d)
 	c.timers = append(c.timers, t)
-	if t.real == nil {
-		t.real = time.AfterFunc(d, t.fireReal)
-	} else {
-		t.real.Reset(d)
+	if c.realTime {
+		t.realWhen = time.Now().Add(d)
+		if t.real == nil {
+			t.real = time.AfterFunc(d, t.fireReal)
+		} else {
+			t.real.Reset(d)
+		}
 	}
 	stalled := len(c.stalls) > 0
 	c.mu.Unlock()
@@ -117,9 +124,16 @@ func (t *fakeTimer) Stop() bool {
 		return false
 	}
 	t.pending = false
-	t.real.Stop()
+	t.stopReal()
 	c.timers = slices.DeleteFunc(c.timers, func(u *fakeTimer) bool { return u == t })
 	return true
+}
+
+// stopReal stops t's real-time timer, if it has one.
+func (t *fakeTimer) stopReal() {
+	if t.real != nil {
+		t.real.Stop()
+	}
 }
 
 // stall is the run's faults.OnStall hook: a stall holds the request of
@@ -165,7 +179,7 @@ func (c *fakeClock) advance() {
 		t := c.timers[next]
 		c.timers = slices.Delete(c.timers, next, next+1)
 		t.pending = false
-		t.real.Stop()
+		t.stopReal()
 		if t.when.After(c.now) {
 			c.now = t.when
 		}
@@ -175,7 +189,8 @@ func (c *fakeClock) advance() {
 	}
 }
 
-func newFakeClock() *fakeClock { return &fakeClock{now: clockBase} }
+// newFakeClock returns a clock at clockBase; realTime: see fakeClock.
+func newFakeClock(realTime bool) *fakeClock { return &fakeClock{realTime: realTime, now: clockBase} }
 
 // Now returns the clock's time.
 func (c *fakeClock) Now() time.Time {

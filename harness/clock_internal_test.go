@@ -36,7 +36,7 @@ func (f *firings) list() []string {
 // until the stalled request's context is done; a stopped timer never
 // fires, a reset one is due d after the reset.
 func TestFakeClockTimers(t *testing.T) {
-	c := newFakeClock()
+	c := newFakeClock(false)
 	f := &firings{c: c}
 	idle := c.AfterFunc(time.Second, f.timer("idle"))
 	c.AfterFunc(2*time.Second, f.timer("call"))
@@ -80,7 +80,7 @@ func TestFakeClockTimers(t *testing.T) {
 // that ends it is armed (no timer pending yet) ends as soon as it is
 // armed.
 func TestFakeClockStallBeforeTimer(t *testing.T) {
-	c := newFakeClock()
+	c := newFakeClock(false)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	end := c.stall(ctx)
@@ -100,7 +100,7 @@ func TestFakeClockStallBeforeTimer(t *testing.T) {
 // TestFakeClockConcurrentStalls: stalls and timers from several
 // goroutines (go test -race) each end through their own timer.
 func TestFakeClockConcurrentStalls(t *testing.T) {
-	c := newFakeClock()
+	c := newFakeClock(false)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -122,30 +122,56 @@ func TestFakeClockConcurrentStalls(t *testing.T) {
 	}
 }
 
-// TestFakeClockRealTime: a timer no stall fires still fires once its
-// duration has passed in real time (a stall in a server the run cannot
-// see), once; one a stall fired does not fire again.
+// TestFakeClockRealTime: with realTime, a timer no stall fires still
+// fires once its duration has passed in real time (a stall in a server
+// the run cannot see), once; one a stall fired does not fire again, even
+// when its real-time timer comes late.
 func TestFakeClockRealTime(t *testing.T) {
-	c := newFakeClock()
+	c := newFakeClock(true)
 	fired := make(chan string, 4)
 	c.AfterFunc(20*time.Millisecond, func() { fired <- "real" })
-	select {
-	case got := <-fired:
-		if got != "real" {
-			t.Fatalf("fired %q", got)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the timer did not fire in real time")
+	if got := <-fired; got != "real" { // the test's own timeout is the limit
+		t.Fatalf("fired %q", got)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	c.AfterFunc(30*time.Millisecond, func() { fired <- "stall"; cancel() })
+	tm := c.AfterFunc(time.Hour, func() { fired <- "stall"; cancel() }).(*fakeTimer)
 	c.stall(ctx)()
-	time.Sleep(60 * time.Millisecond) // past its real time
-	if got := len(fired); got != 1 {
-		t.Fatalf("%d firings, want the stall's alone", got)
-	}
 	if got := <-fired; got != "stall" {
 		t.Fatalf("fired %q, want stall", got)
+	}
+	// Its real-time timer, had it not been stopped, arriving after the
+	// hour of real time.
+	c.mu.Lock()
+	tm.realWhen = time.Now().Add(-time.Second)
+	c.mu.Unlock()
+	tm.fireReal()
+	if got := len(fired); got != 0 {
+		t.Fatalf("%d more firings after the stall's", got)
+	}
+}
+
+// TestFakeClockVirtualOnly: without realTime no timer reads the wall
+// clock: it fires only when a stall moves the clock to it.
+func TestFakeClockVirtualOnly(t *testing.T) {
+	c := newFakeClock(false)
+	fired := make(chan string, 1)
+	tm := c.AfterFunc(time.Nanosecond, func() { fired <- "idle" }).(*fakeTimer)
+	tm.Reset(time.Nanosecond)
+	if tm.real != nil {
+		t.Fatal("a timer of a virtual-only clock has a real-time timer")
+	}
+	if got := len(fired); got != 0 {
+		t.Fatalf("fired %d times without a stall", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.AfterFunc(time.Second, cancel)
+	c.stall(ctx)()
+	if got := len(fired); got != 1 {
+		t.Fatalf("fired %d times in a stall, want 1", got)
+	}
+	if got, want := c.Now(), clockBase.Add(time.Second); !got.Equal(want) {
+		t.Errorf("clock after the stall = %v, want %v", got, want)
 	}
 }

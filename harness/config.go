@@ -112,6 +112,15 @@ type Config struct {
 	// transport cannot hang the suite; default DefaultRunTimeout. A
 	// scenario's own run_timeout wins over it.
 	RunTimeout time.Duration
+
+	// RealTimeTimers makes the run clock's timers (the adapters' idle and
+	// whole-call timeouts) also fire once their duration of real time has
+	// passed, for runs whose stall faults happen where the run cannot see
+	// them: in a replay server the adapter reaches over HTTP (certify
+	// with a Server sets it). Without it a timer fires only when a stall
+	// moves the run's virtual clock to it, so no verdict depends on how
+	// fast the machine is.
+	RealTimeTimers bool
 }
 
 // CallInfo describes a model call about to be made.

@@ -16,32 +16,8 @@ import (
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness"
-	"github.com/metis-llm/metis/scenarios"
 	"github.com/metis-llm/metis/session/sessiontest"
 )
-
-// TestSuiteAgainstEmulator runs the whole built-in suite with the
-// emulator standing in for the providers, as `record` will: every run
-// must pass its expectations and the stream invariants. The real-traffic
-// scenarios (tag imported) replay imported cassettes only; record leaves
-// them alone.
-func TestSuiteAgainstEmulator(t *testing.T) {
-	scs, err := harness.LoadFS(scenarios.FS)
-	require.NoError(t, err)
-	for _, p := range harness.Select(scs, harness.Config{Factories: factories(), Skip: []string{"imported"}}) {
-		t.Run(p.Scenario.ID+"/"+p.Model, func(t *testing.T) {
-			cfg := emulated(t)
-			res := harness.RunScenario(context.Background(), cfg, p.Scenario, p.Model)
-			if res.Status == harness.StatusSkip || res.Status == harness.StatusKnownFailure {
-				t.Skip(res.Reason)
-			}
-			for _, f := range res.Findings {
-				t.Log(f)
-			}
-			assert.Equal(t, harness.StatusPass, res.Status, res.Reason)
-		})
-	}
-}
 
 func runInline(t *testing.T, cfg harness.Config, src string) harness.ScenarioResult {
 	t.Helper()

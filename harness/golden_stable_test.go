@@ -1,7 +1,9 @@
 package harness_test
 
 import (
+	"bytes"
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,27 +13,108 @@ import (
 	"github.com/metis-llm/metis/scenarios"
 )
 
-// TestGoldensAreByteStable writes goldens from one emulated run of the
-// suite and compares a second, independent run against them: ids, times
-// and latencies must all be normalized away. The real-traffic scenarios
-// (tag imported) have no emulator replies; their goldens are compared
-// against the imported cassettes by the suite itself.
-func TestGoldensAreByteStable(t *testing.T) {
-	scs, err := harness.LoadFS(scenarios.FS)
-	require.NoError(t, err)
-	dir := t.TempDir()
-	for _, update := range []bool{true, false} {
-		for _, p := range harness.Select(scs, harness.Config{Skip: []string{"imported"}}) {
-			cfg := emulated(t)
-			cfg.NoGoldens, cfg.GoldenDir, cfg.UpdateGoldens = false, dir, update
-			res := harness.RunScenario(context.Background(), cfg, p.Scenario, p.Model)
+// emulatedRun is one run of the built-in suite against the emulator and
+// the golden files it rendered, by path.
+type emulatedRun struct {
+	pair    harness.Pair
+	res     harness.ScenarioResult
+	goldens map[string][]byte
+}
+
+var (
+	emulatedOnce sync.Once
+	emulatedRuns []emulatedRun
+	emulatedErr  error
+)
+
+// emulatedSuite runs the whole built-in suite once per test binary with
+// the emulator standing in for the providers, as `record` does, keeping
+// each run's result and rendered goldens in memory: the tests that need
+// a run of the whole suite share this one instead of each making its own.
+// The real-traffic scenarios (tag imported) are left out: they have no
+// emulator replies, and the suite compares their goldens against the
+// imported cassettes itself. Under -short (the race detector's pass in
+// CI) one run in eight, the first of eight shards, runs.
+func emulatedSuite(t *testing.T) []emulatedRun {
+	t.Helper()
+	emulatedOnce.Do(func() {
+		scs, err := harness.LoadFS(scenarios.FS)
+		if err != nil {
+			emulatedErr = err
+			return
+		}
+		sel := harness.Config{Factories: factories(), Skip: []string{"imported"}}
+		if testing.Short() {
+			sel.Shard, sel.Shards = 0, 8
+		}
+		for _, p := range harness.Select(scs, sel) {
+			run := emulatedRun{pair: p, goldens: map[string][]byte{}}
+			cfg, stop, err := newEmulated()
+			if err != nil {
+				emulatedErr = err
+				return
+			}
+			cfg.NoGoldens = false
+			cfg.Golden = func(path string, got []byte) (string, error) {
+				run.goldens[path] = bytes.Clone(got)
+				return "", nil
+			}
+			run.res = harness.RunScenario(context.Background(), cfg, p.Scenario, p.Model)
+			stop()
+			emulatedRuns = append(emulatedRuns, run)
+		}
+	})
+	require.NoError(t, emulatedErr)
+	require.NotEmpty(t, emulatedRuns)
+	return emulatedRuns
+}
+
+// TestSuiteAgainstEmulator: in the emulated run of the whole built-in
+// suite every run passes its expectations and the stream invariants.
+func TestSuiteAgainstEmulator(t *testing.T) {
+	for _, run := range emulatedSuite(t) {
+		t.Run(run.pair.Scenario.ID+"/"+run.pair.Model, func(t *testing.T) {
+			res := run.res
+			if res.Status == harness.StatusSkip || res.Status == harness.StatusKnownFailure {
+				t.Skip(res.Reason)
+			}
 			for _, f := range res.Findings {
 				t.Log(f)
 			}
-			assert.Contains(t, []harness.Status{harness.StatusPass, harness.StatusSkip, harness.StatusKnownFailure}, res.Status, "%s (update=%v): %s", res.Name(), update, res.Reason)
-		}
+			assert.Equal(t, harness.StatusPass, res.Status, res.Reason)
+		})
 	}
-	if testing.Verbose() {
-		t.Log(dir)
+}
+
+// TestGoldensAreByteStable compares a second, independent emulated run
+// of the suite against the goldens the shared one rendered: ids, times
+// and latencies must all be normalized away.
+func TestGoldensAreByteStable(t *testing.T) {
+	for _, run := range emulatedSuite(t) {
+		if run.res.Status != harness.StatusPass {
+			continue // TestSuiteAgainstEmulator reports it
+		}
+		cfg, stop, err := newEmulated()
+		require.NoError(t, err)
+		cfg.NoGoldens = false
+		seen := 0
+		cfg.Golden = func(path string, got []byte) (string, error) {
+			seen++
+			want, ok := run.goldens[path]
+			if !ok {
+				return harness.GoldenDiff(nil, got), harness.ErrNoGolden
+			}
+			if bytes.Equal(want, got) {
+				return "", nil
+			}
+			return harness.GoldenDiff(want, got), nil
+		}
+		res := harness.RunScenario(context.Background(), cfg, run.pair.Scenario, run.pair.Model)
+		stop()
+		for _, f := range res.Findings {
+			t.Log(f)
+		}
+		assert.Equal(t, harness.StatusPass, res.Status, "%s: %s", res.Name(), res.Reason)
+		assert.Equal(t, len(run.goldens), seen, "%s: golden files compared", res.Name())
 	}
 }

@@ -24,6 +24,17 @@ func factories() map[string]adapters.Factory { return providers.Factories() }
 // does; faults come from the real fault layer.
 func emulated(t *testing.T) harness.Config {
 	t.Helper()
+	cfg, stop, err := newEmulated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return cfg
+}
+
+// newEmulated is emulated for a caller that stops the emulator itself
+// (stop), as soon as its run is done.
+func newEmulated() (cfg harness.Config, stop func(), err error) {
 	// Every attempt of a call gets the call's reply, as when recording
 	// (harness/record): a retried call reaches the server again.
 	var (
@@ -41,10 +52,10 @@ func emulated(t *testing.T) harness.Config {
 		r.Profile = serverProfile(provider)
 		return r, nil
 	}))
-	t.Cleanup(srv.Close)
 	target, err := url.Parse(srv.URL)
 	if err != nil {
-		t.Fatal(err)
+		srv.Close()
+		return harness.Config{}, nil, err
 	}
 	return harness.Config{
 		Factories: factories(),
@@ -59,7 +70,7 @@ func emulated(t *testing.T) harness.Config {
 			return nil
 		},
 		Faults: faults.FromSpec,
-	}
+	}, srv.Close, nil
 }
 
 // serverProfile names the emulator profile of an OpenAI-compatible

@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,30 +27,58 @@ import (
 	"github.com/metis-llm/metis/internal/buildinfo"
 )
 
+var (
+	realOnce           sync.Once
+	realDir            string
+	realRes            *harness.Result
+	realErr            error
+	realStart, realEnd time.Time
+)
+
 // realReport runs part of the committed suite with one golden altered, so
 // that one run fails with a golden diff, and writes its reports to a
-// temporary directory. The altered golden is the openai:gpt-5 transcript
-// of basic/plain-text, whose assistant greeting it changes.
+// directory, once per test binary: the report tests read the same run.
+// The altered golden is the openai:gpt-5 transcript of basic/plain-text,
+// whose assistant greeting it changes.
 func realReport(t *testing.T) (dir string, res *harness.Result) {
 	t.Helper()
-	goldens := filepath.Join(t.TempDir(), "goldens")
+	realOnce.Do(func() {
+		realStart = time.Now()
+		realDir, realRes, realErr = writeRealReport(filepath.Join(sharedDir, "real-report"))
+		realEnd = time.Now()
+	})
+	require.NoError(t, realErr)
+	return realDir, realRes
+}
+
+func writeRealReport(base string) (string, *harness.Result, error) {
+	goldens := filepath.Join(base, "goldens")
 	for _, id := range []string{"basic", "tools"} {
-		require.NoError(t, os.CopyFS(filepath.Join(goldens, id), os.DirFS(filepath.Join("..", "goldens", id))))
+		if err := os.CopyFS(filepath.Join(goldens, id), os.DirFS(filepath.Join("..", "goldens", id))); err != nil {
+			return "", nil, err
+		}
 	}
 	altered := filepath.Join(goldens, "basic", "plain-text", "openai", "gpt-5", "transcript.json")
 	data, err := os.ReadFile(altered)
-	require.NoError(t, err)
-	require.Contains(t, string(data), `"text": "Hello there, how are you?"`)
-	require.NoError(t, os.WriteFile(altered, bytes.Replace(data, []byte("Hello there, how are you?"), []byte("Hello there, who are you?"), 1), 0o644))
-
-	res, err = harness.Run(context.Background(), harness.Config{
+	if err != nil {
+		return "", nil, err
+	}
+	const from, to = "Hello there, how are you?", "Hello there, who are you?"
+	if !bytes.Contains(data, []byte(`"text": "`+from+`"`)) {
+		return "", nil, fmt.Errorf("%s no longer says %q: update the alteration", altered, from)
+	}
+	if err := os.WriteFile(altered, bytes.Replace(data, []byte(from), []byte(to), 1), 0o644); err != nil {
+		return "", nil, err
+	}
+	res, err := harness.Run(context.Background(), harness.Config{
 		ScenarioDir: filepath.Join("..", "scenarios"), CassetteDir: filepath.Join("..", "cassettes"), GoldenDir: goldens,
 		IDs: []string{"basic/*", "tools/*"}, Factories: factories(), Faults: faults.FromSpec,
 	})
-	require.NoError(t, err)
-	dir = filepath.Join(t.TempDir(), "reports")
-	require.NoError(t, harness.WriteReports(dir, res))
-	return dir, res
+	if err != nil {
+		return "", nil, err
+	}
+	dir := filepath.Join(base, "reports")
+	return dir, res, harness.WriteReports(dir, res)
 }
 
 func compileReportSchema(t *testing.T) *jsonschema.Schema {
@@ -69,7 +99,6 @@ func compileReportSchema(t *testing.T) *jsonschema.Schema {
 // version, start and duration, selection, registry, counts by outcome and
 // by cassette source.
 func TestReportJSONValidatesAgainstItsSchema(t *testing.T) {
-	before := time.Now()
 	dir, _ := realReport(t)
 	data, err := os.ReadFile(filepath.Join(dir, harness.ReportJSON))
 	require.NoError(t, err)
@@ -115,7 +144,7 @@ func TestReportJSONValidatesAgainstItsSchema(t *testing.T) {
 	assert.Equal(t, 1, rep.FormatVersion)
 	assert.Equal(t, runtime.Version(), rep.Metis.GoVersion)
 	assert.NotEmpty(t, rep.Metis.Version)
-	assert.WithinRange(t, rep.Started, before.Add(-time.Second), time.Now())
+	assert.WithinRange(t, rep.Started, realStart.Add(-time.Second), realEnd)
 	assert.Positive(t, rep.DurationNS)
 	if diff := cmp.Diff([]string{"basic/*", "tools/*"}, rep.Selection.IDs); diff != "" {
 		t.Errorf("rep.Selection.IDs mismatch (-want +got):\n%s", diff)

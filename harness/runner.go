@@ -64,7 +64,7 @@ type run struct {
 
 func newRun(cfg *Config, sc *Scenario, model string, reg *adapters.Registry) *run {
 	r := &run{
-		cfg: cfg, sc: sc, model: model, reg: reg, clock: newFakeClock(),
+		cfg: cfg, sc: sc, model: model, reg: reg, clock: newFakeClock(cfg.RealTimeTimers),
 		adapters: map[string]*observed{}, wires: map[string]*wire{},
 		logs: newLogCapture(cfg.logger()),
 	}
@@ -256,14 +256,24 @@ func (r *run) exchangesOf(i int) []*exchange {
 // transportFailure returns the first failure to create a provider's
 // transport (such as a missing cassette), or nil.
 func (r *run) transportFailure() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, w := range r.wires {
-		if w.baseErr != nil {
-			return w.baseErr
+	for _, w := range r.wireList() {
+		if err := w.failure(); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// wireList returns the run's wires in the order of their providers.
+func (r *run) wireList() []*wire {
+	r.mu.Lock()
+	wires := make([]*wire, 0, len(r.wires))
+	for _, w := range r.wires {
+		wires = append(wires, w)
+	}
+	r.mu.Unlock()
+	sortWires(wires)
+	return wires
 }
 
 // exec runs the steps in order and stops at the first failing one. It
@@ -499,15 +509,8 @@ func toolCalls(m canonical.Message, pairs []adapters.ToolIDPair) []session.ToolC
 // finish reports unused cassette interactions, tells transports how the
 // run ended, and closes stores.
 func (r *run) finish(res *ScenarioResult) {
-	r.mu.Lock()
-	wires := make([]*wire, 0, len(r.wires))
-	for _, w := range r.wires {
-		wires = append(wires, w)
-	}
-	r.mu.Unlock()
-	sortWires(wires)
 	var sources []string
-	for _, w := range wires {
+	for _, w := range r.wireList() {
 		base := w.created()
 		if base == nil {
 			continue

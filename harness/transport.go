@@ -16,11 +16,20 @@ import (
 // first byte, routes each request through the current call's fault
 // transport if an inject step armed one, and creates the provider's real
 // transport (Config.Transport) on first use.
+//
+// Its requests may come from any goroutine: the adapter's, or, when a
+// certification runs the adapter through a replay server, the server's
+// handler of a request the adapter made from another process. What the
+// run reads of the wire (the transport, the failure to create it) is read
+// under baseMu, so no order between those goroutines is assumed.
 type wire struct {
 	r        *run
 	provider string
 
-	once    sync.Once
+	// baseMu guards the provider's transport: made is true once it was
+	// created (or once the run finished, so that it no longer will be).
+	baseMu  sync.Mutex
+	made    bool
 	base    http.RoundTripper
 	baseErr error
 
@@ -91,20 +100,36 @@ func (w *wire) send(req *http.Request) (*http.Response, error) {
 }
 
 func (w *wire) transport() (http.RoundTripper, error) {
-	w.once.Do(func() {
+	w.baseMu.Lock()
+	defer w.baseMu.Unlock()
+	if !w.made {
+		w.made = true
 		w.base, w.baseErr = w.r.newTransport(w.provider)
 		if w.baseErr != nil {
 			w.baseErr = &transportError{provider: w.provider, err: w.baseErr}
 		}
-	})
+	}
+	if w.base == nil && w.baseErr == nil {
+		return nil, fmt.Errorf("harness: a request to %s after the run finished", w.provider)
+	}
 	return w.base, w.baseErr
 }
 
 // created returns the provider's transport if it was ever created, and
 // makes sure it no longer will be.
 func (w *wire) created() http.RoundTripper {
-	w.once.Do(func() {})
+	w.baseMu.Lock()
+	defer w.baseMu.Unlock()
+	w.made = true
 	return w.base
+}
+
+// failure returns the failure to create the provider's transport, if it
+// was tried and failed.
+func (w *wire) failure() error {
+	w.baseMu.Lock()
+	defer w.baseMu.Unlock()
+	return w.baseErr
 }
 
 // arm sets the fault transport and the before-first-byte hook for the next

@@ -513,13 +513,11 @@ func TestIdleTimeout(t *testing.T) {
 			before := goleak.IgnoreCurrent()
 			srv := httptest.NewServer(hold(head(t, stream, sctype), sctype))
 			a := openBuiltin(t, b.typ, srv.URL, "sk-test-FAKE", idle)
-			began := time.Now()
+			// The whole-call timeout is a minute: the error says which
+			// timer ended the call, without reading the wall clock.
 			evs, err := adaptertest.Collect(a.Stream(context.Background(), userRequest(b.model)))
 			if !isIdle(err) {
 				t.Fatalf("error %v, want network/timeout from the idle timeout", err)
-			}
-			if took := time.Since(began); took > 20*time.Second {
-				t.Errorf("took %s", took)
 			}
 			n := len(evs)
 			if n < 2 || evs[0].Type != canonical.EventMessageStart || evs[n-1].Type != canonical.EventMessageComplete || evs[n-1].Response.StopReason != canonical.StopError {

@@ -158,7 +158,10 @@ func gitRevision(dir string) (rev string, modified bool) {
 		return "", false
 	}
 	rev = strings.TrimSpace(string(out))
-	cmd = exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no")
+	// --no-optional-locks: status takes no index.lock to refresh the
+	// index, so a git the timeout kills leaves none behind in the
+	// checkout (where it would fail the user's next commit).
+	cmd = exec.CommandContext(ctx, "git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no")
 	cmd.Dir = dir
 	status, err := cmd.Output()
 	return rev, err == nil && len(strings.TrimSpace(string(status))) > 0
