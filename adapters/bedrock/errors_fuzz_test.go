@@ -32,7 +32,7 @@ func FuzzClassify(f *testing.F) {
 	f.Fuzz(func(t *testing.T, code uint16, typ string, body []byte, kind uint8, message string) {
 		status := adaptertest.FuzzStatus(code)
 		adaptertest.CheckClassified(t, classify, status, http.Header{"X-Amzn-Errortype": {typ}}, body)
-		if why := adaptertest.Unclassified(exceptionError("bedrock", typ, body)); why != "" {
+		if why := adaptertest.Unclassified(ExceptionError("bedrock", typ, body)); why != "" {
 			t.Fatalf("exception frame %q %q: %s", typ, body, why)
 		}
 		if isASCII(typ) {
@@ -52,7 +52,7 @@ func FuzzClassify(f *testing.F) {
 		e.Message = message
 		adaptertest.CheckReadsBack(t, classify, e.Status, e.Header(wire.Bedrock), e.Body(wire.Bedrock), message)
 		payload, _ := json.Marshal(map[string]string{"message": message})
-		if got := exceptionError("bedrock", strings.ToLower(e.Type[:1])+e.Type[1:], payload); !strings.Contains(got.Message, message) {
+		if got := ExceptionError("bedrock", strings.ToLower(e.Type[:1])+e.Type[1:], payload); !strings.Contains(got.Message, message) {
 			t.Fatalf("exception frame %s with message %q: read back as %q", e.Type, message, got.Message)
 		}
 	})
