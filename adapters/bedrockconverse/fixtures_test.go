@@ -113,9 +113,9 @@ func TestRecordingStreamReasoningSignature(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, streamcheck.Check(evs))
 	resp := adaptertest.Final(t, evs)
-	const sig = "Eu0CCkgIBxABGAIqQJDccbDQkr81n7QjZ0Fi43umSvw0YvnGkMPEpaGAa2btYHyWw06KhwckvsnKzpKcxiRJT35meoG4/pdrTUiy2UISDPDaEWfOl3+HlRVsCxoMzfiqBp252RMvpmEyIjCbQ97Ac9Epkr5mgxeu1vGtJg+fDWIg0UnpMM8NYknhhvJmsXpYrfquwGL1ZnlBslUq0gHtbAAPwlWPmiQXU7gDQCDW9IdMVyw42b4f5MrAlpWkPWOJc9H+yYv0TpP/jY72SD1opqwkWnBgkzbi7A2jPmEFzIMQSO1KDXha5ADqQ3cLYMmVdNTSH9wlM7G7/JJ2/cqowqkwD6/q1AnYzcPte9iC67fY1LYN0NMCOSABFojP1rmkv9YBEulx5Y6eQpeVXBQiIqcGoCmWSumpGBskS1KxGerUmzUB0JmJnTENv4x3fSGSUSEPqMiz6Ebao8sVkb1wCWuZEXWJGtiQLMIm1o471iEYAQ=="
+	const signature = "Eu0CCkgIBxABGAIqQJDccbDQkr81n7QjZ0Fi43umSvw0YvnGkMPEpaGAa2btYHyWw06KhwckvsnKzpKcxiRJT35meoG4/pdrTUiy2UISDPDaEWfOl3+HlRVsCxoMzfiqBp252RMvpmEyIjCbQ97Ac9Epkr5mgxeu1vGtJg+fDWIg0UnpMM8NYknhhvJmsXpYrfquwGL1ZnlBslUq0gHtbAAPwlWPmiQXU7gDQCDW9IdMVyw42b4f5MrAlpWkPWOJc9H+yYv0TpP/jY72SD1opqwkWnBgkzbi7A2jPmEFzIMQSO1KDXha5ADqQ3cLYMmVdNTSH9wlM7G7/JJ2/cqowqkwD6/q1AnYzcPte9iC67fY1LYN0NMCOSABFojP1rmkv9YBEulx5Y6eQpeVXBQiIqcGoCmWSumpGBskS1KxGerUmzUB0JmJnTENv4x3fSGSUSEPqMiz6Ebao8sVkb1wCWuZEXWJGtiQLMIm1o471iEYAQ=="
 	wantContent := canonical.Blocks{
-		canonical.ThinkingBlock{Text: `The user has greeted me with a simple "Hello". I should respond in a friendly and welcoming manner. This is a straightforward greeting, so I'll respond warmly and ask how I can help them today.`, Signature: sig},
+		canonical.ThinkingBlock{Text: `The user has greeted me with a simple "Hello". I should respond in a friendly and welcoming manner. This is a straightforward greeting, so I'll respond warmly and ask how I can help them today.`, Signature: signature},
 		canonical.TextBlock{Text: "Hello! It's nice to meet you. How can I help you today?"},
 	}
 	if diff := cmp.Diff(wantContent, resp.Content); diff != "" {
@@ -141,7 +141,7 @@ func TestRecordingStreamReasoningSignature(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(w.Body, &body))
 	require.Len(t, body.Messages, 3)
-	assert.JSONEq(t, `{"reasoningContent":{"reasoningText":{"text":`+mustJSON(t, wantContent[0].(canonical.ThinkingBlock).Text)+`,"signature":"`+sig+`"}}}`, string(body.Messages[1].Content[0]))
+	assert.JSONEq(t, `{"reasoningContent":{"reasoningText":{"text":`+mustJSON(t, wantContent[0].(canonical.ThinkingBlock).Text)+`,"signature":"`+signature+`"}}}`, string(body.Messages[1].Content[0]))
 }
 
 func mustJSON(t *testing.T, v any) string {

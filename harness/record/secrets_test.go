@@ -41,9 +41,10 @@ var fakeSecrets = map[string][]string{
 	"harness/importer/testdata/vcrpy/langchain-openai-chat-tool-round-trip.yaml":    {"sk-proj-TESTONLYnotArealKEYnotArealKEY0123456789"},
 	"harness/importer/testdata/vcrpy/pydantic-ai-anthropic-thinking-stream.yaml":    {"sk-ant-api03-TESTONLYnotArealKEYnotArealKEYnotArealKEY"},
 	"harness/importer/testdata/vcrpy/pydantic-ai-gemini-parsed-body.yaml":           {"AIzaSyTESTONLY-notArealKEYnotArealKEY12"},
-	"harness/helpers_test.go":       {"Bearer local-server-needs-no-key"},
-	"adapters/bedrock/auth_test.go": {"bedrock-api-key-1", "bedrock-api-key-2"},
-	"cmd/conform/emulate_test.go":   {"Bearer test-key-not-secret"},
+	"harness/helpers_test.go":            {"Bearer local-server-needs-no-key"},
+	"adapters/bedrock/auth_test.go":      {"bedrock-api-key-1", "bedrock-api-key-2"},
+	"adapters/providers/runtime_test.go": {"sk-other-SECRET-4242"},
+	"cmd/conform/emulate_test.go":        {"Bearer test-key-not-secret"},
 	"adapters/config_test.go": {
 		"sk-ant-api03-TESTONLYzN8kqL2vP9xR4mW7bT1cY6hJ3fD5gS0aQ-FAKE", "sk-proj-TESTONLYq8Wm2Lx9Rv4Nc7Tb1Zy6Hk3Jd5Fg0Sa",
 		"TESTONLYp7Lw2Qx9Rv4Nc7Tb1Zy6Hk3Jd5Fg0SaB", "AIzaSyTESTONLY0123456789abcdefghijklmno",
