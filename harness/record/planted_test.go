@@ -36,8 +36,14 @@ func (a answer) RoundTrip(req *http.Request) (*http.Response, error) {
 // no form (raw, escaped, percent-encoded, base64) in the cassette; the
 // recording is scrubbed, not refused.
 func TestPlantedSecretsNeverWritten(t *testing.T) {
+	n := 0
 	for _, k := range secretstest.Keys() {
 		for _, ex := range secretstest.Exchanges(k) {
+			// -short (the race detector's run in CI) keeps one exchange in
+			// eight; go test ./... plants every one.
+			if n++; testing.Short() && n%8 != 1 {
+				continue
+			}
 			t.Run(k.Shape+"/"+ex.Name, func(t *testing.T) {
 				path := filepath.Join(t.TempDir(), "c.yaml")
 				rec, err := record.NewRecorder(path, record.Options{Transport: answer(ex), Scenario: "planted/x", Provider: "vllm"})

@@ -66,6 +66,9 @@ var everyMatch = map[string]bool{
 // environment. Only the test fakes listed in fakeSecrets are allowed,
 // each in its own file.
 func TestCommittedFilesHoldNoSecrets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a scan of every committed file, with no concurrency for the race detector; go test ./... runs it")
+	}
 	root := filepath.Join("..", "..")
 	var keys []string
 	for _, name := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENROUTER_API_KEY"} {
