@@ -101,6 +101,9 @@ type Config struct {
 	// Golden compares got with the golden file at path and returns a
 	// (-want +got) diff, "" when they match. Nil means
 	// CompareGolden(path, got, UpdateGoldens); go test plugs goldie in.
+	// Under Oracle OracleContract it is called for transcript.json alone,
+	// with got projected by ContractTranscript: the hook must project the
+	// golden file the same way (nil reads it and does).
 	Golden func(path string, got []byte) (diff string, err error)
 
 	// Progress, when set, is told after each run of Run ends: how many
@@ -112,6 +115,15 @@ type Config struct {
 	// transport cannot hang the suite; default DefaultRunTimeout. A
 	// scenario's own run_timeout wins over it.
 	RunTimeout time.Duration
+
+	// Oracle chooses the checks a run evaluates: OracleBoth (or "") the
+	// contract's and metis's regression, OracleContract the contract's
+	// alone — certification's choice. Under OracleContract, regression
+	// checks are left out of the results, only the contract fields of
+	// transcript.json are compared (ContractTranscript; requests.json
+	// and events.json are not compared), and a scenario whose oracle is
+	// regression is skipped.
+	Oracle Oracle
 
 	// RealTimeTimers makes the run clock's timers (the adapters' idle and
 	// whole-call timeouts) also fire once their duration of real time has

@@ -288,11 +288,13 @@ type StepResult struct {
 }
 
 // Check is one verified property of a step: an expectation, the stream
-// invariants, the stream-versus-complete comparison.
+// invariants, the stream-versus-complete comparison. Oracle says whether
+// it checks the contract or metis's own choices (OracleOf).
 type Check struct {
 	Name    string `json:"name"`
 	OK      bool   `json:"ok"`
 	Message string `json:"message,omitempty"`
+	Oracle  Oracle `json:"oracle,omitempty"`
 }
 
 // Finding levels.

@@ -357,6 +357,7 @@ func (r *run) execStep(ctx context.Context, st *Step, res *ScenarioResult) StepR
 	if err != nil {
 		sr.Status, sr.Error = StatusFail, err.Error()
 	}
+	sr.Checks = r.cfg.oracleChecks(sr.Checks)
 	for _, c := range sr.Checks {
 		if !c.OK {
 			sr.Status = StatusFail
@@ -427,7 +428,7 @@ func (r *run) swap(st *Step) ([]Check, error) {
 		checks = append(checks, c)
 	}
 	if e.Error != nil {
-		checks = append(checks, expectError(e.Error, err))
+		checks = append(checks, expectErrors(e.Error, err)...)
 	}
 	if e.Reasons != nil {
 		checks = append(checks, expectReasons(e.Reasons, err))

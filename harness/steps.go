@@ -135,7 +135,7 @@ func (r *run) ready(ctx context.Context, st *Step) ([]Check, error) {
 		e = &Expect{}
 	}
 	d := r.stepData(st.Index, sleeps)
-	checks := []Check{expectError(e.Error, err)}
+	checks := expectErrors(e.Error, err)
 	return append(checks, expectMore(e, &outcome{}, d)...), nil
 }
 
