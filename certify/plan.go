@@ -83,7 +83,9 @@ type Plan struct {
 	// Suite identifies the suite.
 	Suite SuiteInfo
 	// Runs are the runs that talk to Target.Provider and belong to the
-	// selected profiles, sorted by scenario id and then matrix order.
+	// selected profiles, sorted by scenario id and then matrix order;
+	// scenarios whose oracle is regression (metis's own choices) have
+	// none.
 	Runs []Run
 	// Profiles are the profiles selected.
 	Profiles []string
@@ -153,6 +155,11 @@ func NewPlan(target Target, opts Options) (*Plan, error) {
 		if !slices.Contains(p.adaptersOf(pair.Scenario, pair.Model), target.Provider) {
 			continue
 		}
+		if pair.Scenario.Oracle == harness.OracleRegression {
+			// It checks only metis's own choices: no certificate asks
+			// them of another adapter.
+			continue
+		}
 		profile := ProfileOf(pair.Scenario, pair.Model)
 		if slices.Contains(profiles, profile) {
 			p.Runs = append(p.Runs, Run{Scenario: pair.Scenario, Model: pair.Model, Profile: profile})
@@ -220,6 +227,9 @@ func (p *Plan) Exec(ctx context.Context, run Run) harness.ScenarioResult {
 		// run's sight: the adapters' timeouts run in real time too.
 		RealTimeTimers: p.opts.Server != nil,
 	}
+	// A certificate holds the contract alone: regression checks,
+	// requests.json and events.json are metis's own choices.
+	cfg.Oracle = harness.OracleContract
 	res := harness.RunScenario(ctx, cfg, run.Scenario, run.Model)
 	e.finish(&res)
 	return res
@@ -346,8 +356,10 @@ func (p *Plan) transport(provider string, sc *harness.Scenario, model string) (h
 	return pl, err
 }
 
-// golden compares got with the suite's golden file at path
-// ("goldens/<id>/<provider>/<model-name>/<file>").
+// golden compares got, a transcript projected on its contract fields
+// (harness.ContractTranscript: the harness's Golden hook under
+// OracleContract), with the projection of the suite's golden file at
+// path ("goldens/<id>/<provider>/<model-name>/transcript.json").
 func (p *Plan) golden(path string, got []byte) (string, error) {
 	name := strings.TrimPrefix(filepath.ToSlash(path), "goldens/")
 	want, err := fs.ReadFile(p.suite.Goldens, name)
@@ -357,7 +369,7 @@ func (p *Plan) golden(path string, got []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("reading golden %s: %w", path, err)
 	}
-	return harness.GoldenDiff(want, got), nil
+	return harness.ContractGoldenDiff(want, got)
 }
 
 // Capabilities builds the target once, without network, and returns
