@@ -266,3 +266,24 @@ func TestContractTranscript(t *testing.T) {
 		t.Error("invalid_response (004 §7 provider_invalid_response) is not a contract code")
 	}
 }
+
+// FuzzContractTranscript: the projection never panics, and projecting a
+// projection changes nothing.
+func FuzzContractTranscript(f *testing.F) {
+	f.Add([]byte(`[{"role":"assistant","content":[],"metadata":{"provider_raw":{"a":{}},"usage":{"estimated":true}}}]`))
+	f.Add([]byte(`[{"metadata":null},{"metadata":{"usage":"x"}}]`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		once, err := ContractTranscript(data)
+		if err != nil {
+			return
+		}
+		twice, err := ContractTranscript(once)
+		if err != nil {
+			t.Fatalf("the projection %q does not project: %v", once, err)
+		}
+		if d := GoldenDiff(once, twice); d != "" {
+			t.Fatalf("projecting twice changes the result:\n%s", d)
+		}
+	})
+}

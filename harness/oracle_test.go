@@ -142,3 +142,15 @@ func TestOracleDefaultGoldenProjects(t *testing.T) {
 	assert.Equal(t, harness.StatusPass, res.Runs[0].Status, res.Runs[0].Reason)
 	assert.Empty(t, res.Runs[0].Findings)
 }
+
+// An oracle other than contract or regression is refused by the schema,
+// naming the file, line and key.
+func TestOracleKeyValidated(t *testing.T) {
+	_, err := harness.Parse("bad.yaml", []byte("id: b\ntitle: t\noracle: maybe\nsteps: [{user: hi}]\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bad.yaml:3")
+	assert.Contains(t, err.Error(), "oracle")
+	sc, err := harness.Parse("ok.yaml", []byte("id: b\ntitle: t\noracle: contract\nsteps: [{user: hi}]\n"))
+	require.NoError(t, err)
+	assert.Equal(t, harness.OracleContract, sc.Oracle)
+}
