@@ -249,7 +249,10 @@ type MismatchError struct {
 func (e *MismatchError) Error() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "replay: %s: no unserved interaction matches %s %s", e.Cassette, e.Method, e.URL)
-	if e.Exhausted > 0 {
+	switch {
+	case e.Match == MatchSemantic && e.Exhausted > 0:
+		fmt.Fprintf(&sb, " (matching semantically, each request to an endpoint takes the next of its recorded interactions, and all %d were already served)", e.Exhausted)
+	case e.Exhausted > 0:
 		fmt.Fprintf(&sb, " (%d identical recorded request(s) were already served; each is served once)", e.Exhausted)
 	}
 	if e.Nearest < 0 {
@@ -261,7 +264,7 @@ func (e *MismatchError) Error() string {
 	case MatchEndpoint:
 		sb.WriteString("(the cassette is imported and matches on the endpoint only: method, path, alt and whether the request streams)\n")
 	case MatchSemantic:
-		sb.WriteString("(matching semantically: the run made more requests to this endpoint than the cassette recorded, or one to an endpoint it never recorded)\n")
+		sb.WriteString("(matching semantically: the cassette recorded no request to this endpoint, or fewer than the run made)\n")
 	}
 	return sb.String()
 }

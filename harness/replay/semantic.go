@@ -51,7 +51,9 @@ type Difference struct {
 	// Step is the scenario step's index, -1 when unknown.
 	Step   int    `json:"step"`
 	Method string `json:"method"`
-	Path   string `json:"path"`
+	// Path is the request's path, with its query (values masked as
+	// Canonical masks them).
+	Path string `json:"path"`
 	// Interaction is the id of the recorded interaction served.
 	Interaction int                `json:"interaction"`
 	Fields      []equiv.Difference `json:"fields"`
@@ -158,7 +160,11 @@ func (p *Player) serveSemantic(req *http.Request, key string, body []byte) int {
 	p.queues[key] = append(q[:j:j], q[j+1:]...)
 	p.served[i] = true
 	if len(diffs) > 0 {
-		p.diffs = append(p.diffs, Difference{Request: c.Request, Step: c.Step, Method: req.Method, Path: redactURL(req.URL),
+		path := req.URL.EscapedPath()
+		if q := filterQuery(req.URL.Query()); q != "" {
+			path += "?" + q
+		}
+		p.diffs = append(p.diffs, Difference{Request: c.Request, Step: c.Step, Method: req.Method, Path: path,
 			Interaction: p.interactions[i].ID, Fields: diffs})
 	}
 	return i
