@@ -41,6 +41,12 @@ func WithCall(ctx context.Context, c Call) context.Context {
 	return context.WithValue(ctx, callKey{}, c)
 }
 
+// CallFrom returns the Call WithCall put in ctx, if any.
+func CallFrom(ctx context.Context) (Call, bool) {
+	c, ok := ctx.Value(callKey{}).(Call)
+	return c, ok
+}
+
 // A Difference is a request a semantic player served although its body
 // is not equivalent to the recorded one: the recorded answer went out,
 // and Fields say where the request differs.
@@ -143,7 +149,7 @@ func (p *Player) pickSemantic(q []int, req *http.Request, body []byte, o equiv.O
 // key is req's semanticKey. It returns the interaction's index, or -1
 // when the endpoint has no unserved interaction left.
 func (p *Player) serveSemantic(req *http.Request, key string, body []byte) int {
-	c, ok := req.Context().Value(callKey{}).(Call)
+	c, ok := CallFrom(req.Context())
 	if !ok {
 		c.Step = -1
 	}

@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -128,4 +129,49 @@ func TestSemanticKeepsEndpointMatchingOfImportedCassettes(t *testing.T) {
 	p, err := replay.Load(writeCassette(t, importedCassette), replay.WithSemantic())
 	require.NoError(t, err)
 	assert.Equal(t, replay.MatchEndpoint, p.Match())
+}
+
+// Over the replay server (conform serve), a request that differs is
+// served the recorded answer, and GET /runs/{id} lists the difference.
+func TestSemanticOverTheServer(t *testing.T) {
+	srv, err := replay.NewServer()
+	require.NoError(t, err)
+	t.Cleanup(func() { srv.Close() })
+	p := semanticPlayer(t)
+	run, err := srv.NewRun("", "tools/x", "anthropic:claude-sonnet-4-6", []string{"anthropic"},
+		func(string) (http.RoundTripper, error) { return p, nil })
+	require.NoError(t, err)
+
+	wrong := strings.Replace(turn1, `"model":"claude-sonnet-4-6"`, `"model":"claude-opus-4-1"`, 1)
+	req, err := http.NewRequest(http.MethodPost, run.BaseURL("anthropic")+"/v1/messages", strings.NewReader(wrong))
+	require.NoError(t, err)
+	req.Header.Set("anthropic-version", "2023-06-01")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	assert.Contains(t, string(body), `"msg_1"`)
+	assert.Empty(t, run.Mismatches())
+
+	resp, err = http.Get(srv.URL + "/runs/" + run.ID)
+	require.NoError(t, err)
+	var shown struct {
+		Differences []struct {
+			Provider string `json:"provider"`
+			Request  int    `json:"request"`
+			Fields   []struct {
+				Field, Want, Got string
+			} `json:"fields"`
+		} `json:"differences"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&shown))
+	resp.Body.Close()
+	require.Len(t, shown.Differences, 1)
+	d := shown.Differences[0]
+	assert.Equal(t, "anthropic", d.Provider)
+	assert.Equal(t, 1, d.Request)
+	require.Len(t, d.Fields, 1)
+	assert.Equal(t, "model", d.Fields[0].Field)
+	assert.Equal(t, `"claude-opus-4-1"`, d.Fields[0].Got)
 }

@@ -94,7 +94,9 @@ type Request struct {
 // and the wanted and got values, compact JSON, "(absent)" for a missing
 // one.
 type Difference struct {
-	Field, Want, Got string
+	Field string `json:"field"`
+	Want  string `json:"want"`
+	Got   string `json:"got"`
 }
 
 func (d Difference) String() string {
