@@ -14,6 +14,7 @@ import (
 	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/certify"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/replay"
 )
 
 // An adapter written by someone else sends the same requests in other
@@ -159,10 +160,18 @@ func list(v any) []map[string]any {
 	return out
 }
 
-func certifyWith(t *testing.T, provider string, newAdapter adapters.Factory, skip ...string) *certify.Report {
+func certifyWith(t *testing.T, provider string, newAdapter adapters.Factory, overHTTP bool, skip ...string) *certify.Report {
 	t.Helper()
-	plan, err := certify.NewPlan(certify.Target{Provider: provider, New: newAdapter, Name: "rewriting", Version: "0", Kind: "go"},
-		certify.Options{Profiles: []string{certify.ProfileCore, certify.ProfileTools, certify.ProfileStreaming}, Skip: skip})
+	opts := certify.Options{Profiles: []string{certify.ProfileCore, certify.ProfileTools, certify.ProfileStreaming}, Skip: skip}
+	if overHTTP {
+		srv, err := replay.NewServer()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Close() })
+		opts.Server = srv
+	}
+	plan, err := certify.NewPlan(certify.Target{Provider: provider, New: newAdapter, Name: "rewriting", Version: "0", Kind: "go"}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,16 +220,24 @@ func TestEquivalentWireFormsCertify(t *testing.T) {
 	for _, c := range []struct {
 		provider string
 		rewrite  func(string, map[string]any)
+		overHTTP bool
 		skip     []string
 	}{
-		{"anthropic", anthropicForms, nil},
+		{"anthropic", anthropicForms, false, nil},
+		// The same over the replay server, as `conform certify --exec`
+		// reaches it, the adapter with its own HTTP client.
+		{"anthropic", anthropicForms, true, []string{"faults/reset"}},
 		// wire/interleaved-arguments checks the arguments' bytes
 		// (includes: '{\"city\":'), metis's compact form, where chatForms
 		// re-spaces them.
-		{"openrouter", chatForms, []string{"wire/interleaved-arguments"}},
+		{"openrouter", chatForms, false, []string{"wire/interleaved-arguments"}},
 	} {
-		t.Run(c.provider, func(t *testing.T) {
-			report := certifyWith(t, c.provider, wrapped(t, c.provider, c.rewrite), c.skip...)
+		name := c.provider
+		if c.overHTTP {
+			name += "/over-http"
+		}
+		t.Run(name, func(t *testing.T) {
+			report := certifyWith(t, c.provider, wrapped(t, c.provider, c.rewrite), c.overHTTP, c.skip...)
 			if fails := contractFailures(report); len(fails) > 0 {
 				t.Errorf("an adapter that differs only in equivalent wire forms fails %d check(s):\n%s", len(fails), strings.Join(fails, "\n"))
 			}
@@ -273,6 +290,9 @@ func TestSemanticChangesDoNotCertify(t *testing.T) {
 			for _, run := range report.Runs {
 				for _, f := range run.Findings {
 					if f.ID == "replay/request" && strings.Contains(f.Message, c.field) && strings.HasPrefix(f.Message, "request ") {
+						if named == 0 {
+							t.Logf("%s [%s]: %s", run.Scenario, run.Model, f)
+						}
 						named++
 					}
 				}
