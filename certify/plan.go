@@ -345,7 +345,8 @@ type identifier interface {
 // transport replays the suite's cassette for a run's provider.
 func (p *Plan) transport(provider string, sc *harness.Scenario, model string) (http.RoundTripper, error) {
 	name := CassetteName(sc, model, provider)
-	var opts []replay.Option
+	// Certification matches requests semantically (docs/request-matching.md).
+	opts := []replay.Option{replay.WithSemantic()}
 	if p.opts.Pacing > 0 {
 		opts = append(opts, replay.WithPacing(p.opts.Pacing))
 	}

@@ -75,9 +75,13 @@ type Config struct {
 	// provider) with Pacing; the record tool plugs recording in here.
 	//
 	// After the run, a transport with an Unused() []*cassette.Interaction
-	// method has its unserved interactions reported as warnings, and one
-	// with a Finish(passed bool) error method is told how the run ended
-	// (a recorder saves its cassette then).
+	// method has its unserved interactions reported as warnings, one
+	// with a Differences() []replay.Difference method (a semantic
+	// replay.Player) has each differing field reported as a failing
+	// replay/request finding, and one with a Finish(passed bool) error
+	// method is told how the run ended (a recorder saves its cassette
+	// then). Each request reaches the transport with a replay.Call in its
+	// context.
 	Transport func(provider string, sc *Scenario, model string) (http.RoundTripper, error)
 	// Pacing delays each replayed server-sent event (default Transport).
 	Pacing time.Duration

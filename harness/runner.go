@@ -537,6 +537,7 @@ func (r *run) finish(res *ScenarioResult) {
 					Message: fmt.Sprintf("%s: %d recorded interaction(s) were never requested; %s", or(file, w.provider), n, advice)})
 			}
 		}
+		reportDifferences(base, res)
 		if f, ok := base.(interface{ Finish(passed bool) error }); ok {
 			// A run marked as a known failure keeps its traffic: the
 			// cassette records the exchange that shows the bug.
