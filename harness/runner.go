@@ -56,7 +56,7 @@ type run struct {
 	// maxRetries is the retry count each adapter was built with, by
 	// adapter name.
 	maxRetries map[string]int
-	step      int  // the current step's index, for trace lines
+	step       int // the current step's index, for trace lines
 
 	msgN, reqN    int
 	pendingCancel *CancelStep
