@@ -10,6 +10,7 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/anthropic"
+	"github.com/metis-llm/metis/adapters/openaicompat"
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/certify"
 	"github.com/metis-llm/metis/harness"
@@ -156,5 +157,59 @@ func TestRetryBeforeRetryAfterFails(t *testing.T) {
 	f := certify.FirstFailure(res)
 	if f == nil || f.Check != harness.CheckBackoff || !strings.Contains(f.Message, "Retry-After asks for 3s") {
 		t.Errorf("first failure %+v, want the %s check naming the 3 s Retry-After", f, harness.CheckBackoff)
+	}
+}
+
+// noProbe hides its adapter's readiness probe (adapters.Readier), which
+// is optional.
+type noProbe struct{ adapters.Adapter }
+
+func TestMissingProbeSkips(t *testing.T) {
+	target := certify.Target{Provider: "vllm", Kind: "go", New: func(c adapters.Config) (adapters.Adapter, error) {
+		a, err := openaicompat.New(c)
+		return noProbe{a}, err
+	}}
+	plan, err := certify.NewPlan(target, certify.Options{IDs: []string{"local/ready-loaded"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Runs) == 0 {
+		t.Fatal("no run")
+	}
+	res := plan.Exec(t.Context(), plan.Runs[0])
+	if res.Status != harness.StatusSkip || !strings.Contains(res.Reason, "no readiness probe") {
+		t.Errorf("%s: %s (%s), want a skip naming the missing probe", res.Name(), res.Status, res.Reason)
+	}
+}
+
+// toolsEverywhere declares tool support for every model.
+type toolsEverywhere struct{ adapters.Adapter }
+
+func (a toolsEverywhere) Capabilities(model string) canonical.Capabilities {
+	c := a.Adapter.Capabilities(model)
+	c.SupportsTools = true
+	return c
+}
+
+// TestDeclaredCapabilitiesDecideRefusals certifies an Ollama adapter that
+// declares tools for Llama 3.3, which metis's registry does not: the
+// swap refusal the scenario checks does not apply to it.
+func TestDeclaredCapabilitiesDecideRefusals(t *testing.T) {
+	target := certify.Target{Provider: "ollama", Kind: "go", New: func(c adapters.Config) (adapters.Adapter, error) {
+		a, err := openaicompat.New(c)
+		return toolsEverywhere{a}, err
+	}}
+	plan, err := certify.NewPlan(target, certify.Options{IDs: []string{"swap/refused-tools"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Runs) == 0 {
+		t.Fatal("no run")
+	}
+	for _, run := range plan.Runs {
+		res := plan.Exec(t.Context(), run)
+		if res.Status != harness.StatusSkip || !strings.Contains(res.Reason, "allow this swap") {
+			t.Errorf("%s: %s (%s), want a skip saying the declared capabilities allow the swap", res.Name(), res.Status, res.Reason)
+		}
 	}
 }
