@@ -137,6 +137,37 @@ type Config struct {
 	// moves the run's virtual clock to it, so no verdict depends on how
 	// fast the machine is.
 	RealTimeTimers bool
+
+	// Certifying marks runs that certify an adapter other than metis's
+	// own, which is judged on the contract alone where time and declared
+	// capabilities are concerned: its own backoff schedule is accepted
+	// (a call's attempts are counted on the wire, and the backoff check,
+	// from the gaps between them, replaces waits), a wait it sleeps on
+	// its own timers is bounded by WaitBudget, cancel during_backoff
+	// fires for it once a retryable failure was answered, and a swap
+	// whose refusal the scenario expects but the adapter's declared
+	// capabilities allow (or the reverse) skips the run with the reason.
+	Certifying bool
+
+	// WaitBudget bounds, when Certifying, the real time a run waits for
+	// an adapter that sleeps between attempts on its own timers rather
+	// than on the run's clock: a wait longer than that is not waited
+	// out, the call is cancelled and the run skipped saying so. Default
+	// DefaultWaitBudget.
+	WaitBudget time.Duration
+}
+
+// DefaultWaitBudget is Config.WaitBudget's default: the longest wait an
+// adapter sleeping on its own timers is given before a run stops
+// waiting for its next attempt.
+const DefaultWaitBudget = 5 * time.Second
+
+// waitBudget returns WaitBudget or its default.
+func (c *Config) waitBudget() time.Duration {
+	if c.WaitBudget > 0 {
+		return c.WaitBudget
+	}
+	return DefaultWaitBudget
 }
 
 // CallInfo describes a model call about to be made.

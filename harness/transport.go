@@ -65,6 +65,7 @@ func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
 		next = roundTripFunc(w.send)
 	}
 	resp, err := next.RoundTrip(req)
+	w.r.answered(ex, resp, err)
 	if err == nil && resp != nil && resp.Body != nil {
 		ex.status = resp.StatusCode
 		resp.Body = &teeBody{rc: resp.Body, ex: ex}
