@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/report"
 	"github.com/metis-llm/metis/internal/atomicfile"
 )
 
@@ -98,7 +99,7 @@ func bundleFiles(r *Report) (map[string][]byte, error) {
 		return nil, fmt.Errorf("certify: encoding the report: %w", err)
 	}
 	files[BundleReport] = append(js, '\n')
-	junit, err := harness.JUnit(&harness.Result{Runs: runs, Duration: time.Duration(r.DurationMS * float64(time.Millisecond))})
+	junit, err := report.JUnit(&harness.Result{Runs: runs, Duration: time.Duration(r.DurationMS * float64(time.Millisecond))})
 	if err != nil {
 		return nil, err
 	}

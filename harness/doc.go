@@ -310,15 +310,14 @@
 // your adapter type, whose Factories build it (it takes the injected
 // Config.HTTPClient), whose CassetteDir holds your cassettes, and whose
 // Faults is faults.FromSpec (without it every inject step fails); set
-// NoGoldens unless you keep goldens; call Run and WriteReports.
+// NoGoldens unless you keep goldens; call Run, then report.WriteReports.
 //
 // # Reports
 //
 // A Result says what ran and who ran it: the start and wall duration, the
 // metis build (version and VCS revision), the Selection (filters and
 // shard), the registry entries used, and per run its outcome, timing,
-// scenario file and line, and cassette provenance (Source). WriteReports
-// writes it as JUnit, JSON, Markdown and HTML; ReadReport reads report.json
-// back, and MergeReports joins the reports of a run's shards into the
-// Result of the unsharded run.
+// scenario file and line, and cassette provenance (Source). Package
+// harness/report writes it as JUnit, JSON, Markdown and HTML, reads
+// report.json back and merges the reports of a run's shards.
 package harness

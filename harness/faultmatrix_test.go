@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/report"
 )
 
 // TestFaultMatrix: a cell fails when any call carrying its fault failed,
@@ -22,7 +23,7 @@ func TestFaultMatrix(t *testing.T) {
 	use := func(col string, streamed bool, st harness.Status, kinds ...string) harness.FaultUse {
 		return harness.FaultUse{Kinds: kinds, Column: col, Streamed: streamed, Status: st}
 	}
-	m := harness.NewFaultMatrix([]harness.ScenarioResult{
+	m := report.NewFaultMatrix([]harness.ScenarioResult{
 		run("a", "gemini:gemini-2.5-flash", harness.StatusFail,
 			use("gemini", true, harness.StatusPass, "truncate"), use("gemini", true, harness.StatusFail, "truncate")),
 		run("b", "anthropic:claude-sonnet-4-6", harness.StatusKnownFailure,
@@ -36,23 +37,23 @@ func TestFaultMatrix(t *testing.T) {
 	if diff := cmp.Diff([]string{"anthropic", "gemini"}, m.Columns); diff != "" {
 		t.Errorf("in the default columns' order (-want +got):\n%s", diff)
 	}
-	cell := func(kind, col string) harness.FaultCell {
+	cell := func(kind, col string) report.FaultCell {
 		for _, c := range m.Cells {
 			if c.Kind == kind && c.Column == col {
 				return c
 			}
 		}
 		t.Fatalf("no cell %s × %s", kind, col)
-		return harness.FaultCell{}
+		return report.FaultCell{}
 	}
 	for _, tt := range []struct {
 		kind, col string
-		want      harness.FaultCell
+		want      report.FaultCell
 	}{
-		{"truncate", "gemini", harness.FaultCell{Kind: "truncate", Column: "gemini", Streamed: "fail", NonStreamed: "missing", Runs: []string{"a [gemini:gemini-2.5-flash]"}}},
-		{"partial", "anthropic", harness.FaultCell{Kind: "partial", Column: "anthropic", Streamed: "known_failure", NonStreamed: "pass", Runs: []string{"b [anthropic:claude-sonnet-4-6]"}}},
-		{"status", "anthropic", harness.FaultCell{Kind: "status", Column: "anthropic", Streamed: "skip", NonStreamed: "missing", Runs: []string{"c [anthropic:claude-sonnet-4-6]"}}},
-		{"malformed", "gemini", harness.FaultCell{Kind: "malformed", Column: "gemini", Streamed: "missing", NonStreamed: "n/a"}},
+		{"truncate", "gemini", report.FaultCell{Kind: "truncate", Column: "gemini", Streamed: "fail", NonStreamed: "missing", Runs: []string{"a [gemini:gemini-2.5-flash]"}}},
+		{"partial", "anthropic", report.FaultCell{Kind: "partial", Column: "anthropic", Streamed: "known_failure", NonStreamed: "pass", Runs: []string{"b [anthropic:claude-sonnet-4-6]"}}},
+		{"status", "anthropic", report.FaultCell{Kind: "status", Column: "anthropic", Streamed: "skip", NonStreamed: "missing", Runs: []string{"c [anthropic:claude-sonnet-4-6]"}}},
+		{"malformed", "gemini", report.FaultCell{Kind: "malformed", Column: "gemini", Streamed: "missing", NonStreamed: "n/a"}},
 	} {
 		if diff := cmp.Diff(tt.want, cell(tt.kind, tt.col)); diff != "" {
 			t.Errorf("%s × %s (-want +got):\n%s", tt.kind, tt.col, diff)

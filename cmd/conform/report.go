@@ -6,7 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/report"
 	"github.com/metis-llm/metis/internal/cli"
 )
 
@@ -35,16 +35,16 @@ func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if c.NArg() == 0 {
 		return c.Fail(stderr, "want the report directories of the shards")
 	}
-	var reps []*harness.Report
+	var reps []*report.Report
 	for _, dir := range c.Args() {
-		rep, err := harness.ReadReport(filepath.Join(dir, harness.ReportJSON))
+		rep, err := report.ReadReport(filepath.Join(dir, report.ReportJSON))
 		if err != nil {
 			fmt.Fprintln(stderr, "conform report merge:", err)
 			return exitUsage
 		}
 		reps = append(reps, rep)
 	}
-	res, err := harness.MergeReports(reps, c.Args())
+	res, err := report.MergeReports(reps, c.Args())
 	if err != nil {
 		fmt.Fprintln(stderr, "conform report merge:", err)
 		return exitUsage

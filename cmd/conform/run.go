@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/report"
 	"github.com/metis-llm/metis/internal/cli"
 )
 
@@ -126,12 +127,12 @@ func writeReports(stdout, stderr io.Writer, res *harness.Result, dir string, exp
 		fmt.Fprintf(stdout, "filtered run (%s): reports go to %s, not %s, which keeps the full suite's; --report-dir chooses\n",
 			res.Selection, dir+string(filepath.Separator), full+string(filepath.Separator))
 	}
-	if err := harness.WriteReports(dir, res); err != nil {
+	if err := report.WriteReports(dir, res); err != nil {
 		fmt.Fprintln(stderr, "conform: writing reports:", err)
 		return false
 	}
-	paths := make([]string, len(harness.ReportFiles))
-	for i, name := range harness.ReportFiles {
+	paths := make([]string, len(report.ReportFiles))
+	for i, name := range report.ReportFiles {
 		paths[i] = filepath.Join(dir, name)
 	}
 	fmt.Fprintf(stdout, "reports: %s\n", strings.Join(paths, " "))
@@ -190,7 +191,7 @@ func printResult(w io.Writer, res *harness.Result, d detail, dirs string) {
 			printFailure(w, r, dirs)
 		}
 		if d == detailCompact { // conform run's: certify's runs are not conform run's
-			fmt.Fprintf(w, "all of a run's checks: %s%s -v\n", failed[0].Focus().Rerun, dirs)
+			fmt.Fprintf(w, "all of a run's checks: %s%s -v\n", report.Focus(failed[0]).Rerun, dirs)
 		}
 	}
 	p, f, s := res.Counts()
@@ -219,7 +220,7 @@ func printResult(w io.Writer, res *harness.Result, d detail, dirs string) {
 // then a golden diff, capped at diffLines, and the command that accepts
 // it.
 func printFailure(w io.Writer, r *harness.ScenarioResult, dirs string) {
-	f := r.Focus()
+	f := report.Focus(r)
 	line := "FAIL " + r.Name()
 	if f.Where != "" {
 		line += " " + f.Where + ":"
@@ -260,7 +261,7 @@ func printDetails(w io.Writer, r *harness.ScenarioResult, dirs string) {
 	if r.Status != harness.StatusFail && r.Status != harness.StatusKnownFailure {
 		return
 	}
-	f := r.Focus()
+	f := report.Focus(r)
 	if f.Where != "" {
 		fmt.Fprintf(w, "  failed at %s: %s\n", f.Where, f.Check)
 	}

@@ -1,4 +1,4 @@
-package harness_test
+package report_test
 
 import (
 	"context"
@@ -19,10 +19,10 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
+	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/metis-llm/metis/harness"
 )
 
 // chromium finds Debian's Chromium. Without it the browser test skips,
@@ -93,7 +93,7 @@ func browser(t *testing.T) (ctx context.Context, problems func() []string) {
 // open loads the report.html in dir.
 func open(t *testing.T, ctx context.Context, dir string) {
 	t.Helper()
-	u := (&url.URL{Scheme: "file", Path: filepath.Join(dir, harness.ReportHTML)}).String()
+	u := (&url.URL{Scheme: "file", Path: filepath.Join(dir, report.ReportHTML)}).String()
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(u), chromedp.WaitReady(chromedp.CSS("#matrix"))))
 }
 
@@ -294,7 +294,7 @@ func TestHTMLReportPassingAndHostileInABrowser(t *testing.T) {
 		{ID: "tools/parallel-calls", Model: "openai:gpt-5", Status: harness.StatusSkip, Reason: "no parallel calls"},
 	}}
 	dir := t.TempDir()
-	require.NoError(t, harness.WriteReports(dir, passing))
+	require.NoError(t, report.WriteReports(dir, passing))
 	open(t, ctx, dir)
 	assert.Empty(t, run(t, ctx, chromedp.Evaluate[string](inFirstScreen("#verdict", false))))
 	assert.Equal(t, "✓ all 2 runs passed · 0 failed · 1 skipped", run(t, ctx, chromedp.Text(chromedp.CSS("#verdict"))))
@@ -302,7 +302,7 @@ func TestHTMLReportPassingAndHostileInABrowser(t *testing.T) {
 	assert.Zero(t, run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#failures, article.failure").length`)))
 
 	dir = t.TempDir()
-	require.NoError(t, harness.WriteReports(dir, hostileResult()))
+	require.NoError(t, report.WriteReports(dir, hostileResult()))
 	open(t, ctx, dir)
 	assert.Equal(t, 1, run(t, ctx, chromedp.Evaluate[int](`document.scripts.length`)), "the report's own script only")
 	assert.Equal(t, hostile+" on evil:"+hostile, strings.TrimPrefix(run(t, ctx, chromedp.Text(chromedp.CSS("#failure-1 h3"))), "✗ "))

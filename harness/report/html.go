@@ -1,4 +1,4 @@
-package harness
+package report
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness"
 )
 
 // HTML renders r as report.html: one self-contained page (inline style
@@ -24,7 +25,7 @@ import (
 // follow, folded; then the scenario × model matrix coloured by outcome,
 // in a box of its own with sticky headers, filtered by provider, column,
 // family and outcome. A failed cell links to its failure.
-func HTML(r *Result) ([]byte, error) {
+func HTML(r *harness.Result) ([]byte, error) {
 	m := newMatrix(r)
 	p, f, s := r.Counts()
 	page := htmlPage{
@@ -40,14 +41,14 @@ func HTML(r *Result) ([]byte, error) {
 		page.Started = r.Started.UTC().Format(time.RFC3339)
 	}
 	page.Duration = r.Duration.Round(time.Millisecond).String()
-	anchor := map[*ScenarioResult]string{}
+	anchor := map[*harness.ScenarioResult]string{}
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		switch run.Status {
-		case StatusFail:
+		case harness.StatusFail:
 			anchor[run] = fmt.Sprintf("failure-%d", len(page.Failures)+1)
 			page.Failures = append(page.Failures, newHTMLFailure(anchor[run], run))
-		case StatusKnownFailure:
+		case harness.StatusKnownFailure:
 			anchor[run] = fmt.Sprintf("known-%d", len(page.KnownFailures)+1)
 			page.KnownFailures = append(page.KnownFailures, newHTMLFailure(anchor[run], run))
 		}
@@ -134,8 +135,8 @@ type htmlDiff struct {
 
 type htmlLine struct{ Class, Text string }
 
-func newHTMLFailure(anchor string, run *ScenarioResult) htmlFailure {
-	focus := run.Focus()
+func newHTMLFailure(anchor string, run *harness.ScenarioResult) htmlFailure {
+	focus := Focus(run)
 	f := htmlFailure{Anchor: anchor, Class: string(run.Status), Mark: cellMark(run.Status), ID: run.ID, Model: run.Model,
 		Name: run.Name(), Reason: firstLine(run.Reason), Check: focus.Check, Where: focus.Where,
 		Rerun: focus.Rerun, Update: focus.Update,
@@ -161,13 +162,13 @@ func newHTMLFailure(anchor string, run *ScenarioResult) htmlFailure {
 	return f
 }
 
-func cellMark(s Status) string {
+func cellMark(s harness.Status) string {
 	switch s {
-	case StatusPass:
+	case harness.StatusPass:
 		return "✓"
-	case StatusFail:
+	case harness.StatusFail:
 		return "✗"
-	case StatusKnownFailure:
+	case harness.StatusKnownFailure:
 		return "known"
 	}
 	return "skip"

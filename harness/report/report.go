@@ -1,6 +1,7 @@
-package harness
+package report
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"encoding/xml"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/internal/atomicfile"
 	"github.com/metis-llm/metis/internal/buildinfo"
 )
 
@@ -34,7 +37,7 @@ var ReportFiles = []string{ReportJUnit, ReportJSON, ReportSummary, ReportHTML}
 const ReportFormatVersion = 1
 
 // ReportSchemaJSON is the JSON Schema (2020-12) of report.json, published
-// as harness/report.schema.json.
+// as harness/report/report.schema.json.
 //
 //go:embed report.schema.json
 var ReportSchemaJSON []byte
@@ -45,7 +48,7 @@ var ReportSchemaJSON []byte
 // summary.md (a scenario × model matrix for $GITHUB_STEP_SUMMARY) and
 // report.html (the matrix with every failure's details, one
 // self-contained file). Each file is written atomically.
-func WriteReports(dir string, r *Result) error {
+func WriteReports(dir string, r *harness.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("writing reports: %w", err)
 	}
@@ -73,17 +76,17 @@ func WriteReports(dir string, r *Result) error {
 // Report is the document report.json holds: the Result with its format
 // version and its counts by outcome and by cassette source.
 type Report struct {
-	FormatVersion int            `json:"format_version"`
-	Metis         buildinfo.Info `json:"metis"`
-	Started       time.Time      `json:"started"`
-	Duration      time.Duration  `json:"duration_ns"`
-	Selection     Selection      `json:"selection"`
-	Registry      RegistryInfo   `json:"registry"`
-	Counts        Counts         `json:"counts"`
+	FormatVersion int                  `json:"format_version"`
+	Metis         buildinfo.Info       `json:"metis"`
+	Started       time.Time            `json:"started"`
+	Duration      time.Duration        `json:"duration_ns"`
+	Selection     harness.Selection    `json:"selection"`
+	Registry      harness.RegistryInfo `json:"registry"`
+	Counts        Counts               `json:"counts"`
 	// Sources counts runs by the provenance of their cassettes
 	// (Result.CountsBySource).
-	Sources []SourceCount    `json:"sources"`
-	Runs    []ScenarioResult `json:"runs"`
+	Sources []harness.SourceCount    `json:"sources"`
+	Runs    []harness.ScenarioResult `json:"runs"`
 	// FaultMatrix is every fault kind × every column with the outcome of
 	// the calls that carried it, streamed and not (NewFaultMatrix).
 	FaultMatrix FaultMatrix `json:"fault_matrix"`
@@ -101,7 +104,7 @@ type Counts struct {
 }
 
 // NewReport returns r as report.json presents it.
-func NewReport(r *Result) *Report {
+func NewReport(r *harness.Result) *Report {
 	p, f, s := r.Counts()
 	rep := &Report{
 		FormatVersion: ReportFormatVersion,
@@ -113,23 +116,23 @@ func NewReport(r *Result) *Report {
 		FaultMatrix: NewFaultMatrix(r.Runs),
 	}
 	if rep.Sources == nil {
-		rep.Sources = []SourceCount{}
+		rep.Sources = []harness.SourceCount{}
 	}
 	if rep.Runs == nil {
-		rep.Runs = []ScenarioResult{}
+		rep.Runs = []harness.ScenarioResult{}
 	}
 	if rep.Registry.Adapters == nil {
-		rep.Registry.Adapters = []AdapterInfo{}
+		rep.Registry.Adapters = []harness.AdapterInfo{}
 	}
 	if rep.Registry.Models == nil {
-		rep.Registry.Models = []ModelInfo{}
+		rep.Registry.Models = []harness.ModelInfo{}
 	}
 	return rep
 }
 
 // Result returns the Result the report was written from.
-func (rep *Report) Result() *Result {
-	return &Result{Runs: rep.Runs, Started: rep.Started, Duration: rep.Duration, Metis: rep.Metis,
+func (rep *Report) Result() *harness.Result {
+	return &harness.Result{Runs: rep.Runs, Started: rep.Started, Duration: rep.Duration, Metis: rep.Metis,
 		Selection: rep.Selection, Registry: rep.Registry}
 }
 
@@ -207,7 +210,7 @@ type junitMessage struct {
 // JUnit renders r as JUnit XML: one testsuite per scenario id, one
 // testcase per model, with failure and skipped elements. Times are wall
 // clock in seconds; each testcase carries the scenario's file and line.
-func JUnit(r *Result) ([]byte, error) {
+func JUnit(r *harness.Result) ([]byte, error) {
 	root := junitSuites{Name: "metis conformance", Time: seconds(r.Duration.Seconds())}
 	stamp := ""
 	if !r.Started.IsZero() {
@@ -224,11 +227,11 @@ func JUnit(r *Result) ([]byte, error) {
 		s := &root.Suites[i]
 		c := junitCase{Name: run.Model, Classname: run.ID, File: run.File, Line: run.Line, Time: seconds(run.Duration.Seconds())}
 		switch run.Status {
-		case StatusFail:
+		case harness.StatusFail:
 			c.Failure = &junitMessage{Message: firstLine(run.Reason), Type: "fail", Text: details(&run)}
 			s.Failures++
 			root.Failures++
-		case StatusSkip, StatusKnownFailure:
+		case harness.StatusSkip, harness.StatusKnownFailure:
 			// A known failure does not fail the suite: JUnit has no
 			// outcome closer than skipped.
 			c.Skipped = &junitMessage{Message: run.Reason}
@@ -260,7 +263,7 @@ func seconds(s float64) string { return strconv.FormatFloat(s, 'f', 6, 64) }
 
 // details is the text of a failure: the failing steps' checks and every
 // finding, diffs included.
-func details(run *ScenarioResult) string {
+func details(run *harness.ScenarioResult) string {
 	var sb strings.Builder
 	sb.WriteString(run.Reason)
 	sb.WriteByte('\n')
@@ -268,7 +271,7 @@ func details(run *ScenarioResult) string {
 		sb.WriteString("served by: " + strings.Join(run.ServedModels, ", ") + "\n")
 	}
 	for _, st := range run.Steps {
-		if st.Status != StatusFail {
+		if st.Status != harness.StatusFail {
 			continue
 		}
 		fmt.Fprintf(&sb, "\n%s step %d (%s):", st.Pos, st.Index+1, st.Kind)
@@ -292,11 +295,11 @@ func details(run *ScenarioResult) string {
 // and the models in order of first appearance, and each run by cell.
 type matrix struct {
 	ids, models []string
-	cell        map[[2]string]*ScenarioResult
+	cell        map[[2]string]*harness.ScenarioResult
 }
 
-func newMatrix(r *Result) matrix {
-	m := matrix{cell: map[[2]string]*ScenarioResult{}}
+func newMatrix(r *harness.Result) matrix {
+	m := matrix{cell: map[[2]string]*harness.ScenarioResult{}}
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		if !slices.Contains(m.models, run.Model) {
@@ -312,7 +315,7 @@ func newMatrix(r *Result) matrix {
 
 // identity is one line saying which metis ran what: version, revision
 // and selection.
-func identity(r *Result) string {
+func identity(r *harness.Result) string {
 	s := "metis " + r.Metis.Version
 	if rev := r.Metis.Revision; rev != "" {
 		s += " @ " + rev[:min(len(rev), 12)]
@@ -336,7 +339,7 @@ func identity(r *Result) string {
 // failure) and ⏭ (skip), and the counts by cassette source. Every text
 // from a scenario or a run is escaped: it cannot close a table cell, a
 // code span, a fence or an HTML element.
-func Markdown(r *Result) string {
+func Markdown(r *harness.Result) string {
 	m := newMatrix(r)
 	p, f, s := r.Counts()
 	known := r.KnownFailures()
@@ -355,7 +358,7 @@ func Markdown(r *Result) string {
 	if f > 0 {
 		sb.WriteString("\n### Failures\n")
 		for i := range r.Runs {
-			if run := &r.Runs[i]; run.Status == StatusFail {
+			if run := &r.Runs[i]; run.Status == harness.StatusFail {
 				mdFailure(&sb, run, "❌")
 			}
 		}
@@ -398,8 +401,8 @@ func Markdown(r *Result) string {
 // mdFailure writes one failed run: a heading line, its first failing
 // check and where, the golden diff, the commands, and every detail
 // folded.
-func mdFailure(sb *strings.Builder, run *ScenarioResult, icon string) {
-	focus := run.Focus()
+func mdFailure(sb *strings.Builder, run *harness.ScenarioResult, icon string) {
+	focus := Focus(run)
 	fmt.Fprintf(sb, "\n%s %s on %s  \n", icon, mdCode(run.ID), mdCode(run.Model))
 	sb.WriteString(mdText(focus.Check))
 	if focus.Where != "" {
@@ -463,17 +466,39 @@ func mdFence(s, info string) string {
 	return fence + info + "\n" + s + fence + "\n"
 }
 
-func mark(s Status, ran bool) string {
+func mark(s harness.Status, ran bool) string {
 	if !ran {
 		return "—"
 	}
 	switch s {
-	case StatusPass:
+	case harness.StatusPass:
 		return "✅"
-	case StatusFail:
+	case harness.StatusFail:
 		return "❌"
-	case StatusKnownFailure:
+	case harness.StatusKnownFailure:
 		return "⚠️"
 	}
 	return "⏭"
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory (atomicfile.Write), so a failure never leaves half a file.
+func writeAtomic(path string, data []byte) error {
+	if err := atomicfile.Write(path, data); err != nil {
+		return fmt.Errorf("writing golden: %w", err)
+	}
+	return nil
+}
+
+// encodeIndented is json.MarshalIndent without HTML escaping, ending in a
+// newline.
+func encodeIndented(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -1,4 +1,4 @@
-package harness_test
+package report_test
 
 import (
 	"encoding/json"
@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/metis-llm/metis/harness"
 )
 
 func sampleResult() *harness.Result {
@@ -29,7 +29,7 @@ func sampleResult() *harness.Result {
 }
 
 func TestJUnitIsValid(t *testing.T) {
-	data, err := harness.JUnit(sampleResult())
+	data, err := report.JUnit(sampleResult())
 	require.NoError(t, err)
 	var doc struct {
 		XMLName  xml.Name `xml:"testsuites"`
@@ -74,7 +74,7 @@ func TestJUnitIsValid(t *testing.T) {
 }
 
 func TestMarkdownMatrix(t *testing.T) {
-	md := harness.Markdown(sampleResult())
+	md := report.Markdown(sampleResult())
 	assert.Contains(t, md, "| scenario | <code>anthropic:claude-sonnet-4-6</code> | <code>openai:gpt-5</code> |\n|---|:-:|:-:|\n")
 	assert.Contains(t, md, "| <code>basic/plain-text</code> | ✅ | ❌ |\n")
 	assert.Contains(t, md, "| <code>tools/parallel-calls</code> | ⏭ | — |\n")
@@ -91,7 +91,7 @@ func TestSummaryEndsWithCounts(t *testing.T) {
 
 func TestWriteReports(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "reports")
-	require.NoError(t, harness.WriteReports(dir, sampleResult()))
+	require.NoError(t, report.WriteReports(dir, sampleResult()))
 	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	require.NoError(t, err)
 	var rep struct {
@@ -139,9 +139,9 @@ func hostileResult() *harness.Result {
 func TestReportsEscapeScenarioText(t *testing.T) {
 	res := hostileResult()
 	dir := t.TempDir()
-	require.NoError(t, harness.WriteReports(dir, res))
+	require.NoError(t, report.WriteReports(dir, res))
 
-	data, err := os.ReadFile(filepath.Join(dir, harness.ReportJUnit))
+	data, err := os.ReadFile(filepath.Join(dir, report.ReportJUnit))
 	require.NoError(t, err)
 	var doc struct {
 		Suites []struct {
@@ -162,18 +162,18 @@ func TestReportsEscapeScenarioText(t *testing.T) {
 	assert.Equal(t, "step 1 (call): "+hostile, doc.Suites[0].Cases[0].Failure.Message)
 	assert.Contains(t, doc.Suites[0].Cases[0].Failure.Text, "+"+hostile+"\n")
 
-	rep, err := harness.ReadReport(filepath.Join(dir, harness.ReportJSON))
+	rep, err := report.ReadReport(filepath.Join(dir, report.ReportJSON))
 	require.NoError(t, err)
 	assert.Equal(t, hostile, rep.Runs[0].ID)
 	assert.Equal(t, "-"+hostile+"\n+"+hostile+"\n", rep.Runs[0].Findings[0].Diff)
 
-	data, err = os.ReadFile(filepath.Join(dir, harness.ReportHTML))
+	data, err = os.ReadFile(filepath.Join(dir, report.ReportHTML))
 	require.NoError(t, err)
 	assert.NotContains(t, string(data), "<script>alert")
 	assert.NotContains(t, string(data), "]]>")
 	assert.Equal(t, 1, strings.Count(string(data), "<script"), "the report's own script only")
 
-	md := harness.Markdown(res)
+	md := report.Markdown(res)
 	// The matrix's rows have as many cells as its header: no bar of the
 	// id or the model opens a cell.
 	var table []string
@@ -213,7 +213,7 @@ func TestReportsEscapeScenarioText(t *testing.T) {
 // first failing check, the scenario's file:line, the diff and the
 // commands come before the matrix.
 func TestMarkdownFailuresFirst(t *testing.T) {
-	md := harness.Markdown(sampleResult())
+	md := report.Markdown(sampleResult())
 	failures, matrix := strings.Index(md, "### Failures"), strings.Index(md, "### Matrix")
 	require.Positive(t, failures)
 	assert.Less(t, failures, matrix)
@@ -223,7 +223,7 @@ func TestMarkdownFailuresFirst(t *testing.T) {
 		"at <code>scenarios/basic/plain-text.yaml:14</code>\n\n```diff\n-a\n+b\n```\n\n"+
 		"re-run: <code>go run ./cmd/conform run basic/plain-text --model openai:gpt-5</code>  \n"+
 		"accept the new golden: <code>go run ./cmd/conform run basic/plain-text --model openai:gpt-5 --update</code>\n")
-	assert.True(t, strings.HasPrefix(harness.Markdown(&harness.Result{Runs: sampleResult().Runs[:1]}), "## metis conformance\n\n**✅ 1 passed, 0 failed, 0 skipped**\n"))
+	assert.True(t, strings.HasPrefix(report.Markdown(&harness.Result{Runs: sampleResult().Runs[:1]}), "## metis conformance\n\n**✅ 1 passed, 0 failed, 0 skipped**\n"))
 }
 
 // Past three failures, report.html lists them all at the top, a line
@@ -237,14 +237,14 @@ func TestHTMLIndexesManyFailures(t *testing.T) {
 		run.Model = model
 		res.Runs = append(res.Runs, run)
 	}
-	page, err := harness.HTML(res)
+	page, err := report.HTML(res)
 	require.NoError(t, err)
 	assert.Contains(t, string(page), `<ol class="failure-index" id="failure-index">`)
 	for i, model := range []string{"a:1", "b:2", "c:3", "d:4"} {
 		assert.Contains(t, string(page), fmt.Sprintf(`<li><a href="#failure-%d"><code>basic/plain-text</code> on <code>%s</code></a> <code class="file-line">scenarios/basic/plain-text.yaml:14</code>: step 2 (call) stop_reason: stop_reason max_tokens, want end_turn</li>`, i+1, model))
 	}
 	res.Runs = res.Runs[:3]
-	page, err = harness.HTML(res)
+	page, err = report.HTML(res)
 	require.NoError(t, err)
 	assert.NotContains(t, string(page), `<ol class="failure-index"`)
 	assert.Contains(t, string(page), `<article class="failure fail" id="failure-3"`)
@@ -260,7 +260,7 @@ func FuzzMarkdownEscapes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, id, msg string) {
 		res := &harness.Result{Runs: []harness.ScenarioResult{{ID: id, Model: "m:" + id, Status: harness.StatusFail, Reason: msg,
 			Findings: []harness.Finding{{ID: "golden/x", Level: harness.LevelError, Step: -1, Message: msg, Diff: msg}}}}}
-		md := harness.Markdown(res)
+		md := report.Markdown(res)
 		var outside strings.Builder
 		fence := ""
 		for _, line := range strings.Split(md, "\n") {

@@ -1,8 +1,10 @@
-package harness
+package report
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/metis-llm/metis/harness"
 )
 
 // ConformCommand is how the reports and the CLI spell the command that
@@ -34,9 +36,9 @@ type FailureFocus struct {
 
 // Focus returns what a report shows first about r, a failed (or known
 // failure) run.
-func (r *ScenarioResult) Focus() FailureFocus {
+func Focus(r *harness.ScenarioResult) FailureFocus {
 	f := FailureFocus{Rerun: RerunCommand(r.ID, r.Model)}
-	f.Check, f.Where = r.firstFailure()
+	f.Check, f.Where = firstFailure(r)
 	for _, fd := range r.Findings {
 		if fd.Diff != "" && strings.HasPrefix(fd.ID, "golden/") {
 			f.Diff = fd.Diff
@@ -56,9 +58,9 @@ func RerunCommand(id, model string) string {
 // first failed check or error of the first failed step (at that step),
 // else the first error finding (at its step, or the scenario), else the
 // run's reason (at the scenario).
-func (r *ScenarioResult) firstFailure() (check, where string) {
+func firstFailure(r *harness.ScenarioResult) (check, where string) {
 	for _, st := range r.Steps {
-		if st.Status != StatusFail {
+		if st.Status != harness.StatusFail {
 			continue
 		}
 		step := fmt.Sprintf("step %d (%s)", st.Index+1, st.Kind)
@@ -73,11 +75,11 @@ func (r *ScenarioResult) firstFailure() (check, where string) {
 	}
 	scenario := fileLine(r.File, r.Line)
 	for _, fd := range r.Findings {
-		if fd.Level != LevelError {
+		if fd.Level != harness.LevelError {
 			continue
 		}
 		where := scenario
-		if st := r.step(fd.Step); st != nil {
+		if st := stepOf(r, fd.Step); st != nil {
 			where = fileLine(st.Pos.File, st.Pos.Line)
 		}
 		return fd.ID + ": " + firstLine(fd.Message), where
@@ -85,8 +87,8 @@ func (r *ScenarioResult) firstFailure() (check, where string) {
 	return firstLine(r.Reason), scenario
 }
 
-// step returns the result of the step with index i, nil when there is none.
-func (r *ScenarioResult) step(i int) *StepResult {
+// stepOf returns the result of the step with index i, nil when there is none.
+func stepOf(r *harness.ScenarioResult, i int) *harness.StepResult {
 	if i < 0 {
 		return nil
 	}
@@ -107,4 +109,18 @@ func fileLine(file string, line int) string {
 		return fmt.Sprintf("%s:%d", file, line)
 	}
 	return file
+}
+
+// quoteArg quotes s for a POSIX shell when it needs it.
+func quoteArg(s string) string {
+	if s != "" && !strings.ContainsAny(s, "*?[] '\"\\$") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

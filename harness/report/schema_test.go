@@ -1,4 +1,4 @@
-package harness_test
+package report_test
 
 import (
 	"bytes"
@@ -17,14 +17,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/harness/report"
 	"github.com/metis-llm/metis/internal/buildinfo"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var (
@@ -54,7 +54,7 @@ func realReport(t *testing.T) (dir string, res *harness.Result) {
 func writeRealReport(base string) (string, *harness.Result, error) {
 	goldens := filepath.Join(base, "goldens")
 	for _, id := range []string{"basic", "tools"} {
-		if err := os.CopyFS(filepath.Join(goldens, id), os.DirFS(filepath.Join("..", "goldens", id))); err != nil {
+		if err := os.CopyFS(filepath.Join(goldens, id), os.DirFS(filepath.Join("..", "..", "goldens", id))); err != nil {
 			return "", nil, err
 		}
 	}
@@ -71,23 +71,23 @@ func writeRealReport(base string) (string, *harness.Result, error) {
 		return "", nil, err
 	}
 	res, err := harness.Run(context.Background(), harness.Config{
-		ScenarioDir: filepath.Join("..", "scenarios"), CassetteDir: filepath.Join("..", "cassettes"), GoldenDir: goldens,
+		ScenarioDir: filepath.Join("..", "..", "scenarios"), CassetteDir: filepath.Join("..", "..", "cassettes"), GoldenDir: goldens,
 		IDs: []string{"basic/*", "tools/*"}, Factories: factories(), Faults: faults.FromSpec,
 	})
 	if err != nil {
 		return "", nil, err
 	}
 	dir := filepath.Join(base, "reports")
-	return dir, res, harness.WriteReports(dir, res)
+	return dir, res, report.WriteReports(dir, res)
 }
 
 func compileReportSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(harness.ReportSchemaJSON))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(report.ReportSchemaJSON))
 	require.NoError(t, err)
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	const url = "https://github.com/metis-llm/metis/harness/report.schema.json"
+	const url = "https://github.com/metis-llm/metis/harness/report/report.schema.json"
 	require.NoError(t, c.AddResource(url, doc))
 	sch, err := c.Compile(url)
 	require.NoError(t, err)
@@ -100,7 +100,7 @@ func compileReportSchema(t *testing.T) *jsonschema.Schema {
 // by cassette source.
 func TestReportJSONValidatesAgainstItsSchema(t *testing.T) {
 	dir, _ := realReport(t)
-	data, err := os.ReadFile(filepath.Join(dir, harness.ReportJSON))
+	data, err := os.ReadFile(filepath.Join(dir, report.ReportJSON))
 	require.NoError(t, err)
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	require.NoError(t, err)
@@ -161,9 +161,9 @@ func TestReportJSONValidatesAgainstItsSchema(t *testing.T) {
 	models := map[string]bool{}
 	for _, run := range rep.Runs {
 		prov, name, _ := strings.Cut(run.Model, ":")
-		path := filepath.Join("..", "cassettes", prov, filepath.FromSlash(run.ID)+".yaml")
+		path := filepath.Join("..", "..", "cassettes", prov, filepath.FromSlash(run.ID)+".yaml")
 		if _, err := os.Stat(path); err != nil { // two models of one provider: one cassette each
-			path = filepath.Join("..", "cassettes", prov, filepath.FromSlash(run.ID)+"@"+strings.ReplaceAll(name, "/", "_")+".yaml")
+			path = filepath.Join("..", "..", "cassettes", prov, filepath.FromSlash(run.ID)+"@"+strings.ReplaceAll(name, "/", "_")+".yaml")
 		}
 		cassette, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) && run.Source == "" {
@@ -179,7 +179,7 @@ func TestReportJSONValidatesAgainstItsSchema(t *testing.T) {
 		assert.Equal(t, string(m[1]), run.Source, run.ID)
 		sources[string(m[1])]++
 		models[run.Model] = true
-		assert.Equal(t, filepath.Join("..", "scenarios", filepath.FromSlash(run.ID)+".yaml"), run.File)
+		assert.Equal(t, filepath.Join("..", "..", "scenarios", filepath.FromSlash(run.ID)+".yaml"), run.File)
 		assert.Positive(t, run.Line)
 		if run.Status == "fail" {
 			assert.Contains(t, string(run.WireRequests), `"path": "/v1/responses"`, "a failure keeps its wire requests")
@@ -223,7 +223,7 @@ func TestReportJSONValidatesAgainstItsSchema(t *testing.T) {
 // unknown field or an unknown outcome does not validate.
 func TestReportSchemaRejectsDrift(t *testing.T) {
 	dir, _ := realReport(t)
-	data, err := os.ReadFile(filepath.Join(dir, harness.ReportJSON))
+	data, err := os.ReadFile(filepath.Join(dir, report.ReportJSON))
 	require.NoError(t, err)
 	sch := compileReportSchema(t)
 	for name, edit := range map[string]func(m map[string]any){
@@ -266,7 +266,7 @@ func firstCheck(t *testing.T, m map[string]any) map[string]any {
 // ReadReport reads back what WriteReports wrote.
 func TestReadReportRoundTrips(t *testing.T) {
 	dir, res := realReport(t)
-	rep, err := harness.ReadReport(filepath.Join(dir, harness.ReportJSON))
+	rep, err := report.ReadReport(filepath.Join(dir, report.ReportJSON))
 	require.NoError(t, err)
 	back := rep.Result()
 	assert.Equal(t, res.Started.UTC(), back.Started.UTC())
@@ -290,7 +290,7 @@ func TestReadReportRoundTrips(t *testing.T) {
 
 	bad := filepath.Join(t.TempDir(), "report.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"format_version": 7, "runs": []}`), 0o644))
-	_, err = harness.ReadReport(bad)
+	_, err = report.ReadReport(bad)
 	assert.ErrorContains(t, err, "report format_version 7, want 1")
 }
 
@@ -303,9 +303,9 @@ func FuzzMergeReports(f *testing.F) {
 	f.Add([]byte(`{"format_version":1,"selection":{"shard":{"index":3,"count":2}}}`), []byte(`{"format_version":1,"selection":{"shard":{"index":1,"count":2}}}`))
 	f.Add([]byte(`{"format_version":1,"selection":{"shard":{"index":1,"count":-1}}}`), []byte(`null`))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
-		var reps []*harness.Report
+		var reps []*report.Report
 		for _, data := range [][]byte{a, b} {
-			rep, err := harness.ParseReport("r.json", data)
+			rep, err := report.ParseReport("r.json", data)
 			if err != nil {
 				if !strings.HasPrefix(err.Error(), "r.json: ") {
 					t.Fatalf("error does not name the file: %v", err)
@@ -314,7 +314,7 @@ func FuzzMergeReports(f *testing.F) {
 			}
 			reps = append(reps, rep)
 		}
-		res, err := harness.MergeReports(reps, nil)
+		res, err := report.MergeReports(reps, nil)
 		if err == nil {
 			n := 0
 			for _, r := range reps {
@@ -328,25 +328,25 @@ func FuzzMergeReports(f *testing.F) {
 }
 
 func TestMergeReportsErrors(t *testing.T) {
-	shard := func(i, n int) *harness.Report {
-		return &harness.Report{FormatVersion: 1, Metis: buildinfo.Info{Version: "v1.0.0", GoVersion: "go1.26.8"},
+	shard := func(i, n int) *report.Report {
+		return &report.Report{FormatVersion: 1, Metis: buildinfo.Info{Version: "v1.0.0", GoVersion: "go1.26.8"},
 			Selection: harness.Selection{Shard: &harness.Shard{Index: i, Count: n}}}
 	}
 	tests := []struct {
 		name string
-		reps []*harness.Report
+		reps []*report.Report
 		want string
 	}{
 		{"none", nil, "merge: no report given"},
-		{"a shard of a billion", []*harness.Report{shard(1, 1000000000)},
+		{"a shard of a billion", []*report.Report{shard(1, 1000000000)},
 			"merge: 1 report(s) for 1000000000 shards: missing shard 2/1000000000, 3/1000000000, 4/1000000000, 5/1000000000, 6/1000000000, …"},
-		{"index out of range", []*harness.Report{shard(1, 2), shard(3, 2)}, "merge: b claims to be shard 3/2, which does not exist"},
-		{"index zero", []*harness.Report{shard(0, 1)}, "merge: a claims to be shard 0/1, which does not exist"},
-		{"different builds", []*harness.Report{shard(1, 2), func() *harness.Report { r := shard(2, 2); r.Metis.Revision = "abc"; return r }()},
+		{"index out of range", []*report.Report{shard(1, 2), shard(3, 2)}, "merge: b claims to be shard 3/2, which does not exist"},
+		{"index zero", []*report.Report{shard(0, 1)}, "merge: a claims to be shard 0/1, which does not exist"},
+		{"different builds", []*report.Report{shard(1, 2), func() *report.Report { r := shard(2, 2); r.Metis.Revision = "abc"; return r }()},
 			"merge: a was written by metis v1.0.0 (revision unknown) go1.26.8 and b by metis v1.0.0 (revision abc) go1.26.8: shards of one run come from one build"},
 	}
 	for _, tt := range tests {
-		_, err := harness.MergeReports(tt.reps, []string{"a", "b"})
+		_, err := report.MergeReports(tt.reps, []string{"a", "b"})
 		assert.EqualError(t, err, tt.want, tt.name)
 	}
 }
@@ -363,9 +363,9 @@ func TestReportsShowKnownFailures(t *testing.T) {
 				Reason: "known failure (ends a tool turn with stop); got: step 2 (call): stop_reason: end_turn, want tool_use"},
 		}}
 	dir := t.TempDir()
-	require.NoError(t, harness.WriteReports(dir, res))
+	require.NoError(t, report.WriteReports(dir, res))
 
-	data, err := os.ReadFile(filepath.Join(dir, harness.ReportJSON))
+	data, err := os.ReadFile(filepath.Join(dir, report.ReportJSON))
 	require.NoError(t, err)
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	require.NoError(t, err)
@@ -378,18 +378,18 @@ func TestReportsShowKnownFailures(t *testing.T) {
 		t.Errorf("rep.Counts mismatch (-want +got):\n%s", diff)
 	}
 
-	junit, err := os.ReadFile(filepath.Join(dir, harness.ReportJUnit))
+	junit, err := os.ReadFile(filepath.Join(dir, report.ReportJUnit))
 	require.NoError(t, err)
 	assert.Contains(t, string(junit), `<skipped message="known failure (ends a tool turn with stop); got: step 2 (call): stop_reason: end_turn, want tool_use">`)
 	assert.Contains(t, string(junit), `tests="2" failures="0" errors="0" skipped="1"`)
 
-	md, err := os.ReadFile(filepath.Join(dir, harness.ReportSummary))
+	md, err := os.ReadFile(filepath.Join(dir, report.ReportSummary))
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "| <code>tools/x</code> | ✅ | ⚠️ |\n")
 	assert.Contains(t, string(md), "\n### Known failures\n")
 	assert.Contains(t, string(md), "\n⚠️ <code>tools/x</code> on <code>ollama:qwen3</code>  \n")
 
-	page, err := os.ReadFile(filepath.Join(dir, harness.ReportHTML))
+	page, err := os.ReadFile(filepath.Join(dir, report.ReportHTML))
 	require.NoError(t, err)
 	assert.Contains(t, string(page), `<td class="known_failure" title="tools/x [ollama:qwen3]: known failure (ends a tool turn with stop); got: step 2 (call): stop_reason: end_turn, want tool_use"><a href="#known-1">known</a></td>`)
 	assert.Contains(t, string(page), `<details class="failure known_failure" id="known-1" data-scenario="tools/x" data-model="ollama:qwen3">`)

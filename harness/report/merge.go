@@ -1,11 +1,12 @@
-package harness
+package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/metis-llm/metis/harness"
 )
 
 // MergeReports merges the reports of the shards of one sharded run
@@ -15,7 +16,7 @@ import (
 // of every shard, the earliest start and the wall time from it to the
 // last shard's end. Every shard 1..n must be there once, written by the
 // same metis revision with the same filters.
-func MergeReports(reps []*Report, names []string) (*Result, error) {
+func MergeReports(reps []*Report, names []string) (*harness.Result, error) {
 	if len(reps) == 0 {
 		return nil, fmt.Errorf("merge: no report given")
 	}
@@ -57,7 +58,7 @@ func MergeReports(reps []*Report, names []string) (*Result, error) {
 		}
 		byShard[sh.Index-1] = rep
 	}
-	res := &Result{Metis: first.Metis, Selection: first.Selection}
+	res := &harness.Result{Metis: first.Metis, Selection: first.Selection}
 	res.Selection.Shard = nil
 	var end time.Time
 	for _, rep := range byShard {
@@ -78,7 +79,7 @@ func MergeReports(reps []*Report, names []string) (*Result, error) {
 		for _, rep := range byShard {
 			if k < len(rep.Runs) {
 				run := rep.Runs[k]
-				reformatEvidence(&run)
+				harness.ReformatEvidence(&run)
 				res.Runs = append(res.Runs, run)
 				added = true
 			}
@@ -90,30 +91,8 @@ func MergeReports(reps []*Report, names []string) (*Result, error) {
 	return res, nil
 }
 
-// reformatEvidence gives a run's wire requests and event trace, read back
-// from a report.json where they were indented as part of it, the layout
-// the run wrote them in (requestsJSON, eventsJSON).
-func reformatEvidence(run *ScenarioResult) {
-	if len(run.WireRequests) > 0 {
-		var reqs []wireRequest
-		if json.Unmarshal(run.WireRequests, &reqs) == nil {
-			if data, err := requestsJSON(reqs); err == nil {
-				run.WireRequests = data
-			}
-		}
-	}
-	if len(run.Events) > 0 {
-		var lines []traceLine
-		if json.Unmarshal(run.Events, &lines) == nil {
-			if data, err := eventsJSON(lines); err == nil {
-				run.Events = data
-			}
-		}
-	}
-}
-
 // unsharded is a selection's filters without the shard, as a string.
-func unsharded(s Selection) string {
+func unsharded(s harness.Selection) string {
 	s.Shard = nil
 	return s.String()
 }
@@ -142,16 +121,16 @@ func missingShards(reps []*Report, n int) string {
 }
 
 // unionRegistry sorts the entries and drops repeats.
-func unionRegistry(r RegistryInfo) RegistryInfo {
-	slices.SortFunc(r.Adapters, func(a, b AdapterInfo) int { return strings.Compare(a.Name, b.Name) })
-	slices.SortFunc(r.Models, func(a, b ModelInfo) int { return strings.Compare(a.ID, b.ID) })
+func unionRegistry(r harness.RegistryInfo) harness.RegistryInfo {
+	slices.SortFunc(r.Adapters, func(a, b harness.AdapterInfo) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(r.Models, func(a, b harness.ModelInfo) int { return strings.Compare(a.ID, b.ID) })
 	r.Adapters = slices.Compact(r.Adapters)
 	r.Models = slices.Compact(r.Models)
 	if r.Adapters == nil {
-		r.Adapters = []AdapterInfo{}
+		r.Adapters = []harness.AdapterInfo{}
 	}
 	if r.Models == nil {
-		r.Models = []ModelInfo{}
+		r.Models = []harness.ModelInfo{}
 	}
 	return r
 }
