@@ -12,7 +12,8 @@
 // canonical events metis emits against the wire events and block
 // boundaries (out-events/op, boundaries/op). Replay: go-vcr÷metis for serve and
 // load+serve. Suite: time per op and per run for a quarter, half and all
-// of it. Memory: the peak live heap and the bytes allocated against the
+// of it. Certify: wall and CPU time per certified run, the adapter in
+// process or behind the stdio shim. Memory: the peak live heap and the bytes allocated against the
 // wire and assembled sizes.
 //
 // Times are the process's CPU time per op (cpu-ns/op) where every
@@ -214,6 +215,7 @@ func report(out io.Writer, m measurements) {
 	perEvent(out, m)
 	replay(out, m, &v)
 	suite(out, m, &v)
+	certification(out, m)
 	memory(out, m)
 	if len(v.lines) > 0 {
 		fmt.Fprintln(out, "targets (medians of this run)")
@@ -359,6 +361,23 @@ func suite(out io.Writer, m measurements, v *verdict) {
 	if q, a := per["quarter"], per["all"]; q > 0 && a > 0 {
 		v.add(a/q <= suiteGrowthTarget, "suite: %s time per run does not grow with the suite (all ÷ quarter %.2f×)", unit, a/q)
 	}
+}
+
+// certification prints the time per certified run through the replay
+// server (the adapter in conform's process) and through the stdio shim.
+func certification(out io.Writer, m measurements) {
+	names := m.names("Certify/")
+	if len(names) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "certify (anthropic, basic/)\truns\twall ms/run\tcpu ms/run\t")
+	for _, n := range names {
+		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.2f\t\n", strings.TrimPrefix(strings.TrimPrefix(n, "Certify/"), "via="),
+			m.median(n, "", "runs/op"), m.ns(n, "", "ns/run")/1e6, m.median(n, "", "cpu-ns/run")/1e6)
+	}
+	tw.Flush()
+	fmt.Fprintln(out)
 }
 
 func memory(out io.Writer, m measurements) {
