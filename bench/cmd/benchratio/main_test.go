@@ -39,6 +39,8 @@ func TestReport(t *testing.T) {
 		"gemini     50.0          12.0          13.0             75.0            1.50",
 		"MISSED  replay: ≥1.5× faster than go-vcr on load+serve (least 1.20×, a/b)",
 		"met     suite: the whole suite in process under 2 s of wall time (0.40 s, 0.24 s of CPU; `conform run` adds process start)",
+		// certification: 12 runs, 1 s of wall and 250 ms of CPU each.
+		"stdio    12      1000.00      250.00",
 		// CPU per run: 240 ms ÷ 80 against 50 ms ÷ 20 (wall per run is flat).
 		"met     suite: CPU time per run does not grow with the suite (all ÷ quarter 1.20×)",
 	} {
