@@ -92,7 +92,7 @@ func expectCall(e *Expect, o *outcome, d *stepData) []Check {
 		}
 		checks = append(checks, c)
 	}
-	return append(checks, expectMore(e, o, d)...)
+	return append(checks, expectObserved(e, o, d)...)
 }
 
 // expectUsage compares the usage fields want sets.

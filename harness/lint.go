@@ -107,7 +107,7 @@ func (l *linter) lint() {
 		}
 	}
 	l.steps(tools)
-	l.lintMore()
+	l.lintKeys()
 }
 
 func (l *linter) model(ptr, m string) {

@@ -138,7 +138,7 @@ func (r *run) ready(ctx context.Context, st *Step) ([]Check, error) {
 	}
 	d := r.stepData(st.Index, sleeps)
 	checks := expectErrors(e.Error, err)
-	return append(checks, expectMore(e, &outcome{}, d)...), nil
+	return append(checks, expectObserved(e, &outcome{}, d)...), nil
 }
 
 // expectReasons checks that every wanted text is in one of a swap

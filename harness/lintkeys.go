@@ -24,9 +24,9 @@ const (
 // call it without the scenario defining it.
 const structuredOutputTool = "structured_output"
 
-// lintMore checks the scenario-level matrix keys and what the steps'
+// lintKeys checks the scenario-level matrix keys and what the steps'
 // newer expectations need.
-func (l *linter) lintMore() {
+func (l *linter) lintKeys() {
 	sc := l.sc
 	if sp, err := DefaultSpec(); err == nil {
 		for i, ref := range sc.Spec {

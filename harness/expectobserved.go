@@ -156,9 +156,9 @@ func merge(base Expect, over *Expect) Expect {
 	return base
 }
 
-// expectMore checks the expectations on the step's messages, usage, logs,
+// expectObserved checks the expectations on the step's messages, usage, logs,
 // wire requests, waits and raw stream.
-func expectMore(e *Expect, o *outcome, d *stepData) []Check {
+func expectObserved(e *Expect, o *outcome, d *stepData) []Check {
 	var checks []Check
 	if e.ServedModel != "" {
 		got := ""
