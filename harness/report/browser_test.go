@@ -191,7 +191,7 @@ func TestHTMLReportInABrowser(t *testing.T) {
 	assert.Equal(t, "✗ basic/plain-text on openai:gpt-5", text("#failure-1 h3"))
 	assert.True(t, strings.HasPrefix(text("#failure-1 .check"), "golden/transcript.json: differs from "), text("#failure-1 .check"))
 	assert.Equal(t, fmt.Sprintf("%s:%d", failed.File, failed.Line), text("#failure-1 .file-line"))
-	assert.Regexp(t, `^\.\./scenarios/basic/plain-text\.yaml:\d+$`, text("#failure-1 .file-line"))
+	assert.Regexp(t, `^\.\./\.\./scenarios/basic/plain-text\.yaml:\d+$`, text("#failure-1 .file-line"))
 	diff := text("#failure-1 pre.diff")
 	assert.Contains(t, diff, `-        "text": "Hello there, who are you?"`)
 	assert.Contains(t, diff, `+        "text": "Hello there, how are you?"`)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/faults"
@@ -284,7 +285,7 @@ func TestReadReportRoundTrips(t *testing.T) {
 	}
 	compact(res)
 	compact(back)
-	if diff := cmp.Diff(res, back); diff != "" {
+	if diff := cmp.Diff(res, back, cmpopts.IgnoreUnexported(harness.StepResult{})); diff != "" {
 		t.Errorf("the result read back (-want +got):\n%s", diff)
 	}
 
