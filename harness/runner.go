@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -198,6 +199,11 @@ type exchange struct {
 	step     int
 	method   string
 	path     string // without the query
+	// url is the request's URL as sent; proxied says it came through the
+	// replay server over loopback HTTP (replay.Proxied), so that its
+	// scheme and host are the server's, not the adapter's.
+	url      *url.URL
+	proxied  bool
 	header   http.Header
 	body     []byte
 	wire     wireRequest
@@ -235,7 +241,8 @@ func (r *run) recordRequest(provider string, req *http.Request, body []byte) *ex
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.requests = append(r.requests, wr)
-	ex := &exchange{step: r.step, method: req.Method, path: req.URL.Path, header: req.Header.Clone(), body: body, wire: wr}
+	u := *req.URL
+	ex := &exchange{step: r.step, method: req.Method, path: req.URL.Path, url: &u, proxied: replay.Proxied(req), header: req.Header.Clone(), body: body, wire: wr}
 	r.exchanges = append(r.exchanges, ex)
 	return ex
 }

@@ -402,9 +402,23 @@ type ExpectLifecycle struct {
 // pointers to strings holding JSON (such as Chat Completions' tool-call
 // arguments) to the value the string must decode to; Unordered maps
 // pointers to arrays that must hold the given elements in any order.
+//
+// URL, Scheme, Host and Query state where the request went: URL is the
+// whole URL as sent, escaped ("https://host/model/a%3A0/invoke?x=1");
+// Scheme and Host its parts; Query maps a query parameter's name to its
+// value ("" for absent). URL, Host, Query and header values are patterns:
+// each "*" in them stands for any text, so "Bearer *" is any bearer token
+// and "*" any present value. Over loopback HTTP (an adapter certified
+// through the replay server, which it reaches at the Config.BaseURL it was
+// given) the scheme and host are the server's, not the adapter's: Scheme
+// and Host are then not checked, and URL from its path on only.
 type ExpectRequest struct {
-	Index  *int   `json:"index,omitempty"`
-	Method string `json:"method,omitempty"`
+	Index  *int              `json:"index,omitempty"`
+	Method string            `json:"method,omitempty"`
+	URL    string            `json:"url,omitempty"`
+	Scheme string            `json:"scheme,omitempty"`
+	Host   string            `json:"host,omitempty"`
+	Query  map[string]string `json:"query,omitempty"`
 	// Equal lists groups of pointers whose values must all be present
 	// and equal (a tool call's id and its result's reference).
 	Equal     [][]string                 `json:"equal,omitempty"`
