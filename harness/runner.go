@@ -196,9 +196,9 @@ func (r *run) addTrace(l traceLine) {
 // exchange is one HTTP request of a run and what the adapter read of its
 // response, for a step's request and fragments expectations.
 type exchange struct {
-	step     int
-	method   string
-	path     string // without the query
+	step   int
+	method string
+	path   string // without the query
 	// url is the request's URL as sent; proxied says it came through the
 	// replay server over loopback HTTP (replay.Proxied), so that its
 	// scheme and host are the server's, not the adapter's.
