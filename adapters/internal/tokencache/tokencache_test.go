@@ -40,7 +40,7 @@ func TestCacheExpiresOnItsClock(t *testing.T) {
 		want    string
 	}{
 		{0, "tok-1"},
-		{5 * time.Minute, "tok-1"},               // 5 minutes left
+		{5 * time.Minute, "tok-1"},                // 5 minutes left
 		{3*time.Minute + 59*time.Second, "tok-1"}, // 61 s left
 		{time.Second, "tok-2"},                    // 60 s left: within Early
 		{9 * time.Minute, "tok-3"},                // tok-2 has 60 s left
