@@ -118,7 +118,8 @@ func (r *run) adapterFor(model string) (adapters.Adapter, error) {
 		return a, nil
 	}
 	w := newWire(r, mc.Adapter)
-	a, err := r.reg.Open(mc.Adapter, r.cfg.Factories, r.cfg.getenv, func(c *adapters.Config) {
+	getenv := r.credentialEnv()
+	a, err := r.reg.Open(mc.Adapter, r.credentialFactories(mc.Adapter, getenv), getenv, func(c *adapters.Config) {
 		c.HTTPClient = &http.Client{Transport: w}
 		c.Transport = nil
 		c.Clock = r.clock

@@ -67,6 +67,9 @@ type Scenario struct {
 	Compensations map[string]any `json:"compensations,omitempty"`
 	// CallTimeout, when set, is the adapters' whole-call timeout.
 	CallTimeout time.Duration `json:"call_timeout,omitempty"`
+	// Credentials, when set, replace what the run's adapters
+	// authenticate with.
+	Credentials *Credentials `json:"credentials,omitempty"`
 	Steps       []Step        `json:"steps"`
 
 	// File is the path the scenario was loaded from; Rel is that path
@@ -431,6 +434,25 @@ type ExpectRequest struct {
 	Headers   map[string]string          `json:"headers,omitempty"`
 	Includes  []string                   `json:"includes,omitempty"`
 	Excludes  []string                   `json:"excludes,omitempty"`
+}
+
+// Credentials are a scenario's credentials. Env overrides the
+// environment variables the adapters read ("" unsets one: AWS_SESSION_TOKEN
+// "" signs Bedrock requests with long-term keys). Tokens, when set, are
+// OAuth access tokens handed out in turn by a token source (the last
+// again once they run out), each expiring ExpiresIn (0: never) after it
+// is handed out, on the run's clock; the adapters that take a token
+// source (vertex, vertex-anthropic, azure with Entra ID) get it in place
+// of their key.
+type Credentials struct {
+	Env    map[string]string `json:"env,omitempty"`
+	Tokens []ScriptedToken   `json:"tokens,omitempty"`
+}
+
+// ScriptedToken is one access token of Credentials.Tokens.
+type ScriptedToken struct {
+	Token     string        `json:"token"`
+	ExpiresIn time.Duration `json:"expires_in,omitempty"`
 }
 
 // ExpectWait is an expected sleep: exactly Exact, or within [Min, Max].
