@@ -38,6 +38,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad-request-host.yaml", `testdata/load/bad-request-host.yaml:11:18: request host: "https://api.anthropic.com/v1": want a host name with an optional port, no scheme or path`},
 		{"bad-request-method.yaml", `testdata/load/bad-request-method.yaml:9:25: request method: "PO ST" is not an HTTP method (letters only, such as POST)`},
 		{"bad-request-query.yaml", "testdata/load/bad-request-query.yaml:9:24: request query: a query parameter has an empty name"},
+		{"bad-credentials.yaml", `testdata/load/bad-credentials.yaml:6:34: credentials.tokens[0].expires_in "0s": want a positive duration such as 10m`},
+		{"bad-credentials-env.yaml", "testdata/load/bad-credentials-env.yaml:5:36: credentials.env.GOOGLE_OAUTH_ACCESS_TOKEN: got array, want string"},
 		{"unknown-capability.yaml", "testdata/load/unknown-capability.yaml:3:12: requires[0]: value must be one of 'images', 'thinking', 'tools', 'system_prompt', 'structured_output', 'streaming', 'streaming_tool_calls', 'parallel_tool_calls', 'prompt_caching', 'system_messages_in_list'"},
 	}
 	for _, tt := range tests {
