@@ -70,7 +70,7 @@ type Scenario struct {
 	// Credentials, when set, replace what the run's adapters
 	// authenticate with.
 	Credentials *Credentials `json:"credentials,omitempty"`
-	Steps       []Step        `json:"steps"`
+	Steps       []Step       `json:"steps"`
 
 	// File is the path the scenario was loaded from; Rel is that path
 	// relative to the directory LoadDir was given ("" otherwise).
