@@ -61,8 +61,8 @@ func TestLoadDirCollectsEveryError(t *testing.T) {
 	assert.Empty(t, scs)
 	var errs harness.Errors
 	require.ErrorAs(t, err, &errs)
-	assert.Len(t, errs, 14)
-	assert.Equal(t, filepath.Join("testdata", "load", "bad-enum.yaml"), errs[0].Pos.File, "files are loaded in lexical order")
+	assert.Len(t, errs, 21)
+	assert.Equal(t, filepath.Join("testdata", "load", "bad-credentials-env.yaml"), errs[0].Pos.File, "files are loaded in lexical order")
 }
 
 func TestParseScenario(t *testing.T) {
