@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -123,7 +124,8 @@ func (r *run) adapterFor(model string) (adapters.Adapter, error) {
 		return a, nil
 	}
 	w := newWire(r, mc.Adapter)
-	a, err := r.reg.Open(mc.Adapter, r.cfg.Factories, r.cfg.getenv, func(c *adapters.Config) {
+	getenv := r.credentialEnv()
+	a, err := r.reg.Open(mc.Adapter, r.credentialFactories(mc.Adapter, getenv), getenv, func(c *adapters.Config) {
 		c.HTTPClient = &http.Client{Transport: w}
 		c.Transport = nil
 		c.Clock = r.clock
@@ -205,9 +207,14 @@ func (r *run) addTrace(l traceLine) {
 // exchange is one HTTP request of a run and what the adapter read of its
 // response, for a step's request and fragments expectations.
 type exchange struct {
-	step     int
-	method   string
-	path     string // without the query
+	step   int
+	method string
+	path   string // without the query
+	// url is the request's URL as sent; proxied says it came through the
+	// replay server over loopback HTTP (replay.Proxied), so that its
+	// scheme and host are the server's, not the adapter's.
+	url      *url.URL
+	proxied  bool
 	header   http.Header
 	body     []byte
 	wire     wireRequest
@@ -259,7 +266,8 @@ func (r *run) recordRequest(provider string, req *http.Request, body []byte) *ex
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.requests = append(r.requests, wr)
-	ex := &exchange{step: r.step, method: req.Method, path: req.URL.Path, header: req.Header.Clone(), body: body, wire: wr,
+	u := *req.URL
+	ex := &exchange{step: r.step, method: req.Method, path: req.URL.Path, url: &u, proxied: replay.Proxied(req), header: req.Header.Clone(), body: body, wire: wr,
 		virtAt: virt, realAt: real, eventsBefore: r.streamed}
 	r.exchanges = append(r.exchanges, ex)
 	return ex
