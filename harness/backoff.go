@@ -197,7 +197,15 @@ func retryAfterWait(h http.Header, now time.Time) (time.Duration, bool) {
 func backoffCheck(exs []*exchange, maxRetries int) Check {
 	c := Check{Name: CheckBackoff, OK: true}
 	var problems []string
-	if maxRetries >= 0 && len(exs) > 1+maxRetries {
+	// A request resent once after a 401 with another credential is a
+	// reauthorization (an expired token refreshed), not a retry.
+	reauth := 0
+	for i := 1; i < len(exs) && reauth == 0; i++ {
+		if exs[i-1].answered && exs[i-1].ansStatus == http.StatusUnauthorized && credentialChanged(exs[i-1].header, exs[i].header) {
+			reauth = 1
+		}
+	}
+	if maxRetries >= 0 && len(exs) > 1+maxRetries+reauth {
 		problems = append(problems, fmt.Sprintf("%d attempts, at most 1 + max_retries (%d) allowed", len(exs), maxRetries))
 	}
 	for i := 1; i < len(exs); i++ {
@@ -231,4 +239,17 @@ func backoffCheck(exs []*exchange, maxRetries int) Check {
 		c.OK, c.Message = false, strings.Join(problems, "; ")
 	}
 	return c
+}
+
+// credentialHeaders are the headers a provider's credential travels in.
+var credentialHeaders = []string{"Authorization", "Api-Key", "X-Api-Key", "X-Goog-Api-Key"}
+
+// credentialChanged reports whether b carries another credential than a.
+func credentialChanged(a, b http.Header) bool {
+	for _, name := range credentialHeaders {
+		if a.Get(name) != b.Get(name) {
+			return true
+		}
+	}
+	return false
 }

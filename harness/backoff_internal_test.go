@@ -49,6 +49,15 @@ func TestBackoffCheck(t *testing.T) {
 	next := func(virt, real time.Duration, events int) *exchange {
 		return &exchange{virtAt: t0.Add(virt), realAt: real0.Add(real), eventsBefore: events}
 	}
+	withAuth := func(ex *exchange, auth string) *exchange {
+		ex.header = http.Header{"Authorization": {auth}}
+		return ex
+	}
+	unauthorized := func(auth string) *exchange {
+		ex := failed("")
+		ex.ansStatus = http.StatusUnauthorized
+		return withAuth(ex, auth)
+	}
 	for _, tc := range []struct {
 		name string
 		exs  []*exchange
@@ -65,6 +74,9 @@ func TestBackoffCheck(t *testing.T) {
 		{"past the cap", []*exchange{failed("120"), next(120*time.Second, 0, 0)}, 2, false, "capped at 1m0s"},
 		{"too many", []*exchange{failed(""), next(0, 0, 0)}, 0, false, "at most 1 + max_retries (0)"},
 		{"after output", []*exchange{failed(""), next(0, 0, 3)}, 2, false, "no retry after partial output"},
+		{"reauthorized once after a 401", []*exchange{unauthorized("Bearer old"), withAuth(next(0, 0, 0), "Bearer new")}, 0, true, ""},
+		{"401 resent with the same token", []*exchange{unauthorized("Bearer old"), withAuth(next(0, 0, 0), "Bearer old")}, 0, false, "at most 1 + max_retries (0)"},
+		{"reauthorized only once", []*exchange{unauthorized("Bearer a"), withAuth(unauthorized("Bearer b"), "Bearer b"), withAuth(next(0, 0, 0), "Bearer c")}, 0, false, "3 attempts"},
 	} {
 		c := backoffCheck(tc.exs, tc.max)
 		if c.OK != tc.ok || (tc.msg != "" && !strings.Contains(c.Message, tc.msg)) {
