@@ -20,7 +20,8 @@ func TestRetryAfterWait(t *testing.T) {
 		{"capped", map[string]string{"Retry-After": "120"}, MaxRetryAfter, true},
 		{"overflow", map[string]string{"Retry-After": "99999999999999999999"}, MaxRetryAfter, true},
 		{"date", map[string]string{"Retry-After": "Thu, 01 Jan 2026 00:00:07 GMT"}, 5 * time.Second, true},
-		{"date past", map[string]string{"Retry-After": "Thu, 01 Jan 2026 00:00:00 GMT"}, 0, true},
+		{"date past", map[string]string{"Retry-After": "Thu, 01 Jan 2026 00:00:00 GMT"}, 0, false},
+		{"zero", map[string]string{"Retry-After": "0"}, 0, false},
 		{"ms wins", map[string]string{"Retry-After": "3", "retry-after-ms": "1500"}, 1500 * time.Millisecond, true},
 		{"ms overflow", map[string]string{"retry-after-ms": "1e400"}, MaxRetryAfter, true},
 		{"garbage", map[string]string{"Retry-After": "soon"}, 0, false},
@@ -67,6 +68,8 @@ func TestBackoffCheck(t *testing.T) {
 	}{
 		{"virtual wait honoured", []*exchange{failed("3"), next(3*time.Second, time.Millisecond, 0)}, 2, true, ""},
 		{"real wait honoured", []*exchange{failed("3"), next(0, 3100*time.Millisecond, 0)}, 2, true, ""},
+		{"real wait late, not judged", []*exchange{failed("3"), next(0, 9*time.Second, 0)}, 2, true, ""},
+		{"real wait early", []*exchange{failed("3"), next(0, time.Second, 0)}, 2, false, "Retry-After asks for 3s"},
 		{"own schedule", []*exchange{failed(""), next(0, 10*time.Millisecond, 0)}, 2, true, ""},
 		{"too early", []*exchange{failed("3"), next(time.Second, 0, 0)}, 2, false, "Retry-After asks for 3s"},
 		{"too late", []*exchange{failed("3"), next(10*time.Second, 0, 0)}, 2, false, "Retry-After asks for 3s"},

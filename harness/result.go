@@ -285,8 +285,6 @@ type StepResult struct {
 	// Error is the failure that stopped the step, if any.
 	Error  string  `json:"error,omitempty"`
 	Checks []Check `json:"checks,omitempty"`
-
-	skipReason string // a skipped step's reason, which becomes the run's
 }
 
 // Check is one verified property of a step: an expectation, the stream

@@ -54,6 +54,8 @@ type run struct {
 	attempts  *int // the current call's attempt counter
 	watch     *callWatch
 	streamed  int // events the current call has yielded to the caller
+	// skipReason is why a step skipped the rest of the run.
+	skipReason string
 	// maxRetries is the retry count each adapter was built with, by
 	// adapter name.
 	maxRetries map[string]int
@@ -328,7 +330,7 @@ func (r *run) exec(ctx context.Context, res *ScenarioResult) bool {
 			return false
 		}
 		if sr.Status == StatusSkip {
-			res.Status, res.Reason = StatusSkip, st.Name()+": "+sr.skipReason
+			res.Status, res.Reason = StatusSkip, st.Name()+": "+r.skipReason
 			return false
 		}
 		if sr.Status == StatusFail {
@@ -393,7 +395,7 @@ func (r *run) execStep(ctx context.Context, st *Step, res *ScenarioResult) StepR
 	}
 	var skip *skipRun
 	if errors.As(err, &skip) {
-		sr.Status, sr.skipReason = StatusSkip, skip.reason
+		sr.Status, r.skipReason = StatusSkip, skip.reason
 		return sr
 	}
 	if err != nil {
