@@ -8,6 +8,8 @@
 #
 #   PLANTS      names of plants.txt lines to run (default: all)
 #   PLANT_OUT   the result table (default mutate/plant/results.md)
+#   PLANT_TIMEOUT  seconds each judge may take (default 1800); a judge
+#               that times out is reported, not counted
 #
 # A plant is caught by conform run when it exits non-zero (a run fails or
 # the mutant does not build), by the tests when go test -short fails.
@@ -37,11 +39,15 @@ while read -r name conform tests; do
   git -C "$copy" apply "$patch"
   # conform run alone.
   IFS=, read -r -a args <<<"$conform"
-  if (cd "$copy" && timeout 900 go run ./cmd/conform run --report-dir "$tmp/reports" "${args[@]}" >"$tmp/conform.out" 2>&1); then
-    by_conform="missed"
-  else
-    by_conform="**caught**: $(grep -m1 -E '^FAIL|failed|cannot|error' "$tmp/conform.out" | cut -c1-100 | tr '|`' '/'"'" || true)"
-  fi
+  # Exit 1: a run failed; 2: a usage or configuration error (the plant
+  # broke the registry or the flags); a build failure is go run's 1 too.
+  status=0
+  (cd "$copy" && timeout "${PLANT_TIMEOUT:-1800}" go run ./cmd/conform run --report-dir "$tmp/reports" "${args[@]}" >"$tmp/conform.out" 2>&1) || status=$?
+  case $status in
+    0) by_conform="missed" ;;
+    124) by_conform="timed out (not counted)" ;;
+    *) by_conform="**caught**: $(grep -m1 -E '^FAIL|failed|cannot|error' "$tmp/conform.out" | cut -c1-100 | tr '|`' '/'"'" || true)" ;;
+  esac
   # The packages' own tests.
   by_tests="missed"
   IFS=, read -r -a pkgs <<<"$tests"
@@ -49,8 +55,14 @@ while read -r name conform tests; do
     pkg=${p%%@*}
     run=.
     if [ "$pkg" != "$p" ]; then run=${p#*@}; fi
-    if ! (cd "$copy" && timeout 900 go test -short -count=1 -run "$run" "$pkg" >"$tmp/test.out" 2>&1); then
-      by_tests="**caught**: $(grep -m1 -E -- '--- FAIL' "$tmp/test.out" | sed 's/^ *--- FAIL: //' | cut -c1-100 || echo "$pkg fails")"
+    status=0
+    (cd "$copy" && timeout "${PLANT_TIMEOUT:-1800}" go test -short -count=1 -run "$run" "$pkg" >"$tmp/test.out" 2>&1) || status=$?
+    if [ "$status" = 124 ]; then
+      by_tests="timed out (not counted)"
+      break
+    elif [ "$status" != 0 ]; then
+      by_tests="**caught**: $(grep -m1 -E -- '--- FAIL' "$tmp/test.out" | sed 's/^ *--- FAIL: //' | cut -c1-100 || true)"
+      if [ "$by_tests" = "**caught**: " ]; then by_tests="**caught**: $pkg fails"; fi
       break
     fi
   done
