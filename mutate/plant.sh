@@ -46,7 +46,7 @@ while read -r name conform tests; do
   case $status in
     0) by_conform="missed" ;;
     124) by_conform="timed out (not counted)" ;;
-    *) by_conform="**caught**: $(grep -m1 -E '^FAIL|failed|cannot|error' "$tmp/conform.out" | cut -c1-100 | tr '|`' '/'"'" || true)" ;;
+    *) by_conform="**caught**: $(grep -a -m1 -E '^FAIL|failed|cannot|error' "$tmp/conform.out" | cut -c1-100 | tr '|`' '/'"'" || true)" ;;
   esac
   # The packages' own tests.
   by_tests="missed"
@@ -61,7 +61,7 @@ while read -r name conform tests; do
       by_tests="timed out (not counted)"
       break
     elif [ "$status" != 0 ]; then
-      by_tests="**caught**: $(grep -m1 -E -- '--- FAIL' "$tmp/test.out" | sed 's/^ *--- FAIL: //' | cut -c1-100 || true)"
+      by_tests="**caught**: $(grep -a -m1 -E -- '--- FAIL' "$tmp/test.out" | sed 's/^ *--- FAIL: //' | cut -c1-100 || true)"
       if [ "$by_tests" = "**caught**: " ]; then by_tests="**caught**: $pkg fails"; fi
       break
     fi

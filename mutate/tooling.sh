@@ -16,8 +16,10 @@
 #   MUTATE_REPORT_ONLY=1  write the report from the JSON already there
 #
 # Each target's result is kept in mutate/json/tooling/: NAME.json (gremlins'
-# output), NAME.target (its tooling.targets line) and NAME.rev (the commit
-# tested and when), replaced together when the target has finished.
+# output), NAME.target (its tooling.targets line), NAME.rev (the commit
+# tested and when) and NAME.log (gremlins' lines, one a mutant), replaced
+# together when the target has finished; NAME.log.tmp keeps an
+# interrupted target's lines.
 set -euo pipefail
 set -f
 cd "$(dirname "$0")/.."
@@ -61,8 +63,8 @@ if [ -z "${MUTATE_REPORT_ONLY:-}" ]; then
     GOFLAGS="-buildvcs=false -trimpath -vet=off -exec=$root/mutate/unit.sh" \
       MUTATE_DIR="$dir" MUTATE_RUN="$tests" \
       "$bin/gremlins" unleash --workers "$workers" --test-cpu 1 --timeout-coefficient 5 \
-      "${exclude[@]}" --output "$json_dir/$name.json.tmp" "$root/$dir"
-    for ext in json rev target; do mv "$json_dir/$name.$ext.tmp" "$json_dir/$name.$ext"; done
+      "${exclude[@]}" --output "$json_dir/$name.json.tmp" "$root/$dir" | tee "$json_dir/$name.log.tmp"
+    for ext in json rev target log; do mv "$json_dir/$name.$ext.tmp" "$json_dir/$name.$ext"; done
   done
 fi
 
