@@ -4,7 +4,7 @@ GO ?= go
 FUZZTIME ?= 60s
 FUZZSHORT ?= 200x
 
-.PHONY: test race lint conform validate record-missing record bench bench-compare fuzz fuzz-short emulate mutate
+.PHONY: test race lint conform validate record-missing record bench bench-compare fuzz fuzz-short emulate mutate plant
 
 test:            ## unit tests and the conformance suite (the README's quick-start test command)
 	$(GO) test ./...
@@ -34,8 +34,11 @@ bench:           ## stream decoder benchmarks, side by side
 bench-compare:   ## metis vs the official SDKs, go-vcr and a floor in one run (bench/): benchstat tables, ratios, targets; ROUNDS=6 BENCHTIME=0.5s
 	bash bench/compare.sh
 
-mutate:          ## mutation testing with conform run alone as the test (gremlins, hours for all of adapters/ and session/; not in CI); MUTATE_TARGETS="adapters/anthropic session" for part
-	bash mutate/run.sh
+mutate:          ## mutation testing (gremlins, not in CI): adapters/ and session/ with conform run alone as the test (hours; MUTATE_TARGETS="adapters/anthropic session" for part); MUTATE_SET=tooling: record, import, replay, faults, reports and sharding, certify under their own tests (mutate/tooling.targets)
+	@if [ "$(MUTATE_SET)" = tooling ]; then bash mutate/tooling.sh; else bash mutate/run.sh; fi
+
+plant:           ## plant each real bug class of mutate/plant/plants.txt in a scratch copy and score conform run and the packages' tests (docs/bug-classes.md); PLANTS="01-azure-model-for-deployment" for part
+	bash mutate/plant.sh
 
 fuzz-short:      ## every fuzz target for a short, bounded budget, as CI runs it (.ci/fuzz): FUZZSHORT inputs or time each (default 200x)
 	FUZZTIME=$(FUZZSHORT) bash .ci/fuzz

@@ -36,6 +36,14 @@ func (s *Server) serveAzure(w http.ResponseWriter, r *http.Request, body []byte,
 	if !s.checkKey(w, api, key, deployment) {
 		return
 	}
+	// The v1 API and the dated Responses route name the deployment in the
+	// body's model: without it there is nothing to route to.
+	if op != "" && deployment == "" {
+		if f, err := objectFields(body); err == nil && (f["model"] == nil || string(f["model"]) == `""`) {
+			errorFor(API(api), ErrorInvalidRequest, "Missing required parameter: 'model' (the deployment name).", "", s.reserve(1).id("req_emu_")).write(w)
+			return
+		}
+	}
 	if deployment != "" {
 		if _, err := objectFields(body); err == nil {
 			body = setFields(body, map[string]any{"model": deployment})

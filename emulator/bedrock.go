@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -147,6 +148,17 @@ func (s *Server) bedrockAuth(r *http.Request, body []byte) (wire.Kind, string) {
 	if err != nil {
 		return errorMissingKey, "Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters."
 	}
+	// AWS refuses a signature scoped to another region or service than the
+	// endpoint's (InvalidSignatureException, 403): a request to
+	// bedrock-runtime.eu-west-3.amazonaws.com signed for us-east-1 fails.
+	if host, ok := strings.CutSuffix(hostOnly(r.Host), ".amazonaws.com"); ok {
+		if region, ok := strings.CutPrefix(host, "bedrock-runtime."); ok && region != a.Region {
+			return ErrorAuth, fmt.Sprintf("Credential should be scoped to a valid region, not '%s'.", a.Region)
+		}
+	}
+	if a.Service != "bedrock" {
+		return ErrorAuth, fmt.Sprintf("Credential should be scoped to correct service: 'bedrock', not '%s'.", a.Service)
+	}
 	key := s.cfg.apiKey
 	secret := func(id string) (string, bool) { return key, key == "" || id == key }
 	if key == "" {
@@ -253,4 +265,12 @@ func bedrockStreamError(api wire.API, typ, message, model string) []byte {
 		e.Message = message
 	}
 	return e.Event(api, nil)
+}
+
+// hostOnly is a Host header without its port.
+func hostOnly(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		return h
+	}
+	return host
 }

@@ -50,7 +50,7 @@ func (s *Server) serveCloud(w http.ResponseWriter, r *http.Request, body []byte)
 		s.serveVertex(w, r, body, vertexRoute.FindStringSubmatch(p))
 	case azureRoute.MatchString(p):
 		s.serveAzure(w, r, body, azureRoute.FindStringSubmatch(p))
-	case converseRoute.MatchString(p):
+	case converseRoute.MatchString(r.URL.EscapedPath()):
 		s.serveBedrockConverse(w, r, body, converseRoute.FindStringSubmatch(r.URL.EscapedPath()))
 	default:
 		s.serveBedrock(w, r, body, bedrockRoute.FindStringSubmatch(r.URL.EscapedPath()))

@@ -208,7 +208,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.servePost(w, r, func() { s.serveChat(w, r, body) })
 	case strings.HasPrefix(path, "/v1beta/models/") && strings.Contains(path, ":"):
 		s.servePost(w, r, func() { s.serveGemini(w, r, body) })
-	case isCloudPath(path): // Vertex AI, Azure OpenAI, Bedrock (cloud.go)
+	case isCloudPath(path), isCloudPath(r.URL.EscapedPath()): // Vertex AI, Azure OpenAI, Bedrock (cloud.go; an ARN's "/" escaped)
 		s.servePost(w, r, func() { s.serveCloud(w, r, body) })
 	default:
 		if wr := wireAt(path); wr != nil { // a provider's own wire format (wire.go)

@@ -19,7 +19,20 @@ const VertexAnthropicVersion = "vertex-2023-10-16"
 // The token is an OAuth bearer token (the emulator's key); a missing or
 // wrong one is Vertex's 401 UNAUTHENTICATED.
 func (s *Server) serveVertex(w http.ResponseWriter, r *http.Request, body []byte, m []string) {
-	publisher, model, method := m[4], m[5], m[6]
+	location, publisher, model, method := m[3], m[4], m[5], m[6]
+	// The global location is served at the host without a region, a
+	// region at {region}-aiplatform.googleapis.com; a location asked of
+	// another location's host is not found there.
+	if host := hostOnly(r.Host); strings.HasSuffix(host, "aiplatform.googleapis.com") {
+		want := "aiplatform.googleapis.com"
+		if location != "global" {
+			want = location + "-" + want
+		}
+		if host != want {
+			errorFor(API(wire.Vertex), ErrorInvalidRequest, fmt.Sprintf("Location %s is not served by the endpoint %s; use %s.", location, host, want), model, s.reserve(1).id("req_emu_")).write(w)
+			return
+		}
+	}
 	if publisher == "anthropic" {
 		s.serveVertexAnthropic(w, r, body, model, method)
 		return

@@ -20,7 +20,8 @@ func TestRetryAfterWait(t *testing.T) {
 		{"capped", map[string]string{"Retry-After": "120"}, MaxRetryAfter, true},
 		{"overflow", map[string]string{"Retry-After": "99999999999999999999"}, MaxRetryAfter, true},
 		{"date", map[string]string{"Retry-After": "Thu, 01 Jan 2026 00:00:07 GMT"}, 5 * time.Second, true},
-		{"date past", map[string]string{"Retry-After": "Thu, 01 Jan 2026 00:00:00 GMT"}, 0, true},
+		{"date past", map[string]string{"Retry-After": "Thu, 01 Jan 2026 00:00:00 GMT"}, 0, false},
+		{"zero", map[string]string{"Retry-After": "0"}, 0, false},
 		{"ms wins", map[string]string{"Retry-After": "3", "retry-after-ms": "1500"}, 1500 * time.Millisecond, true},
 		{"ms overflow", map[string]string{"retry-after-ms": "1e400"}, MaxRetryAfter, true},
 		{"garbage", map[string]string{"Retry-After": "soon"}, 0, false},
@@ -49,6 +50,15 @@ func TestBackoffCheck(t *testing.T) {
 	next := func(virt, real time.Duration, events int) *exchange {
 		return &exchange{virtAt: t0.Add(virt), realAt: real0.Add(real), eventsBefore: events}
 	}
+	withAuth := func(ex *exchange, auth string) *exchange {
+		ex.header = http.Header{"Authorization": {auth}}
+		return ex
+	}
+	unauthorized := func(auth string) *exchange {
+		ex := failed("")
+		ex.ansStatus = http.StatusUnauthorized
+		return withAuth(ex, auth)
+	}
 	for _, tc := range []struct {
 		name string
 		exs  []*exchange
@@ -58,6 +68,8 @@ func TestBackoffCheck(t *testing.T) {
 	}{
 		{"virtual wait honoured", []*exchange{failed("3"), next(3*time.Second, time.Millisecond, 0)}, 2, true, ""},
 		{"real wait honoured", []*exchange{failed("3"), next(0, 3100*time.Millisecond, 0)}, 2, true, ""},
+		{"real wait late, not judged", []*exchange{failed("3"), next(0, 9*time.Second, 0)}, 2, true, ""},
+		{"real wait early", []*exchange{failed("3"), next(0, time.Second, 0)}, 2, false, "Retry-After asks for 3s"},
 		{"own schedule", []*exchange{failed(""), next(0, 10*time.Millisecond, 0)}, 2, true, ""},
 		{"too early", []*exchange{failed("3"), next(time.Second, 0, 0)}, 2, false, "Retry-After asks for 3s"},
 		{"too late", []*exchange{failed("3"), next(10*time.Second, 0, 0)}, 2, false, "Retry-After asks for 3s"},
@@ -65,6 +77,9 @@ func TestBackoffCheck(t *testing.T) {
 		{"past the cap", []*exchange{failed("120"), next(120*time.Second, 0, 0)}, 2, false, "capped at 1m0s"},
 		{"too many", []*exchange{failed(""), next(0, 0, 0)}, 0, false, "at most 1 + max_retries (0)"},
 		{"after output", []*exchange{failed(""), next(0, 0, 3)}, 2, false, "no retry after partial output"},
+		{"reauthorized once after a 401", []*exchange{unauthorized("Bearer old"), withAuth(next(0, 0, 0), "Bearer new")}, 0, true, ""},
+		{"401 resent with the same token", []*exchange{unauthorized("Bearer old"), withAuth(next(0, 0, 0), "Bearer old")}, 0, false, "at most 1 + max_retries (0)"},
+		{"reauthorized only once", []*exchange{unauthorized("Bearer a"), withAuth(unauthorized("Bearer b"), "Bearer b"), withAuth(next(0, 0, 0), "Bearer c")}, 0, false, "3 attempts"},
 	} {
 		c := backoffCheck(tc.exs, tc.max)
 		if c.OK != tc.ok || (tc.msg != "" && !strings.Contains(c.Message, tc.msg)) {

@@ -32,6 +32,9 @@
 //	max_retries: 2                      # overrides the registry's
 //	adapter_options: {idle_timeout_seconds: 0.3}  # over the registry's options, every adapter
 //	call_timeout: 500ms                 # the adapters' whole-call timeout
+//	credentials:                        # instead of the harness's fake key
+//	  env: {AWS_SESSION_TOKEN: ""}      # the adapters' environment ("" unsets)
+//	  tokens: [{token: tok-1, expires_in: 100s}, {token: tok-2}]  # a token source on the run's clock
 //	run_timeout: 30s                    # wall-time bound on each run
 //	compensations: {max_tools: 3, core_tools: [read_file]}  # a models.yaml compensations: block, on the run's model
 //	tools:                              # canonical.ToolDefinition, as YAML
@@ -181,6 +184,10 @@
 //	    index: -1                      # which one (default the last; negative from the end)
 //	    method: POST
 //	    path: /v1/chat/completions
+//	    url: https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21
+//	    scheme: https
+//	    host: "bedrock-runtime.*.amazonaws.com"  # each * any text, in url, host, query and headers
+//	    query: {api-version: "2024-10-21", alt: ""}  # "" absent
 //	    json: {/messages/0/role: system, /stream_options/include_usage: true}
 //	    parsed: {/messages/1/tool_calls/0/function/arguments: {path: a.md}}  # JSON in a string
 //	    unordered: {/tools/0/parameters/required: [b, a]}                   # any order
@@ -211,8 +218,12 @@
 // (a Go duration), stop_reason, input_tokens, output_tokens, tool_name,
 // block_type, and reason, which the event's must contain; swap steps take
 // it too, and logs (a swap step takes refused, reasons, error, lifecycle
-// and logs only; lint rejects any other key there). request checks use
-// JSON Pointers (RFC 6901; a negative array index counts from the end)
+// and logs only; lint rejects any other key there). request's url is the
+// URL as sent (its path escaped), scheme and host its parts, query its
+// parameters; over loopback HTTP (an adapter certified through the replay
+// server at the Config.BaseURL it was given) scheme and host are the
+// server's, so they are not checked and url is compared from its path on.
+// request checks use JSON Pointers (RFC 6901; a negative array index counts from the end)
 // into the request body; contains matches
 // objects by subset and arrays element by element. waits are the sleeps
 // the adapters asked the fake clock for during the step — a Retry-After

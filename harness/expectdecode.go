@@ -2,7 +2,9 @@ package harness
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -225,6 +227,9 @@ func (t *tree) decodeRequests(ptr string, raw json.RawMessage) ([]ExpectRequest,
 				return nil, t.errorf(fmt.Sprintf("%s/absent/%d", p, j), "%v", err)
 			}
 		}
+		if field, err := checkRequestURL(r); err != nil {
+			return nil, t.errorf(p+"/"+field, "request %s: %v", field, err)
+		}
 		out = append(out, r)
 	}
 	return out, nil
@@ -260,4 +265,35 @@ func decodeWait(raw json.RawMessage) (ExpectWait, error) {
 		return ExpectWait{}, fmt.Errorf("max %s is less than min %s", hi, lo)
 	}
 	return ExpectWait{Min: lo, Max: hi}, nil
+}
+
+// checkRequestURL checks a request expectation's method, url, scheme,
+// host and query, returning the offending field's pointer segment.
+func checkRequestURL(r ExpectRequest) (string, error) {
+	if r.Method != "" && strings.Trim(r.Method, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") != "" {
+		return "method", fmt.Errorf("%q is not an HTTP method (letters only, such as POST)", r.Method)
+	}
+	if r.URL != "" {
+		u, err := url.Parse(strings.ReplaceAll(r.URL, "*", "x"))
+		switch {
+		case err != nil:
+			return "url", fmt.Errorf("want an absolute URL such as https://host/path?query: %v", err)
+		case u.Scheme != "http" && u.Scheme != "https":
+			return "url", fmt.Errorf("%q: want an absolute http or https URL (scheme://host/path?query)", r.URL)
+		case u.Host == "":
+			return "url", fmt.Errorf("%q: the URL has no host", r.URL)
+		}
+	}
+	if r.Scheme != "" && r.Scheme != "http" && r.Scheme != "https" {
+		return "scheme", fmt.Errorf("%q: want http or https", r.Scheme)
+	}
+	if r.Host != "" && strings.ContainsAny(r.Host, "/?# ") {
+		return "host", fmt.Errorf("%q: want a host name with an optional port, no scheme or path", r.Host)
+	}
+	for k := range r.Query {
+		if k == "" {
+			return "query", errors.New("a query parameter has an empty name")
+		}
+	}
+	return "", nil
 }

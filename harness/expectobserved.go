@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -303,8 +304,9 @@ func expectRequest(want ExpectRequest, exs []*exchange) Check {
 	if want.Path != "" && want.Path != ex.path {
 		problems = append(problems, fmt.Sprintf("path %s, want %s", ex.path, want.Path))
 	}
-	for k, v := range want.Headers {
-		if got := ex.header.Get(k); !headerMatches(got, v) {
+	problems = append(problems, urlChecks(want, ex)...)
+	for _, k := range slices.Sorted(maps.Keys(want.Headers)) {
+		if got, v := ex.header.Get(k), want.Headers[k]; !headerMatches(got, v) {
 			problems = append(problems, fmt.Sprintf("header %s %q, want %q", http.CanonicalHeaderKey(k), got, v))
 		}
 	}
@@ -560,14 +562,105 @@ func parseDecimal(s string) (decimal.Decimal, error) {
 }
 
 // headerMatches reports whether a request header's value got meets an
-// expected header value want: equal to it, or, when want ends in "*",
-// present and starting with the text before the "*" (so "*" is any
-// value and "Bearer *" any bearer token: a credential's own value
-// differs between replay and record runs). An empty want is an absent
-// header.
+// expected header value want: equal to it, or, when want has a "*",
+// present and matching it with each "*" standing for any text (so "*" is
+// any value, "Bearer *" any bearer token, as a credential's own value
+// differs between replay and record runs, and "AWS4-HMAC-SHA256
+// Credential=*/eu-west-3/bedrock/aws4_request*" a signature scoped to a
+// region whatever its date). An empty want is an absent header.
 func headerMatches(got, want string) bool {
-	if prefix, ok := strings.CutSuffix(want, "*"); ok {
-		return got != "" && strings.HasPrefix(got, prefix)
+	if !strings.Contains(want, "*") {
+		return got == want
 	}
-	return got == want
+	return got != "" && globMatch(got, want)
+}
+
+// globMatch reports whether s matches pattern, in which each "*" stands
+// for any text, "/" included, and every other byte for itself.
+func globMatch(s, pattern string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return s == pattern
+	}
+	first, last := parts[0], parts[len(parts)-1]
+	if !strings.HasPrefix(s, first) {
+		return false
+	}
+	s = s[len(first):]
+	for _, mid := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, mid)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(mid):]
+	}
+	return strings.HasSuffix(s, last)
+}
+
+// urlChecks checks the request's URL against want's url, scheme, host
+// and query. Over loopback HTTP (ex.proxied) the scheme and host are the
+// replay server's: scheme and host are skipped, and url is compared from
+// its path on.
+func urlChecks(want ExpectRequest, ex *exchange) []string {
+	if want.URL == "" && want.Scheme == "" && want.Host == "" && len(want.Query) == 0 {
+		return nil
+	}
+	if ex.url == nil {
+		return []string{"the request's URL was not recorded"}
+	}
+	var problems []string
+	u := ex.url
+	if want.URL != "" {
+		got, pattern := u.String(), want.URL
+		if ex.proxied {
+			got, pattern = requestURI(u), pathOf(pattern)
+		}
+		if !globMatch(got, pattern) {
+			problems = append(problems, fmt.Sprintf("url %s, want %s", got, pattern))
+		}
+	}
+	if !ex.proxied {
+		if want.Scheme != "" && !strings.EqualFold(want.Scheme, u.Scheme) {
+			problems = append(problems, fmt.Sprintf("scheme %s, want %s", u.Scheme, want.Scheme))
+		}
+		if want.Host != "" && !globMatch(u.Host, want.Host) {
+			problems = append(problems, fmt.Sprintf("host %s, want %s", u.Host, want.Host))
+		}
+	}
+	q := u.Query()
+	for _, k := range slices.Sorted(maps.Keys(want.Query)) {
+		v := want.Query[k]
+		_, present := q[k]
+		got := q.Get(k)
+		switch {
+		case v == "" && present:
+			problems = append(problems, fmt.Sprintf("query %s=%q, want it absent", k, got))
+		case v != "" && !present:
+			problems = append(problems, fmt.Sprintf("query %s missing, want %q", k, v))
+		case v != "" && !globMatch(got, v):
+			problems = append(problems, fmt.Sprintf("query %s=%q, want %q", k, got, v))
+		}
+	}
+	return problems
+}
+
+// requestURI is u's escaped path and query, as a URL pattern's pathOf.
+func requestURI(u *url.URL) string {
+	s := u.EscapedPath()
+	if u.RawQuery != "" {
+		s += "?" + u.RawQuery
+	}
+	return s
+}
+
+// pathOf returns a URL pattern from its path on: "https://h/p?q" is
+// "/p?q"; a pattern that is a path already is returned as it is.
+func pathOf(pattern string) string {
+	if _, rest, ok := strings.Cut(pattern, "://"); ok {
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			return rest[i:]
+		}
+		return "/"
+	}
+	return pattern
 }

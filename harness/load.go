@@ -116,6 +116,7 @@ type fileJSON struct {
 	RunTimeout  string            `json:"run_timeout"`
 	AdapterOpts map[string]any    `json:"adapter_options"`
 	CallTimeout string            `json:"call_timeout"`
+	Creds       *credentialsJSON  `json:"credentials"`
 	Comp        json.RawMessage   `json:"compensations"`
 	Steps       []stepJSON        `json:"steps"`
 }
@@ -163,6 +164,13 @@ func (t *tree) decode() (*Scenario, error) {
 			return nil, t.errorf("/call_timeout", "call_timeout %q: want a positive duration such as 30s or 500ms", f.CallTimeout)
 		}
 		sc.CallTimeout = d
+	}
+	if f.Creds != nil {
+		c, err := t.credentials(f.Creds)
+		if err != nil {
+			return nil, err
+		}
+		sc.Credentials = c
 	}
 	if f.Comp != nil {
 		// The tree's value keeps numbers as written, for the registry's
@@ -385,4 +393,34 @@ func capabilityMap(caps canonical.Capabilities) map[string]bool {
 func Has(caps canonical.Capabilities, name string) (has, known bool) {
 	has, known = capabilityMap(caps)[name]
 	return has, known
+}
+
+// credentialsJSON is the JSON form of credentials:.
+type credentialsJSON struct {
+	Env    map[string]string `json:"env"`
+	Tokens []struct {
+		Token     string `json:"token"`
+		ExpiresIn string `json:"expires_in"`
+	} `json:"tokens"`
+}
+
+// credentials checks and converts a scenario's credentials: block.
+func (t *tree) credentials(f *credentialsJSON) (*Credentials, error) {
+	c := &Credentials{Env: f.Env}
+	for i, tok := range f.Tokens {
+		ptr := fmt.Sprintf("/credentials/tokens/%d", i)
+		if tok.Token == "" {
+			return nil, t.errorf(ptr+"/token", "credentials.tokens[%d].token: a token is a non-empty text", i)
+		}
+		st := ScriptedToken{Token: tok.Token}
+		if tok.ExpiresIn != "" {
+			d, err := time.ParseDuration(tok.ExpiresIn)
+			if err != nil || d <= 0 {
+				return nil, t.errorf(ptr+"/expires_in", "credentials.tokens[%d].expires_in %q: want a positive duration such as 10m", i, tok.ExpiresIn)
+			}
+			st.ExpiresIn = d
+		}
+		c.Tokens = append(c.Tokens, st)
+	}
+	return c, nil
 }

@@ -33,6 +33,13 @@ func TestParseErrors(t *testing.T) {
 		{"not-a-mapping.yaml", "testdata/load/not-a-mapping.yaml:1:1: a scenario is a mapping of id, title, models, steps, ...; got a list"},
 		{"empty.yaml", "testdata/load/empty.yaml:1:1: empty scenario file"},
 		{"bad-image.yaml", "testdata/load/bad-image.yaml:8:11: steps[0].user.images[0]: want one of the keys data, url"},
+		{"bad-request-url.yaml", "testdata/load/bad-request-url.yaml:9:22: steps[1].expect.request.url: 'https:///v1/messages' does not match pattern '^https?://[^/?#]+'"},
+		{"bad-request-scheme.yaml", "testdata/load/bad-request-scheme.yaml:9:22: steps[1].expect.request.url: '/v1/messages' does not match pattern '^https?://[^/?#]+'"},
+		{"bad-request-host.yaml", `testdata/load/bad-request-host.yaml:11:18: request host: "https://api.anthropic.com/v1": want a host name with an optional port, no scheme or path`},
+		{"bad-request-method.yaml", `testdata/load/bad-request-method.yaml:9:25: request method: "PO ST" is not an HTTP method (letters only, such as POST)`},
+		{"bad-request-query.yaml", "testdata/load/bad-request-query.yaml:9:24: request query: a query parameter has an empty name"},
+		{"bad-credentials.yaml", `testdata/load/bad-credentials.yaml:6:34: credentials.tokens[0].expires_in "0s": want a positive duration such as 10m`},
+		{"bad-credentials-env.yaml", "testdata/load/bad-credentials-env.yaml:5:36: credentials.env.GOOGLE_OAUTH_ACCESS_TOKEN: got array, want string"},
 		{"unknown-capability.yaml", "testdata/load/unknown-capability.yaml:3:12: requires[0]: value must be one of 'images', 'thinking', 'tools', 'system_prompt', 'structured_output', 'streaming', 'streaming_tool_calls', 'parallel_tool_calls', 'prompt_caching', 'system_messages_in_list'"},
 	}
 	for _, tt := range tests {
@@ -54,8 +61,8 @@ func TestLoadDirCollectsEveryError(t *testing.T) {
 	assert.Empty(t, scs)
 	var errs harness.Errors
 	require.ErrorAs(t, err, &errs)
-	assert.Len(t, errs, 14)
-	assert.Equal(t, filepath.Join("testdata", "load", "bad-enum.yaml"), errs[0].Pos.File, "files are loaded in lexical order")
+	assert.Len(t, errs, 21)
+	assert.Equal(t, filepath.Join("testdata", "load", "bad-credentials-env.yaml"), errs[0].Pos.File, "files are loaded in lexical order")
 }
 
 func TestParseScenario(t *testing.T) {

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/internal/buildinfo"
@@ -140,9 +142,9 @@ func (r *Result) Summary() string {
 	for _, run := range r.Runs {
 		switch run.Status {
 		case StatusFail:
-			fmt.Fprintf(&sb, "FAIL %s [%s]: %s\n", run.ID, run.Model, firstLine(run.Reason))
+			fmt.Fprintf(&sb, "FAIL %s [%s]: %s\n", termText(run.ID), termText(run.Model), termText(firstLine(run.Reason)))
 		case StatusSkip:
-			fmt.Fprintf(&sb, "SKIP %s [%s]: %s\n", run.ID, run.Model, firstLine(run.Reason))
+			fmt.Fprintf(&sb, "SKIP %s [%s]: %s\n", termText(run.ID), termText(run.Model), termText(firstLine(run.Reason)))
 		}
 	}
 	if line := r.SourceSummary(); line != "" {
@@ -231,6 +233,27 @@ func (r *Result) SourceSummary() string {
 	return "by cassette source: " + strings.Join(parts, "; ")
 }
 
+// termText is s for one line of a terminal: each control character but
+// tab (a line end, a carriage return that would overwrite the line, an
+// escape sequence) written as its Go escape, \r or \x1b.
+func termText(s string) string {
+	if !strings.ContainsFunc(s, isTermControl) {
+		return s
+	}
+	var sb strings.Builder
+	for _, c := range s {
+		if isTermControl(c) {
+			q := strconv.QuoteRune(c)
+			sb.WriteString(q[1 : len(q)-1])
+		} else {
+			sb.WriteRune(c)
+		}
+	}
+	return sb.String()
+}
+
+func isTermControl(c rune) bool { return c != '\t' && unicode.IsControl(c) }
+
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
@@ -285,8 +308,6 @@ type StepResult struct {
 	// Error is the failure that stopped the step, if any.
 	Error  string  `json:"error,omitempty"`
 	Checks []Check `json:"checks,omitempty"`
-
-	skipReason string // a skipped step's reason, which becomes the run's
 }
 
 // Check is one verified property of a step: an expectation, the stream

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -53,6 +54,8 @@ type run struct {
 	attempts  *int // the current call's attempt counter
 	watch     *callWatch
 	streamed  int // events the current call has yielded to the caller
+	// skipReason is why a step skipped the rest of the run.
+	skipReason string
 	// maxRetries is the retry count each adapter was built with, by
 	// adapter name.
 	maxRetries map[string]int
@@ -123,7 +126,8 @@ func (r *run) adapterFor(model string) (adapters.Adapter, error) {
 		return a, nil
 	}
 	w := newWire(r, mc.Adapter)
-	a, err := r.reg.Open(mc.Adapter, r.cfg.Factories, r.cfg.getenv, func(c *adapters.Config) {
+	getenv := r.credentialEnv()
+	a, err := r.reg.Open(mc.Adapter, r.credentialFactories(mc.Adapter, getenv), getenv, func(c *adapters.Config) {
 		c.HTTPClient = &http.Client{Transport: w}
 		c.Transport = nil
 		c.Clock = r.clock
@@ -205,9 +209,14 @@ func (r *run) addTrace(l traceLine) {
 // exchange is one HTTP request of a run and what the adapter read of its
 // response, for a step's request and fragments expectations.
 type exchange struct {
-	step     int
-	method   string
-	path     string // without the query
+	step   int
+	method string
+	path   string // without the query
+	// url is the request's URL as sent; proxied says it came through the
+	// replay server over loopback HTTP (replay.Proxied), so that its
+	// scheme and host are the server's, not the adapter's.
+	url      *url.URL
+	proxied  bool
 	header   http.Header
 	body     []byte
 	wire     wireRequest
@@ -259,7 +268,8 @@ func (r *run) recordRequest(provider string, req *http.Request, body []byte) *ex
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.requests = append(r.requests, wr)
-	ex := &exchange{step: r.step, method: req.Method, path: req.URL.Path, header: req.Header.Clone(), body: body, wire: wr,
+	u := *req.URL
+	ex := &exchange{step: r.step, method: req.Method, path: req.URL.Path, url: &u, proxied: replay.Proxied(req), header: req.Header.Clone(), body: body, wire: wr,
 		virtAt: virt, realAt: real, eventsBefore: r.streamed}
 	r.exchanges = append(r.exchanges, ex)
 	return ex
@@ -320,7 +330,7 @@ func (r *run) exec(ctx context.Context, res *ScenarioResult) bool {
 			return false
 		}
 		if sr.Status == StatusSkip {
-			res.Status, res.Reason = StatusSkip, st.Name()+": "+sr.skipReason
+			res.Status, res.Reason = StatusSkip, st.Name()+": "+r.skipReason
 			return false
 		}
 		if sr.Status == StatusFail {
@@ -385,7 +395,7 @@ func (r *run) execStep(ctx context.Context, st *Step, res *ScenarioResult) StepR
 	}
 	var skip *skipRun
 	if errors.As(err, &skip) {
-		sr.Status, sr.skipReason = StatusSkip, skip.reason
+		sr.Status, r.skipReason = StatusSkip, skip.reason
 		return sr
 	}
 	if err != nil {

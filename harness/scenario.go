@@ -72,7 +72,10 @@ type Scenario struct {
 	Compensations map[string]any `json:"compensations,omitempty"`
 	// CallTimeout, when set, is the adapters' whole-call timeout.
 	CallTimeout time.Duration `json:"call_timeout,omitempty"`
-	Steps       []Step        `json:"steps"`
+	// Credentials, when set, replace what the run's adapters
+	// authenticate with.
+	Credentials *Credentials `json:"credentials,omitempty"`
+	Steps       []Step       `json:"steps"`
 
 	// File is the path the scenario was loaded from; Rel is that path
 	// relative to the directory LoadDir was given ("" otherwise).
@@ -407,9 +410,23 @@ type ExpectLifecycle struct {
 // pointers to strings holding JSON (such as Chat Completions' tool-call
 // arguments) to the value the string must decode to; Unordered maps
 // pointers to arrays that must hold the given elements in any order.
+//
+// URL, Scheme, Host and Query state where the request went: URL is the
+// whole URL as sent, escaped ("https://host/model/a%3A0/invoke?x=1");
+// Scheme and Host its parts; Query maps a query parameter's name to its
+// value ("" for absent). URL, Host, Query and header values are patterns:
+// each "*" in them stands for any text, so "Bearer *" is any bearer token
+// and "*" any present value. Over loopback HTTP (an adapter certified
+// through the replay server, which it reaches at the Config.BaseURL it was
+// given) the scheme and host are the server's, not the adapter's: Scheme
+// and Host are then not checked, and URL from its path on only.
 type ExpectRequest struct {
-	Index  *int   `json:"index,omitempty"`
-	Method string `json:"method,omitempty"`
+	Index  *int              `json:"index,omitempty"`
+	Method string            `json:"method,omitempty"`
+	URL    string            `json:"url,omitempty"`
+	Scheme string            `json:"scheme,omitempty"`
+	Host   string            `json:"host,omitempty"`
+	Query  map[string]string `json:"query,omitempty"`
 	// Equal lists groups of pointers whose values must all be present
 	// and equal (a tool call's id and its result's reference).
 	Equal     [][]string                 `json:"equal,omitempty"`
@@ -422,6 +439,25 @@ type ExpectRequest struct {
 	Headers   map[string]string          `json:"headers,omitempty"`
 	Includes  []string                   `json:"includes,omitempty"`
 	Excludes  []string                   `json:"excludes,omitempty"`
+}
+
+// Credentials are a scenario's credentials. Env overrides the
+// environment variables the adapters read ("" unsets one: AWS_SESSION_TOKEN
+// "" signs Bedrock requests with long-term keys). Tokens, when set, are
+// OAuth access tokens handed out in turn by a token source (the last
+// again once they run out), each expiring ExpiresIn (0: never) after it
+// is handed out, on the run's clock; the adapters that take a token
+// source (vertex, vertex-anthropic, azure with Entra ID) get it in place
+// of their key.
+type Credentials struct {
+	Env    map[string]string `json:"env,omitempty"`
+	Tokens []ScriptedToken   `json:"tokens,omitempty"`
+}
+
+// ScriptedToken is one access token of Credentials.Tokens.
+type ScriptedToken struct {
+	Token     string        `json:"token"`
+	ExpiresIn time.Duration `json:"expires_in,omitempty"`
 }
 
 // ExpectWait is an expected sleep: exactly Exact, or within [Min, Max].

@@ -30,7 +30,10 @@
 // (scope https://cognitiveservices.azure.com/.default) sent as
 // "Authorization: Bearer"; NewWithTokenSource takes a token source for
 // Entra tokens that refresh (wrap azidentity's credential in an
-// oauth2.TokenSource), used when Config.APIKey is empty.
+// oauth2.TokenSource), used when Config.APIKey is empty. Its tokens are
+// kept until a minute before their expiry on Config.Clock; a 401 answered
+// to one drops it and, when the source gives a different token, sends
+// the request again with it, once, at once.
 //
 // # What Azure adds to the wire
 //
@@ -57,10 +60,13 @@
 package azure
 
 import (
+	"time"
+
 	"golang.org/x/oauth2"
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/driver"
+	"github.com/metis-llm/metis/adapters/internal/tokencache"
 	"github.com/metis-llm/metis/adapters/openai"
 )
 
@@ -100,7 +106,7 @@ type provider struct {
 	base   string // the resource endpoint, no trailing slash
 	opts   *driver.Options[options]
 	entra  bool
-	tokens oauth2.TokenSource // Entra tokens, when Config.APIKey is empty
+	tokens *tokencache.Cache // Entra tokens, when Config.APIKey is empty
 }
 
 // EnvEndpoint is the environment variable naming the resource endpoint
@@ -134,7 +140,11 @@ func NewWithTokenSource(cfg adapters.Config, ts oauth2.TokenSource) (*driver.Ada
 			if ts == nil {
 				return nil, cfg.KeyError()
 			}
-			p.tokens = oauth2.ReuseTokenSource(nil, ts)
+			now := time.Now
+			if cfg.Clock != nil {
+				now = cfg.Clock.Now
+			}
+			p.tokens = tokencache.New(ts, now)
 		}
 		return p, nil
 	})
@@ -143,4 +153,5 @@ func NewWithTokenSource(cfg adapters.Config, ts oauth2.TokenSource) (*driver.Ada
 var (
 	_ driver.Provider          = (*provider)(nil)
 	_ driver.RequestAuthorizer = (*provider)(nil)
+	_ driver.Reauthorizer      = (*provider)(nil)
 )

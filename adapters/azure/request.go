@@ -112,3 +112,18 @@ func (p *provider) AuthorizeRequest(r *http.Request, _ []byte) error {
 	r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	return nil
 }
+
+// Reauthorize drops the Entra token a 401 refused and reports whether
+// the token source has a different one (driver.Reauthorizer); a key
+// cannot change.
+func (p *provider) Reauthorize(refused *http.Request) bool {
+	if p.tokens == nil {
+		return false
+	}
+	old, ok := strings.CutPrefix(refused.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return false
+	}
+	_, fresh := p.tokens.Refresh(old)
+	return fresh
+}

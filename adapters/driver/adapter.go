@@ -66,6 +66,9 @@ func New(cfg adapters.Config, info Info, newProvider func(cfg *adapters.Config) 
 	a.finisher, _ = p.(Finisher)
 	a.authz, _ = p.(RequestAuthorizer)
 	a.caller = NewCaller(&a.cfg, p.Classify)
+	if r, ok := p.(Reauthorizer); ok {
+		a.caller.Reauthorize = r.Reauthorize
+	}
 	if info.ImagesProjected {
 		a.capOpts = append(a.capOpts, ImagesProjected())
 	}

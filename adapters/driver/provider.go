@@ -62,6 +62,18 @@ type RequestAuthorizer interface {
 	AuthorizeRequest(r *http.Request, body []byte) error
 }
 
+// Reauthorizer is implemented by a RequestAuthorizer whose credential
+// can lapse before the time it was given for (an OAuth access token
+// revoked, or expired early by the server's clock). After a 401 the
+// driver calls Reauthorize with the refused request: it drops that
+// credential and reports whether a different one is now at hand; if so
+// the request is built and authorized again and sent at once, once per
+// call, without using up a retry. It reports false when the credential
+// cannot change (a static token, a key): the 401 then fails the call.
+type Reauthorizer interface {
+	Reauthorize(refused *http.Request) bool
+}
+
 // Finisher is implemented by a Provider that completes or checks every
 // response before the caller sees it, streamed or not. Finish is called
 // with the assembled response just before message.complete is emitted;

@@ -53,6 +53,11 @@ type Caller struct {
 	// Jitter returns a number in [0,1); nil means the Clock's Jitter
 	// method when it has one, else math/rand.
 	Jitter func() float64
+	// Reauthorize, when set, is asked after a 401 whether the credential
+	// the refused request carried can be replaced by a different one (see
+	// Reauthorizer); if so the request is sent again at once, once per
+	// call, without using up a retry.
+	Reauthorize func(refused *http.Request) bool
 }
 
 // NewCaller returns a Caller configured from cfg.
@@ -107,6 +112,7 @@ func (c *Caller) do(ctx context.Context, ev *adapters.Event, newReq func(context
 		ev.Time = clock.Now()
 	}
 	attempts := 1 + max(c.MaxRetries, 0)
+	reauthorized := false
 	for n := 1; ; n++ {
 		if c.Observer != nil {
 			e := *ev
@@ -182,6 +188,17 @@ func (c *Caller) do(ctx context.Context, ev *adapters.Event, newReq func(context
 		}
 		if opt.idleHeaders {
 			opt.idle.pause() // no waiting for the server during the backoff
+		}
+		if status == http.StatusUnauthorized && !reauthorized && c.Reauthorize != nil && ctx.Err() == nil && c.Reauthorize(req) {
+			// A credential that expired or was revoked before its time:
+			// once, with a new one, at once.
+			reauthorized = true
+			attempts++
+			c.observe(adapters.Attempt{RequestID: requestID, N: n, Status: status, Err: ae})
+			if c.Observer != nil {
+				c.failed(ctx, ev, clock, n, status, ae, true)
+			}
+			continue
 		}
 		if !ae.Retryable || n >= attempts || ctx.Err() != nil {
 			c.observe(adapters.Attempt{RequestID: requestID, N: n, Status: status, Err: ae})

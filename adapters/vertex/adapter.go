@@ -43,6 +43,12 @@
 //     machine says it is Google Cloud (GCE_METADATA_HOST, Cloud Run,
 //     Cloud Functions, App Engine, a Google BIOS), never probed elsewhere.
 //
+// A token source's tokens (2) are kept until a minute before their
+// expiry on Config.Clock, then replaced. A 401 answered to a token from a
+// source drops that token and, when the source gives a different one,
+// sends the request again with it, once, at once (a token revoked or
+// expired early); a static token is never sent again after a 401.
+//
 // Credentials that cannot be found fail the call before the wire with
 // class auth, code not_configured, naming the ways to set them.
 //
@@ -187,4 +193,6 @@ var messages = anthropic.Platform{Version: AnthropicVersion, StreamField: true}
 var (
 	_ driver.RequestAuthorizer = (*geminiProvider)(nil)
 	_ driver.RequestAuthorizer = (*anthropicProvider)(nil)
+	_ driver.Reauthorizer      = (*geminiProvider)(nil)
+	_ driver.Reauthorizer      = (*anthropicProvider)(nil)
 )

@@ -9,11 +9,13 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/internal/tokencache"
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -33,6 +35,7 @@ type platform struct {
 	base    string // Config.BaseURL without a trailing slash; "" for the location's host
 	project string
 	tokens  oauth2.TokenSource // nil when Config.APIKey is the token
+	cache   *tokencache.Cache  // the token source's, when it is the caller's
 }
 
 // newPlatform resolves the project and the credentials of cfg (see the
@@ -51,7 +54,10 @@ func newPlatform(cfg *adapters.Config, project string, ts oauth2.TokenSource) (*
 	case cfg.APIKey != "":
 		// Authorize sends it, as every adapter sends its key.
 	case ts != nil:
-		p.tokens = oauth2.ReuseTokenSource(nil, ts)
+		// Cached until it is about to expire on Config.Clock, the clock
+		// the whole call runs on.
+		p.cache = tokencache.New(ts, clockNow(cfg.Clock))
+		p.tokens = p.cache
 	case tok != "":
 		p.tokens = oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok})
 	default:
@@ -89,6 +95,30 @@ func (p *platform) AuthorizeRequest(r *http.Request, _ []byte) error {
 	}
 	r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	return nil
+}
+
+// Reauthorize drops the token a 401 refused and reports whether the
+// token source has a different one (driver.Reauthorizer): a token
+// revoked or expired early is replaced once, not sent again. A static
+// token (Config.APIKey, GOOGLE_OAUTH_ACCESS_TOKEN) cannot change.
+func (p *platform) Reauthorize(refused *http.Request) bool {
+	if p.cache == nil {
+		return false
+	}
+	old, ok := strings.CutPrefix(refused.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return false
+	}
+	_, fresh := p.cache.Refresh(old)
+	return fresh
+}
+
+// clockNow is clock's Now, or time.Now for a nil clock.
+func clockNow(clock adapters.Clock) func() time.Time {
+	if clock == nil {
+		return time.Now
+	}
+	return clock.Now
 }
 
 // adcSource is Application Default Credentials, looked up at the first

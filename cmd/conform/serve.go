@@ -24,6 +24,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
   POST   /runs {"scenario": ID, "model": MODEL[, "id": NAME]}   create a run; answers its base URLs
   GET    /runs, GET /runs/ID, DELETE /runs/ID                  inspect or forget runs
   PUT    /runs/ID/fault {inject spec}, DELETE /runs/ID/fault   arm or disarm a fault for the run's next requests
+  POST   /runs/ID/sleep {"ms": N}, GET /runs/ID/clock          the run's virtual clock: a sleep returns at once, moving it
   ANY    /runs/ID/PROVIDER/...                                 the provider's own paths, replayed
 
 Runs that are never deleted do not pile up: a run unused for --run-idle (default 1h, on the server's

@@ -579,6 +579,19 @@ func (s *Server) armFault(w http.ResponseWriter, req *http.Request, r *Run) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// proxiedKey marks the context of a request the server forwards.
+type proxiedKey struct{}
+
+// Proxied reports whether req is one the server forwarded from an
+// adapter that reached it over loopback HTTP: its URL's scheme and host
+// are then the server's, the adapter's own having been replaced by the
+// Config.BaseURL it was given, and only its path and query are the
+// adapter's.
+func Proxied(req *http.Request) bool {
+	v, _ := req.Context().Value(proxiedKey{}).(bool)
+	return v
+}
+
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
@@ -597,7 +610,7 @@ func (s *Server) proxy(w http.ResponseWriter, req *http.Request, r *Run) {
 	if p == "" {
 		p, raw = "/", ""
 	}
-	out := req.Clone(req.Context())
+	out := req.Clone(context.WithValue(req.Context(), proxiedKey{}, true))
 	out.RequestURI = ""
 	out.URL = &url.URL{Scheme: "http", Host: req.Host, Path: p, RawPath: raw, RawQuery: req.URL.RawQuery}
 	for _, h := range hopHeaders {

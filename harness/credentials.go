@@ -1,0 +1,95 @@
+package harness
+
+import (
+	"maps"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/azure"
+	"github.com/metis-llm/metis/adapters/providers"
+	"github.com/metis-llm/metis/adapters/vertex"
+)
+
+// tokenFactories build the adapter types that take an OAuth token source
+// with one (Credentials.Tokens).
+var tokenFactories = map[string]func(adapters.Config, oauth2.TokenSource) (adapters.Adapter, error){
+	"vertex": func(c adapters.Config, ts oauth2.TokenSource) (adapters.Adapter, error) {
+		return vertex.NewWithTokenSource(c, ts)
+	},
+	"vertex-anthropic": func(c adapters.Config, ts oauth2.TokenSource) (adapters.Adapter, error) {
+		return vertex.NewAnthropicWithTokenSource(c, ts)
+	},
+	"azure": func(c adapters.Config, ts oauth2.TokenSource) (adapters.Adapter, error) {
+		return azure.NewWithTokenSource(c, ts)
+	},
+}
+
+// credentialEnv returns the run's getenv: the harness's, under the
+// scenario's Credentials.Env.
+func (r *run) credentialEnv() func(string) string {
+	c := r.sc.Credentials
+	if c == nil || len(c.Env) == 0 {
+		return r.cfg.getenv
+	}
+	return func(name string) string {
+		if v, ok := c.Env[name]; ok {
+			return v
+		}
+		return r.cfg.getenv(name)
+	}
+}
+
+// credentialFactories returns the factories the run opens adapter with:
+// Config.Factories, with the adapter's type built over the scenario's
+// scripted tokens (and no key) when it has tokens and the type takes a
+// token source.
+func (r *run) credentialFactories(adapter string, getenv func(string) string) map[string]adapters.Factory {
+	factories := r.cfg.Factories
+	if len(factories) == 0 {
+		factories = providers.Factories()
+	}
+	c := r.sc.Credentials
+	if c == nil || len(c.Tokens) == 0 {
+		return factories
+	}
+	cfg, err := r.reg.Config(adapter, getenv)
+	if err != nil {
+		return factories // Open reports it
+	}
+	build, ok := tokenFactories[cfg.Type]
+	if !ok {
+		return factories
+	}
+	ts := &scriptedTokens{tokens: c.Tokens, now: r.clock.Now}
+	factories = maps.Clone(factories)
+	factories[cfg.Type] = func(c adapters.Config) (adapters.Adapter, error) {
+		c.APIKey = ""
+		return build(c, ts)
+	}
+	return factories
+}
+
+// scriptedTokens is the token source of Credentials.Tokens: each Token
+// call hands out the next token (the last again once they run out),
+// expiring ExpiresIn after now.
+type scriptedTokens struct {
+	mu     sync.Mutex
+	tokens []ScriptedToken
+	next   int
+	now    func() time.Time
+}
+
+func (s *scriptedTokens) Token() (*oauth2.Token, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.tokens[min(s.next, len(s.tokens)-1)]
+	s.next++
+	tok := &oauth2.Token{AccessToken: st.Token, TokenType: "Bearer"}
+	if st.ExpiresIn > 0 {
+		tok.Expiry = s.now().Add(st.ExpiresIn)
+	}
+	return tok, nil
+}
