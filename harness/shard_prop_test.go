@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/report"
+	"github.com/stretchr/testify/require"
 )
 
 // shardModels are matrix models the generated scenarios draw from.
@@ -61,12 +61,12 @@ func TestShardsPartitionTheSelection(t *testing.T) {
 		all := harness.Select(scs, cfg)
 		n := 1 + r.IntN(min(len(all)+3, 16))
 		seen := map[string]int{}
-		reps := make([]*harness.Report, n)
+		reps := make([]*report.Report, n)
 		names := make([]string, n)
 		for i := range n {
 			c := cfg
 			c.Shard, c.Shards = i, n
-			rep := &harness.Report{FormatVersion: 1, Selection: harness.Selection{Shard: &harness.Shard{Index: i + 1, Count: n}}}
+			rep := &report.Report{FormatVersion: 1, Selection: harness.Selection{Shard: &harness.Shard{Index: i + 1, Count: n}}}
 			for _, p := range harness.Select(scs, c) {
 				seen[pairName(p)]++
 				rep.Runs = append(rep.Runs, harness.ScenarioResult{ID: p.Scenario.ID, Model: p.Model, Status: harness.StatusPass})
@@ -88,7 +88,7 @@ func TestShardsPartitionTheSelection(t *testing.T) {
 
 		// Reports given in any order merge to the unsharded order.
 		r.Shuffle(n, func(i, j int) { reps[i], reps[j] = reps[j], reps[i]; names[i], names[j] = names[j], names[i] })
-		res, err := harness.MergeReports(reps, names)
+		res, err := report.MergeReports(reps, names)
 		require.NoError(t, err)
 		var got []string
 		for _, run := range res.Runs {

@@ -1,4 +1,4 @@
-package harness_test
+package report_test
 
 import (
 	"encoding/xml"
@@ -10,9 +10,9 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/report"
+	"github.com/stretchr/testify/require"
 )
 
 // textPieces are what generated scenario text is made of: every character
@@ -143,16 +143,16 @@ func TestReportsEscapeAnyText(t *testing.T) {
 		s := genText(r)
 		res := textResult(s)
 		dir := t.TempDir()
-		require.NoError(t, harness.WriteReports(dir, res), "%q", s)
+		require.NoError(t, report.WriteReports(dir, res), "%q", s)
 
-		rep, err := harness.ReadReport(filepath.Join(dir, harness.ReportJSON))
+		rep, err := report.ReadReport(filepath.Join(dir, report.ReportJSON))
 		require.NoError(t, err, "%q", s)
 		require.Equal(t, "fam/"+s, rep.Runs[0].ID, "report.json id of %q", s)
 		require.Equal(t, "m:"+s, rep.Runs[0].Model, "report.json model of %q", s)
 		require.Equal(t, "step 1 (call): "+s, rep.Runs[0].Reason, "report.json reason of %q", s)
 		require.Equal(t, "-"+s+"\n+"+s+"\n", rep.Runs[0].Findings[0].Diff, "report.json diff of %q", s)
 
-		data, err := os.ReadFile(filepath.Join(dir, harness.ReportJUnit))
+		data, err := os.ReadFile(filepath.Join(dir, report.ReportJUnit))
 		require.NoError(t, err)
 		var doc struct {
 			Suites []struct {
@@ -181,14 +181,14 @@ func TestReportsEscapeAnyText(t *testing.T) {
 		require.NotNil(t, doc.Suites[0].Cases[1].Skipped, "%q", s)
 		require.Equal(t, xmlText(s), doc.Suites[0].Cases[1].Skipped.Message, "junit skip of %q", s)
 
-		page, err := harness.HTML(res)
+		page, err := report.HTML(res)
 		require.NoError(t, err)
-		want, err := harness.HTML(textResult(benign(s)))
+		want, err := report.HTML(textResult(benign(s)))
 		require.NoError(t, err)
 		require.Equal(t, markup(string(want)), markup(string(page)), "report.html of %q has the markup of the same text with nothing to escape", s)
 
-		require.Equal(t, mdShape(t, harness.Markdown(textResult(benign(s)))), mdShape(t, harness.Markdown(res)),
-			"summary.md of %q has the structure of the same text with nothing to escape:\n%s", s, harness.Markdown(res))
+		require.Equal(t, mdShape(t, report.Markdown(textResult(benign(s)))), mdShape(t, report.Markdown(res)),
+			"summary.md of %q has the structure of the same text with nothing to escape:\n%s", s, report.Markdown(res))
 
 		sum := res.Summary()
 		lines := strings.Split(sum, "\n")
