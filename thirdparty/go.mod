@@ -7,6 +7,7 @@ replace github.com/metis-llm/metis => ../
 require (
 	charm.land/fantasy v0.41.2
 	github.com/metis-llm/metis v0.0.0-00010101000000-000000000000
+	github.com/tmc/langchaingo v0.1.14
 )
 
 require (
@@ -90,7 +91,6 @@ require (
 	google.golang.org/grpc v1.83.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/dnaeon/go-vcr.v4 v4.0.7 // indirect
-	gopkg.in/yaml.v2 v2.4.0 // indirect
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect

@@ -13,7 +13,7 @@ import (
 func TestCertify(t *testing.T) {
 	for _, provider := range []string{"anthropic", "openai", "gemini"} {
 		t.Run(provider, func(t *testing.T) {
-			shim.Certify(t, provider, fantasyshim.New, "fantasy", fantasyshim.Version, known[provider])
+			shim.Certify(t, provider, fantasyshim.New, shim.Library{Name: "fantasy", Version: fantasyshim.Version, Known: known[provider]})
 		})
 	}
 }

@@ -21,6 +21,19 @@ import (
 // provider's documentation, the upstream issue).
 type Known map[string]string
 
+// Library names the library under test and what is expected of it.
+type Library struct {
+	Name, Version string
+	// Known are the expected failures.
+	Known Known
+	// Skip leaves out scenarios by id glob or tag, as certify.Options.Skip.
+	Skip []string
+	// Decline leaves out the runs on the matrix models it returns true
+	// for: a wire dialect the library does not speak (langchaingo has
+	// no OpenAI Responses API).
+	Decline func(model string) bool
+}
+
 // Certify runs metis's conformance suite through the adapter newAdapter
 // builds as provider's, as conformtest.Run does (the same certify.Plan,
 // one subtest per run), but holds the outcome to known: a failing run
@@ -28,15 +41,25 @@ type Known map[string]string
 // run not listed — or a listed run that no longer fails — fails it, so
 // that the list stays true. It writes the results bundle when
 // conformtest.BundleEnv names a path, and returns the report.
-func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(adapters.Config) (A, error), name, version string, known Known, skip ...string) *certify.Report {
+func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(adapters.Config) (A, error), lib Library) *certify.Report {
 	t.Helper()
+	name, version, known := lib.Name, lib.Version, lib.Known
 	target := certify.Target{
 		Provider: provider, Name: name, Version: version, Kind: "go",
 		New: func(c adapters.Config) (adapters.Adapter, error) { return newAdapter(c) },
 	}
-	plan, err := certify.NewPlan(target, certify.Options{Skip: skip})
+	plan, err := certify.NewPlan(target, certify.Options{Skip: lib.Skip})
 	if err != nil {
 		t.Fatalf("certify %s as %s: %v", name, provider, err)
+	}
+	if lib.Decline != nil {
+		runs := plan.Runs[:0]
+		for _, r := range plan.Runs {
+			if !lib.Decline(r.Model) {
+				runs = append(runs, r)
+			}
+		}
+		plan.Runs = runs
 	}
 	caps, err := plan.Capabilities()
 	if err != nil {
