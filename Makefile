@@ -35,7 +35,7 @@ bench-compare:   ## metis vs the official SDKs, go-vcr and a floor in one run (b
 	bash bench/compare.sh
 
 thirdparty:      ## certify charm.land/fantasy and langchaingo through thin shims (thirdparty/, a module of its own; its README lists each expected failure)
-	cd thirdparty && $(GO) vet ./... && $(GO) test ./...
+	cd thirdparty && $(GO) vet ./... && $(GO) test -parallel 4 ./...
 
 mutate:          ## mutation testing with conform run alone as the test (gremlins, hours for all of adapters/ and session/; not in CI); MUTATE_TARGETS="adapters/anthropic session" for part
 	bash mutate/run.sh

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"net/url"
 	"strings"
 
 	"charm.land/fantasy"
@@ -58,7 +59,7 @@ func New(cfg adapters.Config) (*Adapter, error) {
 		a.classify = anthropic.Classify
 	case "openai":
 		opts := []fopenai.Option{fopenai.WithAPIKey(cfg.APIKey), fopenai.WithHTTPClient(a.HTTP),
-			fopenai.WithResponsesAPIFunc(func(model string) bool { return a.dialect(model) != "chat" })}
+			fopenai.WithUseResponsesAPI(), fopenai.WithResponsesAPIFunc(func(model string) bool { return a.dialect(model) != "chat" })}
 		if cfg.BaseURL != "" {
 			// fantasy's base URL is the OpenAI SDK's, which includes /v1.
 			opts = append(opts, fopenai.WithBaseURL(strings.TrimSuffix(cfg.BaseURL, "/")+"/v1"))
@@ -240,30 +241,56 @@ func (a *Adapter) fail(ctx context.Context, asm *driver.Assembler, yield func(ca
 	asm.Fail(ctx, a.failure(ctx, err))
 }
 
-// failure maps an error fantasy returned to a canonical error.
+// failure maps an error fantasy returned to a canonical error, from what
+// fantasy reports: a ProviderError with the HTTP status, headers and body
+// (the provider's error JSON as the SDK kept it), a mid-stream error
+// event (no status; TransientError set for a temporary condition), a
+// transport failure (a *url.Error, or fantasy's "stream transport
+// error"), or — any other error — a body the SDK could not decode.
 func (a *Adapter) failure(ctx context.Context, err error) *canonical.AdapterError {
-	var pe *fantasy.ProviderError
-	if ctx.Err() == nil && errors.As(err, &pe) {
-		if pe.StatusCode > 0 {
-			ae := shim.HTTPFailure(a.Name(), a.classify, pe.StatusCode, pe.ResponseHeaders, pe.ResponseBody, err)
-			ae.Attempts = shim.Attempts(ctx)
-			return ae
+	if ctx.Err() != nil || err == nil {
+		return shim.Failure(ctx, a.Name(), err)
+	}
+	var (
+		pe *fantasy.ProviderError
+		ue *url.Error
+	)
+	if errors.As(err, &ue) {
+		return shim.Failure(ctx, a.Name(), err)
+	}
+	if !errors.As(err, &pe) {
+		return driver.InvalidResponse(a.Name(), err, "fantasy: %v", err)
+	}
+	if pe.StatusCode >= 400 {
+		ae := shim.HTTPFailure(a.Name(), a.classify, pe.StatusCode, pe.ResponseHeaders, errorBody(pe), err)
+		if pe.ContextTooLargeErr {
+			ae.Class, ae.Retryable = canonical.ErrContextOverflow, false
 		}
-		if pe.Cause != nil {
-			return shim.Failure(ctx, a.Name(), pe.Cause)
-		}
-		class := canonical.ErrOther
-		if pe.TransientError {
-			class = canonical.ErrServer
-		}
-		ae := canonical.NewError(class, "", "%s", pe.Message)
-		ae.Provider, ae.Err = a.Name(), err
+		ae.Attempts = shim.Attempts(ctx)
 		return ae
 	}
-	if err == nil {
-		return shim.Failure(ctx, a.Name(), nil)
+	if pe.Title == "stream transport error" {
+		return shim.Failure(ctx, a.Name(), pe.Cause)
 	}
-	return shim.Failure(ctx, a.Name(), err)
+	class := canonical.ErrOther
+	if pe.TransientError {
+		class = canonical.ErrServer
+	}
+	ae := canonical.NewError(class, "", "%s: %s", pe.Title, pe.Message)
+	ae.Provider, ae.Err, ae.Retryable = a.Name(), err, pe.TransientError
+	return ae
+}
+
+// errorBody returns the provider's error body from what fantasy kept: the
+// SDK error's raw JSON when the cause has one (fantasy's ResponseBody is
+// then a dump of the whole HTTP response, whose body the SDK already
+// read), else ResponseBody.
+func errorBody(pe *fantasy.ProviderError) []byte {
+	var raw interface{ RawJSON() string }
+	if errors.As(pe.Cause, &raw) && raw.RawJSON() != "" {
+		return []byte(raw.RawJSON())
+	}
+	return pe.ResponseBody
 }
 
 // reasoning feeds a thinking delta and the signature fantasy keeps in
@@ -287,6 +314,9 @@ func (a *Adapter) reasoning(asm *driver.Assembler, k int, text string, md fantas
 
 // prepare opens the language model and builds the call.
 func (a *Adapter) prepare(ctx context.Context, req *canonical.Request) (fantasy.LanguageModel, fantasy.Call, error) {
+	if err := canonical.ValidateHistory(req.Messages, req.Tools); err != nil {
+		return nil, fantasy.Call{}, err
+	}
 	wire := a.Cfg.Model(req.Model).WireName
 	model, err := a.provider.LanguageModel(ctx, wire)
 	if err != nil {

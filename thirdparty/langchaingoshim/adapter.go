@@ -220,6 +220,9 @@ func stopReason(s string) canonical.StopReason {
 
 // generate maps the request and calls GenerateContent.
 func (a *Adapter) generate(ctx context.Context, req *canonical.Request, onChunk func(context.Context, []byte) error) (*llms.ContentResponse, error) {
+	if err := canonical.ValidateHistory(req.Messages, req.Tools); err != nil {
+		return nil, err
+	}
 	model, err := a.model(req.Model)
 	if err != nil {
 		return nil, canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured, "langchaingo: %v", err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/certify"
 	"github.com/metis-llm/metis/conformtest"
 	"github.com/metis-llm/metis/harness"
@@ -40,8 +41,8 @@ type Library struct {
 // listed there passes its subtest with the reason logged, and a failing
 // run not listed — or a listed run that no longer fails — fails it, so
 // that the list stays true. It writes the results bundle when
-// conformtest.BundleEnv names a path, and returns the report.
-func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(adapters.Config) (A, error), lib Library) *certify.Report {
+// conformtest.BundleEnv names a directory.
+func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(adapters.Config) (A, error), lib Library) {
 	t.Helper()
 	name, version, known := lib.Name, lib.Version, lib.Known
 	target := certify.Target{
@@ -76,8 +77,13 @@ func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(
 	}
 	started := time.Now()
 	results := make([]harness.ScenarioResult, len(plan.Runs))
+	// The runs are parallel subtests (go test -parallel bounds them): a
+	// stalled stream the library has no idle timeout for waits out the
+	// run's own timeout. The report is made once all have ended.
+	t.Cleanup(func() { report(t, plan, results, caps, started, name, provider) })
 	for i, run := range plan.Runs {
 		t.Run(run.Name(), func(t *testing.T) {
+			t.Parallel()
 			res := plan.Exec(t.Context(), run)
 			results[i] = res
 			reason, expected := known[run.Name()]
@@ -95,6 +101,11 @@ func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(
 			}
 		})
 	}
+}
+
+// report logs the verdict, writes the bundle when asked, and lists the
+// failures when THIRDPARTY_LIST is set.
+func report(t *testing.T, plan *certify.Plan, results []harness.ScenarioResult, caps map[string]canonical.Capabilities, started time.Time, name, provider string) {
 	report := plan.NewReport(results, caps, started, nil)
 	t.Log(report.Verdict())
 	if path := os.Getenv(conformtest.BundleEnv); path != "" {
@@ -115,7 +126,6 @@ func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(
 		sort.Strings(lines)
 		t.Logf("failures:\n%s", strings.Join(lines, "\n"))
 	}
-	return report
 }
 
 func firstLine(s string) string {
