@@ -16,17 +16,9 @@ import (
 	"github.com/metis-llm/metis/harness"
 )
 
-// Known is a library's list of expected failures: run name
-// ("<scenario-id>/<model>", as certify.Run.Name gives it) → why it fails,
-// with the evidence (the library's code path, a recording or the
-// provider's documentation, the upstream issue).
-type Known map[string]string
-
 // Library names the library under test and what is expected of it.
 type Library struct {
 	Name, Version string
-	// Known are the expected failures.
-	Known Known
 	// Skip leaves out scenarios by id glob or tag, as certify.Options.Skip.
 	Skip []string
 	// Decline leaves out the runs on the matrix models it returns true
@@ -35,16 +27,35 @@ type Library struct {
 	Decline func(model string) bool
 }
 
+// UpdateEnv names the environment variable that, set to 1, makes Certify
+// rewrite each testdata/known/<provider>.txt from the runs' outcomes
+// instead of checking them, as goldens are updated: for a change of the
+// suite, the shim or the library that is intended, reviewed in the diff.
+const UpdateEnv = "THIRDPARTY_UPDATE"
+
 // Certify runs metis's conformance suite through the adapter newAdapter
 // builds as provider's, as conformtest.Run does (the same certify.Plan,
-// one subtest per run), but holds the outcome to known: a failing run
-// listed there passes its subtest with the reason logged, and a failing
-// run not listed — or a listed run that no longer fails — fails it, so
-// that the list stays true. It writes the results bundle when
-// conformtest.BundleEnv names a directory.
+// one subtest per run), but holds the outcome to the expected failures
+// in testdata/known/<provider>.txt: a failing run listed there passes its
+// subtest with the reason logged, and a failing run not listed — or a
+// listed run that no longer fails — fails it, so that the list stays
+// true. It writes the results bundle when conformtest.BundleEnv names a
+// directory.
 func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(adapters.Config) (A, error), lib Library) {
 	t.Helper()
-	name, version, known := lib.Name, lib.Version, lib.Known
+	name, version := lib.Name, lib.Version
+	knownPath := filepath.Join("testdata", "known", provider+".txt")
+	update := os.Getenv(UpdateEnv) == "1"
+	known := Known{}
+	if f, err := os.Open(knownPath); err == nil {
+		known, err = ParseKnown(f, knownPath)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	} else if !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
 	target := certify.Target{
 		Provider: provider, Name: name, Version: version, Kind: "go",
 		New: func(c adapters.Config) (adapters.Adapter, error) { return newAdapter(c) },
@@ -71,7 +82,7 @@ func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(
 		seen[r.Name()] = true
 	}
 	for run := range known {
-		if !seen[run] {
+		if !seen[run] && !update {
 			t.Errorf("expected failure %q names no run of the plan: remove it from the list", run)
 		}
 	}
@@ -80,7 +91,12 @@ func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(
 	// The runs are parallel subtests (go test -parallel bounds them): a
 	// stalled stream the library has no idle timeout for waits out the
 	// run's own timeout. The report is made once all have ended.
-	t.Cleanup(func() { report(t, plan, results, caps, started, name, provider) })
+	t.Cleanup(func() {
+		report(t, plan, results, caps, started, name, provider)
+		if update {
+			writeKnown(t, knownPath, plan, results, known, name, version, provider)
+		}
+	})
 	for i, run := range plan.Runs {
 		t.Run(run.Name(), func(t *testing.T) {
 			t.Parallel()
@@ -88,6 +104,10 @@ func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(
 			results[i] = res
 			reason, expected := known[run.Name()]
 			switch {
+			case update:
+				if res.Status == harness.StatusSkip {
+					t.Skip(res.Reason)
+				}
 			case res.Status == harness.StatusFail && expected:
 				t.Logf("expected failure (%s): %s", reason, firstLine(conformtest.Describe(run, res)))
 			case res.Status == harness.StatusFail:
@@ -126,6 +146,39 @@ func report(t *testing.T, plan *certify.Plan, results []harness.ScenarioResult, 
 		sort.Strings(lines)
 		t.Logf("failures:\n%s", strings.Join(lines, "\n"))
 	}
+}
+
+// writeKnown rewrites the list from the runs' outcomes: a reason already
+// written for a run that still fails is kept (it may have been edited to
+// name the evidence); a new failure gets its first failing check.
+func writeKnown(t *testing.T, path string, plan *certify.Plan, results []harness.ScenarioResult, old Known, name, version, provider string) {
+	k := Known{}
+	for i, run := range plan.Runs {
+		if results[i].Status != harness.StatusFail {
+			continue
+		}
+		if r, ok := old[run.Name()]; ok {
+			k[run.Name()] = r
+			continue
+		}
+		first := firstLine(conformtest.Describe(run, results[i]))
+		if _, after, ok := strings.Cut(first, ") failed"); ok {
+			first = strings.TrimPrefix(strings.TrimPrefix(after, ","), " ")
+		}
+		if len(first) > 300 {
+			first = first[:300] + "…"
+		}
+		k[run.Name()] = first
+	}
+	header := fmt.Sprintf("Expected failures of %s %s certified as %s (thirdparty/README.md gives each group's evidence).\n"+
+		"Written by %s=1 go test; one run a line: <scenario>/<model> TAB <reason>.", name, version, provider, UpdateEnv)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, WriteKnown(k, header), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s: %d expected failures", path, len(k))
 }
 
 func firstLine(s string) string {
