@@ -372,8 +372,15 @@ func (a *Adapter) call(req *canonical.Request) (fantasy.Call, error) {
 	if th := req.Thinking; th != nil {
 		switch a.kind {
 		case "anthropic":
-			c.ProviderOptions = fantasy.ProviderOptions{fanthropic.Name: &fanthropic.ProviderOptions{
-				Thinking: &fanthropic.ThinkingProviderOption{BudgetTokens: int64(th.BudgetTokens)}}}
+			opts := &fanthropic.ProviderOptions{}
+			if th.BudgetTokens > 0 {
+				opts.Thinking = &fanthropic.ThinkingProviderOption{BudgetTokens: int64(th.BudgetTokens)}
+			}
+			if th.Effort != "" {
+				effort := fanthropic.Effort(th.Effort)
+				opts.Effort = &effort
+			}
+			c.ProviderOptions = fantasy.ProviderOptions{fanthropic.Name: opts}
 		case "gemini":
 			budget, include := int64(th.BudgetTokens), true
 			tc := &fgoogle.ThinkingConfig{IncludeThoughts: &include}
