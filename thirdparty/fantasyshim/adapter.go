@@ -185,6 +185,12 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 			if asm.Stopped() {
 				break
 			}
+			if ctx.Err() != nil {
+				// Cancelled: what fantasy still has in hand is not
+				// delivered; the message ends as cancelled.
+				a.fail(ctx, asm, yield, ctx.Err())
+				return
+			}
 			switch p.Type {
 			case fantasy.StreamPartTypeTextDelta:
 				asm.TextDelta(key("text", p.ID), p.Delta)

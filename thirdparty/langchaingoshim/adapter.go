@@ -103,6 +103,9 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 		asm := driver.NewAssembler(yield, a.Name(), req.Model, req.RequestID, a.ToolIDs(req))
 		errStopped := errors.New("the consumer stopped reading")
 		onChunk := func(_ context.Context, chunk []byte) error {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			if len(chunk) > 0 && !asm.TextDelta(0, string(chunk)) {
 				return errStopped
 			}
@@ -125,6 +128,10 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 				return
 			}
 			asm.Fail(ctx, err)
+			return
+		}
+		if ctx.Err() != nil {
+			asm.Fail(ctx, ctx.Err())
 			return
 		}
 		asm.EndBlock(0)
