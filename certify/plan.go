@@ -61,6 +61,18 @@ type Options struct {
 	// that carry one of these tags, as conform run's --skip does: the
 	// scenarios an adapter does not claim, left out of the bundle.
 	Skip []string
+	// Wires keeps only the runs whose matrix model speaks one of these
+	// wire formats ("anthropic", "responses", "chat", "gemini", ...) or
+	// goes by one of these names (a column of scenarios/columns.yaml,
+	// "openai-chat"; a model id): the dialects the adapter claims, as
+	// conform certify's --wire does. A Chat-only library certified as
+	// openai's keeps "chat" and declines the Responses column. Nil keeps
+	// every run.
+	Wires []string
+	// WaitBudget bounds the real time a run waits for an adapter that
+	// sleeps between attempts on its own timers (harness.Config.
+	// WaitBudget); default harness.DefaultWaitBudget.
+	WaitBudget time.Duration
 	// Server, when set, makes the adapter under test reach the cassettes
 	// over loopback HTTP: each adapter it builds gets a run on the server,
 	// Config.BaseURL points at it and no HTTP client is injected, so the
@@ -83,7 +95,9 @@ type Plan struct {
 	// Suite identifies the suite.
 	Suite SuiteInfo
 	// Runs are the runs that talk to Target.Provider and belong to the
-	// selected profiles, sorted by scenario id and then matrix order.
+	// selected profiles, sorted by scenario id and then matrix order;
+	// scenarios whose oracle is regression (metis's own choices) have
+	// none.
 	Runs []Run
 	// Profiles are the profiles selected.
 	Profiles []string
@@ -149,8 +163,18 @@ func NewPlan(target Target, opts Options) (*Plan, error) {
 		Target: target, Suite: info, Profiles: profiles,
 		opts: opts, suite: suite, reg: reg, targetType: cfg.Type, builtins: providers.Factories(),
 	}
-	for _, pair := range harness.Select(scs, harness.Config{IDs: opts.IDs, Skip: opts.Skip, Registry: reg, Factories: p.builtins}) {
+	sel := harness.Config{IDs: opts.IDs, Skip: opts.Skip, Registry: reg, Factories: p.builtins}
+	for _, pair := range harness.Select(scs, sel) {
 		if !slices.Contains(p.adaptersOf(pair.Scenario, pair.Model), target.Provider) {
+			continue
+		}
+		if pair.Scenario.Oracle == harness.OracleRegression {
+			// It checks only metis's own choices: no certificate asks
+			// them of another adapter.
+			continue
+		}
+		if keys, wire := sel.ModelKeys(pair.Model); opts.Wires != nil && !slices.Contains(opts.Wires, wire) &&
+			!slices.ContainsFunc(keys, func(k string) bool { return slices.Contains(opts.Wires, k) }) {
 			continue
 		}
 		profile := ProfileOf(pair.Scenario, pair.Model)
@@ -219,7 +243,14 @@ func (p *Plan) Exec(ctx context.Context, run Run) harness.ScenarioResult {
 		// Over the replay server a stall is in the server, out of the
 		// run's sight: the adapters' timeouts run in real time too.
 		RealTimeTimers: p.opts.Server != nil,
+		// A certificate judges the contract: the adapter's own backoff
+		// and declared capabilities are its business.
+		Certifying: true,
+		WaitBudget: p.opts.WaitBudget,
 	}
+	// A certificate holds the contract alone: regression checks,
+	// requests.json and events.json are metis's own choices.
+	cfg.Oracle = harness.OracleContract
 	res := harness.RunScenario(ctx, cfg, run.Scenario, run.Model)
 	e.finish(&res)
 	return res
@@ -335,7 +366,8 @@ type identifier interface {
 // transport replays the suite's cassette for a run's provider.
 func (p *Plan) transport(provider string, sc *harness.Scenario, model string) (http.RoundTripper, error) {
 	name := CassetteName(sc, model, provider)
-	var opts []replay.Option
+	// Certification matches requests semantically (docs/request-matching.md).
+	opts := []replay.Option{replay.WithSemantic()}
 	if p.opts.Pacing > 0 {
 		opts = append(opts, replay.WithPacing(p.opts.Pacing))
 	}
@@ -346,8 +378,10 @@ func (p *Plan) transport(provider string, sc *harness.Scenario, model string) (h
 	return pl, err
 }
 
-// golden compares got with the suite's golden file at path
-// ("goldens/<id>/<provider>/<model-name>/<file>").
+// golden compares got, a transcript projected on its contract fields
+// (harness.ContractTranscript: the harness's Golden hook under
+// OracleContract), with the projection of the suite's golden file at
+// path ("goldens/<id>/<provider>/<model-name>/transcript.json").
 func (p *Plan) golden(path string, got []byte) (string, error) {
 	name := strings.TrimPrefix(filepath.ToSlash(path), "goldens/")
 	want, err := fs.ReadFile(p.suite.Goldens, name)
@@ -357,7 +391,7 @@ func (p *Plan) golden(path string, got []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("reading golden %s: %w", path, err)
 	}
-	return harness.GoldenDiff(want, got), nil
+	return harness.ContractGoldenDiff(want, got)
 }
 
 // Capabilities builds the target once, without network, and returns

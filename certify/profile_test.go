@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -110,6 +111,68 @@ func TestPlanSkip(t *testing.T) {
 		skipped := strings.HasPrefix(id, "history/") || slices.Contains(sc.Tags, "faults")
 		if (kept[id] != nil) == skipped {
 			t.Errorf("%s (tags %v): kept %v with --skip history/* faults", id, sc.Tags, kept[id] != nil)
+		}
+	}
+}
+
+// A scenario marked oracle: regression checks only metis's own choices:
+// no certificate plans it; every other scenario of the provider stays.
+func TestPlanLeavesOutRegressionScenarios(t *testing.T) {
+	scs, err := Builtin().Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	regression := map[string]bool{}
+	for _, sc := range scs {
+		if sc.Oracle == harness.OracleRegression {
+			regression[sc.ID] = true
+		}
+	}
+	if !regression["usage/openai-image-estimate"] || !regression["wire/responses-provider-raw-ids"] {
+		t.Fatalf("the suite no longer marks the scenarios this test relies on: %v", regression)
+	}
+	for _, provider := range []string{"anthropic", "openai"} {
+		p, err := NewPlan(Target{Provider: provider, New: providers.Factories()[provider]}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Runs) == 0 {
+			t.Fatalf("%s: no runs planned", provider)
+		}
+		for _, r := range p.Runs {
+			if regression[r.Scenario.ID] {
+				t.Errorf("%s: planned %s, whose oracle is regression", provider, r.Name())
+			}
+		}
+	}
+}
+
+// Certification compares a transcript on its contract fields: a run
+// whose transcript differs from the suite's golden only in provider_raw
+// passes, one with another tool input fails.
+func TestPlanGoldenIsPortable(t *testing.T) {
+	const golden = `[{"id": "msg_1", "role": "assistant",
+  "content": [{"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "a.md"}}],
+  "metadata": {"provider": "anthropic", "provider_raw": {"anthropic": {"id": "msg_emu_0001"}}}}]`
+	p := &Plan{suite: Suite{Goldens: fstest.MapFS{"x/anthropic/m/transcript.json": {Data: []byte(golden)}}}}
+	for _, tt := range []struct {
+		name, got string
+		pass      bool
+	}{
+		{"only provider_raw differs", strings.Replace(golden, "msg_emu_0001", "msg_01XYZ", 1), true},
+		{"no provider_raw", strings.Replace(golden, `, "provider_raw": {"anthropic": {"id": "msg_emu_0001"}}`, "", 1), true},
+		{"another tool input", strings.Replace(golden, "a.md", "b.md", 1), false},
+	} {
+		got, err := harness.ContractTranscript([]byte(tt.got))
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff, err := p.golden("goldens/x/anthropic/m/transcript.json", got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (diff == "") != tt.pass {
+			t.Errorf("%s: passes %t, want %t; diff:\n%s", tt.name, diff == "", tt.pass, diff)
 		}
 	}
 }

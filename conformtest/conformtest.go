@@ -57,6 +57,9 @@ type options struct {
 	registry *adapters.Registry
 	profiles []string
 	ids      []string
+	skip     []string
+	wires    []string
+	budget   time.Duration
 	overHTTP bool
 	bundle   string
 	name     string
@@ -79,6 +82,29 @@ func Profiles(names ...string) Option { return func(o *options) { o.profiles = n
 // Scenarios keeps only the scenarios whose id matches one of the globs
 // ("tools/*"), as `conform run` arguments do.
 func Scenarios(globs ...string) Option { return func(o *options) { o.ids = globs } }
+
+// Skip leaves out the scenarios whose id matches one of these globs
+// ("thinking/*") or that carry one of these tags ("thinking"): what the
+// adapter does not claim, as conform certify's --skip does. They are
+// not in the report.
+func Skip(globsOrTags ...string) Option {
+	return func(o *options) { o.skip = append(o.skip, globsOrTags...) }
+}
+
+// Wires keeps only the runs whose model speaks one of these wire formats
+// ("chat", "responses", "anthropic", "gemini", ...) or goes by one of
+// these column names ("openai-chat"), as conform certify's --wire does:
+// a Chat-only library certified as "openai" declines the Responses
+// column with Wires("chat").
+func Wires(wiresOrColumns ...string) Option {
+	return func(o *options) { o.wires = append(o.wires, wiresOrColumns...) }
+}
+
+// WaitBudget bounds the real time a run waits for an adapter that sleeps
+// its backoff on its own timers instead of adapters.Config.Clock
+// (default harness.DefaultWaitBudget): a longer wait is not waited out,
+// and its run is skipped saying so.
+func WaitBudget(d time.Duration) Option { return func(o *options) { o.budget = d } }
 
 // OverHTTP makes the adapter reach the cassettes through the replay
 // server on loopback, with its own HTTP client, instead of through the
@@ -125,7 +151,8 @@ func Run[A adapters.Adapter](t *testing.T, provider string, newAdapter func(adap
 			return a, nil
 		},
 	}
-	copts := certify.Options{Suite: o.suite, Registry: o.registry, Profiles: o.profiles, IDs: o.ids, Pacing: o.pacing, Logger: o.logger}
+	copts := certify.Options{Suite: o.suite, Registry: o.registry, Profiles: o.profiles, IDs: o.ids, Skip: o.skip,
+		Wires: o.wires, WaitBudget: o.budget, Pacing: o.pacing, Logger: o.logger}
 	if o.overHTTP {
 		srv, err := replay.NewServer()
 		if err != nil {
@@ -151,6 +178,7 @@ func Run[A adapters.Adapter](t *testing.T, provider string, newAdapter func(adap
 		t.Run(run.Name(), func(t *testing.T) {
 			res := plan.Exec(t.Context(), run)
 			results[i] = res
+			t.Log(Line(run, res))
 			switch res.Status {
 			case harness.StatusSkip:
 				t.Skip(res.Reason)
@@ -171,6 +199,33 @@ func Run[A adapters.Adapter](t *testing.T, provider string, newAdapter func(adap
 		}
 	}
 	return report
+}
+
+// Line is a run's one-line outcome, as conform run and conform certify
+// print it: "ok <id> [<model>] (profile <p>)", with a skip's reason, or a failure's
+// first failing check ("ok", "skip" and "FAIL" as conform run marks
+// them). Run logs it for every run (go test -v shows it).
+func Line(run certify.Run, res harness.ScenarioResult) string {
+	mark := map[harness.Status]string{harness.StatusPass: "ok", harness.StatusFail: "FAIL", harness.StatusSkip: "skip"}[res.Status]
+	line := fmt.Sprintf("%-4s %s (profile %s)", mark, res.Name(), run.Profile)
+	switch res.Status {
+	case harness.StatusSkip:
+		line += ": " + firstLine(res.Reason)
+	case harness.StatusFail:
+		if f := certify.FirstFailure(res); f != nil {
+			line += ": " + f.Check + ": " + firstLine(f.Message)
+		} else {
+			line += ": " + firstLine(res.Reason)
+		}
+	}
+	return line
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // Describe renders a failed run for a test log: the first failing check,

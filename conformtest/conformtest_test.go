@@ -82,3 +82,37 @@ func TestBuiltinAdaptersCertify(t *testing.T) {
 		})
 	}
 }
+
+// Skip and Wires narrow a certification as conform certify's --skip and
+// --wire do: a Chat-only library certified as "openai" declines the
+// Responses column.
+func TestSkipAndWires(t *testing.T) {
+	report := conformtest.Run(t, "openai", builtin(t, "openai"),
+		conformtest.Scenarios("basic/*"), conformtest.Skip("basic/multi-turn"), conformtest.Wires("chat"))
+	if len(report.Runs) == 0 {
+		t.Fatal("no run")
+	}
+	for _, r := range report.Runs {
+		if r.Model != "openai:gpt-4.1" {
+			t.Errorf("run %s on %s: the Responses column (openai:gpt-5) was not declined", r.Scenario, r.Model)
+		}
+		if r.Scenario == "basic/multi-turn" {
+			t.Errorf("basic/multi-turn ran despite Skip")
+		}
+	}
+}
+
+func TestLine(t *testing.T) {
+	run := certify.Run{Scenario: &harness.Scenario{ID: "retry/x"}, Model: "anthropic:m", Profile: "errors"}
+	for _, tc := range []struct {
+		res  harness.ScenarioResult
+		want string
+	}{
+		{harness.ScenarioResult{ID: "retry/x", Model: "anthropic:m", Status: harness.StatusPass}, "ok   retry/x [anthropic:m] (profile errors)"},
+		{harness.ScenarioResult{ID: "retry/x", Model: "anthropic:m", Status: harness.StatusSkip, Reason: "no probe\nmore"}, "skip retry/x [anthropic:m] (profile errors): no probe"},
+	} {
+		if got := conformtest.Line(run, tc.res); got != tc.want {
+			t.Errorf("Line = %q, want %q", got, tc.want)
+		}
+	}
+}

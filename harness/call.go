@@ -48,6 +48,14 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 		r.clock.setOnSleep(cancel)
 		defer r.clock.setOnSleep(nil)
 	}
+	stopWatch := func() string { return "" }
+	if r.cfg.Certifying {
+		stopWatch = r.startWatch(cancel, cancelSpec != nil && cancelSpec.DuringBackoff)
+	} else {
+		r.mu.Lock()
+		r.streamed = 0
+		r.mu.Unlock()
+	}
 
 	info := CallInfo{Scenario: r.sc, Model: r.model, CallModel: model, Provider: obs.Name(), Step: st, Stream: c.Streams()}
 	if r.cfg.BeforeCall != nil {
@@ -77,12 +85,17 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 		}
 	}
 	r.countAttempts(nil)
+	exceeded := stopWatch()
 	if o.err != nil {
 		r.addTrace(errorLine(st.Index, o.err))
 	}
 	if err := r.transportFailure(); err != nil {
 		return nil, nil, err
 	}
+	if exceeded != "" {
+		return nil, nil, &skipRun{reason: exceeded}
+	}
+	attempts := r.callAttempts(st.Index, obs.Name())
 
 	var checks []Check
 	var findings []Finding
@@ -101,7 +114,25 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 		// the turn the session kept from what the caller saw.
 		o.resp = keptResponse(d.msg)
 	}
-	checks = append(checks, expectCall(r.expectFor(st.Expect, model), o, d)...)
+	e := r.expectFor(st.Expect, model)
+	if e != nil && (e.Attempts != nil || e.Waits != nil) {
+		max := -1
+		if n, ok := r.maxRetries[obs.Name()]; ok && len(r.sc.Compensations) == 0 {
+			// (A compensation's retries are above the adapter's.)
+			max = n
+		}
+		checks = append(checks, backoffCheck(attempts, max))
+		if r.cfg.Certifying {
+			// The adapter's own schedule is its business (the backoff
+			// check judges it); its attempts are the ones on the wire,
+			// whether it reports them or not.
+			cp := *e
+			cp.Waits = nil
+			e = &cp
+			o.attempts = len(attempts)
+		}
+	}
+	checks = append(checks, expectCall(e, o, d)...)
 	if c.Both && o.err == nil && o.resp != nil {
 		req, _ := obs.last()
 		checks = append(checks, r.compareComplete(ctx, obs, info, req, o.resp))
@@ -224,7 +255,10 @@ func (r *run) consume(events iter.Seq2[canonical.StreamEvent, error], cancel con
 			continue
 		}
 		o.events = append(o.events, ev)
-		r.addTrace(eventLine(step, ev))
+		r.mu.Lock()
+		r.trace = append(r.trace, eventLine(step, ev))
+		r.streamed++
+		r.mu.Unlock()
 		if ev.Type == canonical.EventMessageComplete && ev.Response != nil && o.resp == nil {
 			o.resp = ev.Response
 		}
@@ -340,4 +374,16 @@ func responseLine(step int, resp *canonical.Response) traceLine {
 
 func errorLine(step int, err error) traceLine {
 	return traceLine{Step: step, Type: "error", Class: canonical.ClassOf(err), Code: canonical.CodeOf(err)}
+}
+
+// callAttempts returns the requests to provider that step made so far:
+// the attempts of its call.
+func (r *run) callAttempts(step int, provider string) []*exchange {
+	var out []*exchange
+	for _, ex := range r.exchangesOf(step) {
+		if ex.wire.Provider == provider {
+			out = append(out, ex)
+		}
+	}
+	return out
 }

@@ -263,3 +263,15 @@ func (c *Config) columnOf(model string) string {
 	}
 	return ""
 }
+
+// ModelKeys returns the names model goes by in the matrix: its provider,
+// the names of its columns, its id; and the wire format a call to it
+// speaks ("anthropic", "responses", "chat", ...). Certification declines
+// runs by them.
+func (c *Config) ModelKeys(model string) (keys []string, wire string) {
+	reg, err := c.registry()
+	if err != nil {
+		return c.modelKeys(model), ""
+	}
+	return c.modelKeys(model), c.wireOf(reg, model)
+}

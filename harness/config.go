@@ -75,9 +75,13 @@ type Config struct {
 	// provider) with Pacing; the record tool plugs recording in here.
 	//
 	// After the run, a transport with an Unused() []*cassette.Interaction
-	// method has its unserved interactions reported as warnings, and one
-	// with a Finish(passed bool) error method is told how the run ended
-	// (a recorder saves its cassette then).
+	// method has its unserved interactions reported as warnings, one
+	// with a Differences() []replay.Difference method (a semantic
+	// replay.Player) has each differing field reported as a failing
+	// replay/request finding, and one with a Finish(passed bool) error
+	// method is told how the run ended (a recorder saves its cassette
+	// then). Each request reaches the transport with a replay.Call in its
+	// context.
 	Transport func(provider string, sc *Scenario, model string) (http.RoundTripper, error)
 	// Pacing delays each replayed server-sent event (default Transport).
 	Pacing time.Duration
@@ -101,6 +105,9 @@ type Config struct {
 	// Golden compares got with the golden file at path and returns a
 	// (-want +got) diff, "" when they match. Nil means
 	// CompareGolden(path, got, UpdateGoldens); go test plugs goldie in.
+	// Under Oracle OracleContract it is called for transcript.json alone,
+	// with got projected by ContractTranscript: the hook must project the
+	// golden file the same way (nil reads it and does).
 	Golden func(path string, got []byte) (diff string, err error)
 
 	// Progress, when set, is told after each run of Run ends: how many
@@ -113,6 +120,15 @@ type Config struct {
 	// scenario's own run_timeout wins over it.
 	RunTimeout time.Duration
 
+	// Oracle chooses the checks a run evaluates: OracleBoth (or "") the
+	// contract's and metis's regression, OracleContract the contract's
+	// alone — certification's choice. Under OracleContract, regression
+	// checks are left out of the results, only the contract fields of
+	// transcript.json are compared (ContractTranscript; requests.json
+	// and events.json are not compared), and a scenario whose oracle is
+	// regression is skipped.
+	Oracle Oracle
+
 	// RealTimeTimers makes the run clock's timers (the adapters' idle and
 	// whole-call timeouts) also fire once their duration of real time has
 	// passed, for runs whose stall faults happen where the run cannot see
@@ -121,6 +137,37 @@ type Config struct {
 	// moves the run's virtual clock to it, so no verdict depends on how
 	// fast the machine is.
 	RealTimeTimers bool
+
+	// Certifying marks runs that certify an adapter other than metis's
+	// own, which is judged on the contract alone where time and declared
+	// capabilities are concerned: its own backoff schedule is accepted
+	// (a call's attempts are counted on the wire, and the backoff check,
+	// from the gaps between them, replaces waits), a wait it sleeps on
+	// its own timers is bounded by WaitBudget, cancel during_backoff
+	// fires for it once a retryable failure was answered, and a swap
+	// whose refusal the scenario expects but the adapter's declared
+	// capabilities allow (or the reverse) skips the run with the reason.
+	Certifying bool
+
+	// WaitBudget bounds, when Certifying, the real time a run waits for
+	// an adapter that sleeps between attempts on its own timers rather
+	// than on the run's clock: a wait longer than that is not waited
+	// out, the call is cancelled and the run skipped saying so. Default
+	// DefaultWaitBudget.
+	WaitBudget time.Duration
+}
+
+// DefaultWaitBudget is Config.WaitBudget's default: the longest wait an
+// adapter sleeping on its own timers is given before a run stops
+// waiting for its next attempt.
+const DefaultWaitBudget = 5 * time.Second
+
+// waitBudget returns WaitBudget or its default.
+func (c *Config) waitBudget() time.Duration {
+	if c.WaitBudget > 0 {
+		return c.WaitBudget
+	}
+	return DefaultWaitBudget
 }
 
 // CallInfo describes a model call about to be made.

@@ -27,6 +27,7 @@
 //	same_as: anthropic:claude-sonnet-4-6  # every run's transcript must equal this model's
 //	known_failures: [{models: [vllm], symptom: "ends a tool turn with stop"}]
 //	invalid_tools: true                 # the tools are deliberately invalid (refusal tests)
+//	oracle: regression                  # checks only metis's own choices (# Oracles)
 //	system: You are terse.              # the session's system prompt
 //	max_retries: 2                      # overrides the registry's
 //	adapter_options: {idle_timeout_seconds: 0.3}  # over the registry's options, every adapter
@@ -150,28 +151,33 @@
 // # Expectations
 //
 //	expect:
-//	  stop_reason: tool_use
-//	  blocks: [text, {tool_use: {name: read_file, input: {path: README.md}}}]  # exactly, in order
+//	  stop_reason: tool_use            # [contract]
+//	  blocks: [text, {tool_use: {name: read_file, input: {path: README.md}}}]  # exactly, in order [contract]
 //	  error: {class: rate_limit, code: overloaded, message: Overloaded}  # fail so; without
 //	                                                # error, the call must succeed
+//	                                                # [class, 004 §7 codes: contract;
+//	                                                # other codes, message: regression]
 //	  error: {class: server_error, message: Bad Gateway}  # and its text says so
-//	  attempts: 3                      # HTTP attempts of the session call
-//	  events: {tool.use_end: 1}        # stream event counts (streaming calls)
-//	  text_contains: Hello             # or a list
-//	  text_matches: "(?i)hello"        # a Go regular expression
-//	  text: "Hello there!"             # the response text, exactly
-//	  usage: {input_tokens: 12, output_tokens: 4}   # only the fields given
-//	  refused: true                    # swap steps: the swap must be refused
-//	  reasons: [images]                # ... with a reason containing each text
-//	  provider_stop_reason: stop       # the provider's finish reason, verbatim
-//	  served_model: gpt-5-2025-08-07   # the model the response names, verbatim
-//	  status: cancelled                # the appended ASSISTANT message's status
+//	  attempts: 3                      # HTTP attempts of the session call [contract]
+//	  events: {tool.use_end: 1}        # stream event counts (streaming calls) [contract;
+//	                                   # delta and usage.update counts but 0: regression]
+//	  text_contains: Hello             # or a list [contract]
+//	  text_matches: "(?i)hello"        # a Go regular expression [contract]
+//	  text: "Hello there!"             # the response text, exactly [contract]
+//	  usage: {input_tokens: 12, output_tokens: 4}   # only the fields given [contract;
+//	                                   # with estimated: true, regression]
+//	  refused: true                    # swap steps: the swap must be refused [contract]
+//	  reasons: [images]                # ... with a reason containing each text [regression]
+//	  provider_stop_reason: stop       # the provider's finish reason, verbatim [regression]
+//	  served_model: gpt-5-2025-08-07   # the model the response names, verbatim [contract]
+//	  status: cancelled                # the appended ASSISTANT message's status [contract]
 //	  usage: {input_tokens: 8, output_tokens: 42, cached_input_tokens: 0, estimated: false}
-//	  cost: {usd: "0.000654", pricing_version: "2026-05-08"}   # or cost: "0.000654"
-//	  session_cost: "0.001104"         # the session's total after the call
-//	  logs: [{level: WARN, message: dropped, fields: {block_type: thinking}, count: 1}]
-//	  lifecycle: [{type: tool_input_invalid, fields: {tool_name: read_file}, count: 1}]
-//	  request:                         # one check or a list, of the step's wire requests
+//	  cost: {usd: "0.000654", pricing_version: "2026-05-08"}   # or cost: "0.000654" [contract]
+//	  session_cost: "0.001104"         # the session's total after the call [contract]
+//	  logs: [{level: WARN, message: dropped, fields: {block_type: thinking}, count: 1}]  # [regression]
+//	  lifecycle: [{type: tool_input_invalid, fields: {tool_name: read_file}, count: 1}]  # [contract;
+//	                                   # comparing wait or reason: regression]
+//	  request:                         # one check or a list, of the step's wire requests [contract]
 //	    index: -1                      # which one (default the last; negative from the end)
 //	    method: POST
 //	    path: /v1/chat/completions
@@ -183,10 +189,10 @@
 //	    absent: [/tools]
 //	    headers: {x-title: metis}
 //	    includes: [toolu_01], excludes: [signature]          # raw body texts
-//	  waits: [2s, {min: 1s, max: 1.25s}]  # sleeps on the virtual clock, exactly
-//	  fragments: verbatim              # streamed fragments appear as such on the wire
-//	  raw: {choices: [{logprobs: {}}]} # partial object of the unstreamed body
-//	  provider_raw: {...}              # partial object of the response's provider_raw
+//	  waits: [2s, {min: 1s, max: 1.25s}]  # sleeps on the virtual clock, exactly [regression]
+//	  fragments: verbatim              # streamed fragments appear as such on the wire [contract]
+//	  raw: {choices: [{logprobs: {}}]} # partial object of the unstreamed body [contract]
+//	  provider_raw: {...}              # partial object of the response's provider_raw [regression]
 //	  per_wire: {chat: {...}}          # refinements for calls in a wire format
 //	  per_model: {vllm: {...}}         # ... or to a model, column or provider
 //	  per_run: {gemini: {...}}         # ... or for runs that started on one
@@ -219,6 +225,24 @@
 //
 // A failing step stops its run; its checks, and every stream invariant
 // violation as a Finding, are in the ScenarioResult.
+//
+// # Oracles
+//
+// Each check carries its Oracle, given in brackets above: the contract
+// (what seeds 000, 001, 003 and 004 require of any adapter) or metis's
+// regression (its own choices: chunking, backoff, texts, estimates,
+// provider_raw). Checks without an expectation key — stream_invariants,
+// stream_vs_complete, reload, same_as — are contract; OracleOf gives the
+// oracle of any check name. Of the goldens, transcript.json's contract
+// fields (ContractTranscript) are contract; the transcript byte for
+// byte, requests.json and events.json are regression. Config.Oracle
+// OracleContract (certification's setting) evaluates the contract
+// alone: regression checks are left out, only the projected transcript
+// is compared, and a scenario with the top-level key
+//
+//	oracle: regression                  # it checks only metis's own choices
+//
+// is skipped. docs/oracles.md has the table with the reasons.
 //
 // # Runs
 //

@@ -111,7 +111,14 @@ func TestExpectRequest(t *testing.T) {
 		{name: "negative index", want: ExpectRequest{Index: intp2(-2), Headers: map[string]string{"anthropic-version": "2023-06-01"}}},
 		{name: "out of range", want: ExpectRequest{Index: intp2(2)}, msg: "the step sent 2 request(s); there is no request 2"},
 		{name: "wrong value", want: ExpectRequest{JSON: map[string]json.RawMessage{"/system": raw(`"T"`)}}, msg: `/system: "S", want "T"`},
-		{name: "missing", want: ExpectRequest{JSON: map[string]json.RawMessage{"/tools": raw(`[]`)}}, msg: "/tools: missing, want []"},
+		{name: "missing", want: ExpectRequest{JSON: map[string]json.RawMessage{"/temperature": raw(`0.5`)}}, msg: "/temperature: missing, want 0.5"},
+		// json and absent hold up to the wire forms the API treats alike
+		// (docs/request-matching.md).
+		{name: "equivalent forms", want: ExpectRequest{Index: intp2(0), JSON: map[string]json.RawMessage{
+			"/system": raw(`[{"type":"text","text":"S"}]`), "/messages/0/content": raw(`[{"text":"hi","type":"text"}]`),
+			"/stream": raw(`false`), "/tools": raw(`[]`)}}},
+		{name: "not equivalent", want: ExpectRequest{Index: intp2(0), JSON: map[string]json.RawMessage{"/system": raw(`[{"type":"text","text":"T"}]`)}},
+			msg: `/system: "S", want [`},
 		{name: "absent", want: ExpectRequest{Absent: []string{"/tools", "/system"}}, msg: `/system: "S", want it absent`},
 		{name: "contains", want: ExpectRequest{Contains: raw(`{"messages":[{"content":"again"}]}`)}},
 		{name: "contains fails", want: ExpectRequest{Contains: raw(`{"messages":[{"content":"hi"}]}`)}, msg: `contains: /messages/0/content: "again", want "hi"`},

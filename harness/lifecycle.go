@@ -125,7 +125,9 @@ func expectLifecycle(want ExpectLifecycle, recs []lifecycleRecord) Check {
 			n++
 		}
 	}
-	return countCheck(CheckLifecycle, n, want.Count, "event(s) "+want.String(), "the step emitted "+describeLifecycle(recs))
+	c := countCheck(CheckLifecycle, n, want.Count, "event(s) "+want.String(), "the step emitted "+describeLifecycle(recs))
+	c.Oracle = want.oracle()
+	return c
 }
 
 // countCheck is the check of an expectation counting matches: n of what

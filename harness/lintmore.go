@@ -16,6 +16,7 @@ const (
 	LintDirect      = "direct-call"
 	LintExpectModel = "per-model"
 	LintSpecRef     = "spec-ref"
+	LintOracle      = "oracle"
 )
 
 // structuredOutputTool is the tool adapters without a response format
@@ -33,6 +34,12 @@ func (l *linter) lintMore() {
 				l.errorf(fmt.Sprintf("/spec/%d", i), LintSpecRef, "%v (scenarios/spec-cases.yaml lists the cases and sections)", err)
 			}
 		}
+	}
+	if sc.Oracle == OracleRegression && strings.TrimSpace(sc.Description) == "" {
+		l.errorf("/oracle", LintOracle, "oracle: regression needs a description saying which of metis's own choices the scenario checks")
+	}
+	if sc.Oracle == OracleRegression && len(sc.KnownFailures) > 0 {
+		l.errorf("/known_failures", LintOracle, "known_failures mark adapter bugs against the contract; a scenario with oracle: regression checks metis's own choices, which it fixes rather than marks")
 	}
 	known := Capabilities()
 	for i, c := range sc.Lacks {

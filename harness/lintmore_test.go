@@ -88,6 +88,30 @@ steps:
 				`steps.yaml:14:23: reasons belong to a refused swap: add refused: true [expect-misplaced]`,
 			},
 		},
+		{
+			name: "regression oracle",
+			src: `
+id: r
+title: t
+description: metis's own backoff schedule.
+oracle: regression
+steps: [{user: hi}]
+`,
+		},
+		{
+			name: "regression oracle unexplained",
+			src: `
+id: r
+title: t
+oracle: regression
+known_failures: [{symptom: s}]
+steps: [{user: hi}]
+`,
+			want: []string{
+				`regression oracle unexplained.yaml:4:9: oracle: regression needs a description saying which of metis's own choices the scenario checks [oracle]`,
+				`regression oracle unexplained.yaml:5:17: known_failures mark adapter bugs against the contract; a scenario with oracle: regression checks metis's own choices, which it fixes rather than marks [oracle]`,
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

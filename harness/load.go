@@ -109,6 +109,7 @@ type fileJSON struct {
 	SameAs      string            `json:"same_as"`
 	Known       []KnownFailure    `json:"known_failures"`
 	Invalid     bool              `json:"invalid_tools"`
+	Oracle      Oracle            `json:"oracle"`
 	Tools       []json.RawMessage `json:"tools"`
 	System      string            `json:"system"`
 	MaxRetries  *int              `json:"max_retries"`
@@ -147,6 +148,7 @@ func (t *tree) decode() (*Scenario, error) {
 		ID: f.ID, Title: f.Title, Description: f.Description, Spec: f.Spec, Tags: f.Tags,
 		Requires: f.Requires, Models: f.Models, System: f.System, MaxRetries: f.MaxRetries, AdapterOptions: f.AdapterOpts,
 		Columns: f.Columns, Lacks: f.Lacks, SameAs: f.SameAs, KnownFailures: f.Known, InvalidTools: f.Invalid,
+		Oracle: f.Oracle,
 	}
 	if f.RunTimeout != "" {
 		d, err := time.ParseDuration(f.RunTimeout)

@@ -232,6 +232,7 @@ func TestReportSchemaRejectsDrift(t *testing.T) {
 		"an unknown field":   func(m map[string]any) { m["extra"] = true },
 		"an unknown outcome": func(m map[string]any) { m["runs"].([]any)[0].(map[string]any)["status"] = "maybe" },
 		"no counts":          func(m map[string]any) { delete(m, "counts") },
+		"an unknown oracle":  func(m map[string]any) { firstCheck(t, m)["oracle"] = "maybe" },
 	} {
 		var m map[string]any
 		require.NoError(t, json.Unmarshal(data, &m))
@@ -242,6 +243,24 @@ func TestReportSchemaRejectsDrift(t *testing.T) {
 		require.NoError(t, err)
 		assert.Error(t, sch.Validate(inst), name)
 	}
+}
+
+// firstCheck returns the first check of a decoded report.json, which
+// must have one.
+func firstCheck(t *testing.T, m map[string]any) map[string]any {
+	t.Helper()
+	for _, r := range m["runs"].([]any) {
+		steps, _ := r.(map[string]any)["steps"].([]any)
+		for _, st := range steps {
+			if checks, _ := st.(map[string]any)["checks"].([]any); len(checks) > 0 {
+				c := checks[0].(map[string]any)
+				require.Contains(t, c, "oracle", "every check says its oracle")
+				return c
+			}
+		}
+	}
+	t.Fatal("the report has no check")
+	return nil
 }
 
 // ReadReport reads back what WriteReports wrote.

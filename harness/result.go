@@ -285,14 +285,18 @@ type StepResult struct {
 	// Error is the failure that stopped the step, if any.
 	Error  string  `json:"error,omitempty"`
 	Checks []Check `json:"checks,omitempty"`
+
+	skipReason string // a skipped step's reason, which becomes the run's
 }
 
 // Check is one verified property of a step: an expectation, the stream
-// invariants, the stream-versus-complete comparison.
+// invariants, the stream-versus-complete comparison. Oracle says whether
+// it checks the contract or metis's own choices (OracleOf).
 type Check struct {
 	Name    string `json:"name"`
 	OK      bool   `json:"ok"`
 	Message string `json:"message,omitempty"`
+	Oracle  Oracle `json:"oracle,omitempty"`
 }
 
 // Finding levels.

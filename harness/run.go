@@ -175,6 +175,13 @@ func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) (r
 	if len(cfg.Factories) == 0 {
 		return fail("harness: Config.Factories is empty: no adapter can be built")
 	}
+	if _, err := cfg.checkOracle(); err != nil {
+		return fail("%v", err)
+	}
+	if cfg.contractOnly() && sc.Oracle == OracleRegression {
+		res.Status, res.Reason = StatusSkip, RegressionSkipReason
+		return res
+	}
 	reg, err := cfg.registry()
 	if err != nil {
 		return fail("%v", err)
@@ -289,6 +296,14 @@ func (r *run) goldens(res *ScenarioResult) {
 	golden := r.cfg.Golden
 	if golden == nil {
 		golden = func(path string, got []byte) (string, error) { return CompareGolden(path, got, r.cfg.UpdateGoldens) }
+		if r.cfg.contractOnly() {
+			golden = compareContractGolden
+		}
+	}
+	if r.cfg.contractOnly() {
+		// Of the goldens only the transcript's contract fields are the
+		// contract's (goldenOracles); they are compared projected.
+		files = files[:1]
 	}
 	for _, f := range files {
 		id := "golden/" + f.name
@@ -298,7 +313,14 @@ func (r *run) goldens(res *ScenarioResult) {
 			continue
 		}
 		p := filepath.Join(dir, f.name)
-		diff, err := golden(p, norm.apply(data))
+		got := norm.apply(data)
+		if r.cfg.contractOnly() {
+			if got, err = ContractTranscript(got); err != nil {
+				res.Findings = append(res.Findings, Finding{ID: id, Level: LevelError, Step: -1, Message: "projecting: " + err.Error()})
+				continue
+			}
+		}
+		diff, err := golden(p, got)
 		switch {
 		case errors.Is(err, ErrNoGolden):
 			res.Findings = append(res.Findings, Finding{ID: id, Level: LevelError, Step: -1,

@@ -46,7 +46,7 @@ func TestRunReplaysHandWrittenCassette(t *testing.T) {
 		assert.True(t, c.OK, c.Name+": "+c.Message)
 		names = append(names, c.Name)
 	}
-	if diff := cmp.Diff([]string{"stream_invariants", "error", "stop_reason", "blocks", "attempts", "events", "text_contains"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"stream_invariants", "error", "stop_reason", "blocks", "attempts", "events", "event_chunks", "text_contains"}, names); diff != "" {
 		t.Errorf("names mismatch (-want +got):\n%s", diff)
 	}
 	assert.Empty(t, run.Findings, "no unused interactions, golden diffs or stream violations")

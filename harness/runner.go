@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 
@@ -50,7 +51,12 @@ type run struct {
 	logs      *logCapture
 	lifecycle []lifecycleRecord
 	attempts  *int // the current call's attempt counter
-	step      int  // the current step's index, for trace lines
+	watch     *callWatch
+	streamed  int // events the current call has yielded to the caller
+	// maxRetries is the retry count each adapter was built with, by
+	// adapter name.
+	maxRetries map[string]int
+	step       int // the current step's index, for trace lines
 
 	msgN, reqN    int
 	pendingCancel *CancelStep
@@ -138,6 +144,10 @@ func (r *run) adapterFor(model string) (adapters.Adapter, error) {
 		if r.sc.CallTimeout > 0 {
 			c.Timeout = r.sc.CallTimeout
 		}
+		if r.maxRetries == nil {
+			r.maxRetries = map[string]int{}
+		}
+		r.maxRetries[mc.Adapter] = c.MaxRetries
 	})
 	if err != nil {
 		return nil, err
@@ -204,6 +214,19 @@ type exchange struct {
 	mu       sync.Mutex
 	status   int
 	response bytes.Buffer
+
+	// When the request arrived, on the run's clock and in real time, and
+	// how many events of its step the caller had received by then: the
+	// backoff check's evidence.
+	virtAt, realAt time.Time
+	eventsBefore   int
+	// The answer: when it came (headers, or the transport's error), on
+	// both clocks, and its headers.
+	answered         bool
+	ansVirt, ansReal time.Time
+	ansStatus        int
+	ansErr           error
+	ansHeader        http.Header
 }
 
 // responseBody returns what was read of the response so far.
@@ -232,10 +255,12 @@ func (r *run) recordRequest(provider string, req *http.Request, body []byte) *ex
 			wr.Body = s
 		}
 	}
+	virt, real := r.clock.Now(), time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.requests = append(r.requests, wr)
-	ex := &exchange{step: r.step, method: req.Method, path: req.URL.Path, header: req.Header.Clone(), body: body, wire: wr}
+	ex := &exchange{step: r.step, method: req.Method, path: req.URL.Path, header: req.Header.Clone(), body: body, wire: wr,
+		virtAt: virt, realAt: real, eventsBefore: r.streamed}
 	r.exchanges = append(r.exchanges, ex)
 	return ex
 }
@@ -292,6 +317,10 @@ func (r *run) exec(ctx context.Context, res *ScenarioResult) bool {
 			if r.cfg.SkipMissingCassettes && errors.Is(err, replay.ErrNoCassette) {
 				res.Status = StatusSkip
 			}
+			return false
+		}
+		if sr.Status == StatusSkip {
+			res.Status, res.Reason = StatusSkip, st.Name()+": "+sr.skipReason
 			return false
 		}
 		if sr.Status == StatusFail {
@@ -354,9 +383,15 @@ func (r *run) execStep(ctx context.Context, st *Step, res *ScenarioResult) StepR
 			}
 		}
 	}
+	var skip *skipRun
+	if errors.As(err, &skip) {
+		sr.Status, sr.skipReason = StatusSkip, skip.reason
+		return sr
+	}
 	if err != nil {
 		sr.Status, sr.Error = StatusFail, err.Error()
 	}
+	sr.Checks = r.cfg.oracleChecks(sr.Checks)
 	for _, c := range sr.Checks {
 		if !c.OK {
 			sr.Status = StatusFail
@@ -411,6 +446,20 @@ func (r *run) toolResult(ts *ToolResultStep) error {
 func (r *run) swap(st *Step) ([]Check, error) {
 	err := r.sess.Swap(st.Swap.Model)
 	e := st.Expect
+	if refused := errors.As(err, new(*session.SwapError)); r.cfg.Certifying && (e != nil && e.Refused) != refused {
+		// The refusal follows from what the adapter under test declares
+		// for the model (Capabilities), which is its own business: the
+		// scenario's expectation was written for metis's declaration.
+		target, _ := r.adapterFor(st.Swap.Model)
+		name := st.Swap.Model
+		if target != nil {
+			name = target.Name() + "'s " + name
+		}
+		if err == nil {
+			return nil, &skipRun{reason: fmt.Sprintf("the capabilities the adapter declares for %s allow this swap, whose refusal the scenario checks", name)}
+		}
+		return nil, &skipRun{reason: fmt.Sprintf("the capabilities the adapter declares for %s refuse this swap (%v), which the scenario expects to be accepted", name, err)}
+	}
 	if e == nil || (!e.Refused && e.Error == nil && e.Lifecycle == nil && e.Logs == nil && e.Reasons == nil) {
 		return nil, err
 	}
@@ -427,7 +476,7 @@ func (r *run) swap(st *Step) ([]Check, error) {
 		checks = append(checks, c)
 	}
 	if e.Error != nil {
-		checks = append(checks, expectError(e.Error, err))
+		checks = append(checks, expectErrors(e.Error, err)...)
 	}
 	if e.Reasons != nil {
 		checks = append(checks, expectReasons(e.Reasons, err))
@@ -536,6 +585,7 @@ func (r *run) finish(res *ScenarioResult) {
 					Message: fmt.Sprintf("%s: %d recorded interaction(s) were never requested; %s", or(file, w.provider), n, advice)})
 			}
 		}
+		reportDifferences(base, res)
 		if f, ok := base.(interface{ Finish(passed bool) error }); ok {
 			// A run marked as a known failure keeps its traffic: the
 			// cassette records the exchange that shows the bug.

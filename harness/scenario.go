@@ -47,6 +47,11 @@ type Scenario struct {
 	// schema construct, a duplicate name), to test their refusal: lint
 	// then does not check their definitions.
 	InvalidTools bool `json:"invalid_tools,omitempty"`
+	// Oracle is OracleRegression for a scenario that checks only metis's
+	// own choices (a backoff schedule, a log text, a wire byte shape):
+	// it is skipped when only the contract is checked, and so never part
+	// of a certificate. Empty means OracleContract.
+	Oracle Oracle `json:"oracle,omitempty"`
 	// FromColumns is set when Models came from the columns.
 	FromColumns bool                       `json:"-"`
 	Tools       []canonical.ToolDefinition `json:"tools,omitempty"`

@@ -54,6 +54,7 @@ func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
 	ex := w.r.recordRequest(w.provider, req, body)
+	req = req.WithContext(replay.WithCall(req.Context(), w.r.callOf(ex)))
 	w.mu.Lock()
 	next, onSend := w.fault, w.onSend
 	w.mu.Unlock()
@@ -64,6 +65,7 @@ func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
 		next = roundTripFunc(w.send)
 	}
 	resp, err := next.RoundTrip(req)
+	w.r.answered(ex, resp, err)
 	if err == nil && resp != nil && resp.Body != nil {
 		ex.status = resp.StatusCode
 		resp.Body = &teeBody{rc: resp.Body, ex: ex}
@@ -172,4 +174,40 @@ func (c *Config) replayTransport(provider string, sc *Scenario, model string) (h
 		return nil, err // not p: a nil *Player in the interface is not a nil transport
 	}
 	return p, nil
+}
+
+// callOf tells a semantic replay (replay.MatchSemantic) which request of
+// the run ex is and what its call set.
+func (r *run) callOf(ex *exchange) replay.Call {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := replay.Call{Step: ex.step}
+	for i := len(r.exchanges) - 1; i >= 0; i-- {
+		if r.exchanges[i] == ex {
+			c.Request = i + 1
+			break
+		}
+	}
+	for _, st := range r.sc.Steps {
+		if st.Index == ex.step && st.Call != nil {
+			c.LimitSet = st.Call.MaxOutputTokens > 0
+		}
+	}
+	return c
+}
+
+// reportDifferences adds a failing finding ("replay/request") for each
+// field in which a request served by a semantic replay differs from its
+// recording: the recorded answer was served and the run went on, so
+// that one difference hides no later check.
+func reportDifferences(base http.RoundTripper, res *ScenarioResult) {
+	d, ok := base.(interface{ Differences() []replay.Difference })
+	if !ok {
+		return
+	}
+	for _, diff := range d.Differences() {
+		for _, line := range diff.Lines() {
+			res.Findings = append(res.Findings, Finding{ID: "replay/request", Level: LevelError, Step: diff.Step, Message: line})
+		}
+	}
 }

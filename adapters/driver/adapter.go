@@ -248,7 +248,7 @@ func (a *Adapter) attempt(w *Request) func(context.Context) (*http.Request, erro
 func (a *Adapter) newAssembler(ctx context.Context, c *Call, yield func(canonical.StreamEvent, error) bool, began time.Time) *Assembler {
 	asm := NewAssembler(yield, a.cfg.Name, c.Request.Model, c.Request.RequestID, c.Request.ToolIDs)
 	asm.SetClock(began, time.Now)
-	asm.ctx = ctx
+	asm.SetContext(ctx)
 	if a.finisher != nil {
 		asm.onFinish = func(resp *canonical.Response) error { return a.finisher.Finish(c, asm, resp) }
 	}

@@ -151,6 +151,15 @@ func toolInputReason(err error) string {
 	return err.Error()
 }
 
+// SetContext makes the Assembler honour ctx's cancellation between
+// events, as the driver's own calls do (000 §5.3): once ctx is done, no
+// further event reaches the consumer, even one the decoder still has in
+// hand from a read, and Fail(ctx, err) completes the message with stop
+// reason cancelled. A shim that decodes a wire stream outside the driver
+// passes the context of its call (one it owns, cancelled when its
+// caller cancels). Without it only the consumer stopping ends delivery.
+func (a *Assembler) SetContext(ctx context.Context) { a.ctx = ctx }
+
 // SetClock makes latency measured with now, starting from began.
 func (a *Assembler) SetClock(began time.Time, now func() time.Time) {
 	a.began, a.now = began, now

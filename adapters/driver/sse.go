@@ -29,11 +29,15 @@ type SSEEvent struct {
 // buffer and copies each event's data once, so an event of any size costs
 // time linear in its length.
 //
-// A leading byte-order mark is ignored, as the specification says. One
-// leniency: an event whose last line ended with a line terminator but
-// that was not followed by the blank line is still dispatched at EOF,
-// since some servers omit the final blank line. An event whose last line
-// is unterminated (the stream ended mid-line) is dropped whole.
+// A leading byte-order mark is ignored, as the specification says. At
+// the end of the stream, an event not yet dispatched — its blank line
+// never came, whether or not its last line was ended — is discarded, as
+// the WHATWG HTML standard's event-stream interpretation rules say
+// ("once the end of the file is reached, any pending data must be
+// discarded") and browsers' EventSource do. A stream whose terminal event
+// is lost so is reported by its decoder as truncated (000 §6.5), never as
+// a normal finish; no recording in testdata/recordings, and no cassette,
+// ends without the final blank line.
 type SSEReader struct {
 	r        io.Reader
 	buf      []byte
@@ -52,9 +56,6 @@ type SSEReader struct {
 	maxEvent int
 	// Comments counts comment lines seen (": ping" keep-alives and the like).
 	Comments int
-	// lastLineTerminated reports whether the most recent line ended with a
-	// line terminator (false only for a final unterminated line at EOF).
-	lastLineTerminated bool
 	// pastFirstLine is set once the first line (which may carry a BOM)
 	// has been read.
 	pastFirstLine bool
@@ -136,9 +137,7 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 	for {
 		line, err := s.readLine()
 		if err != nil {
-			if err == io.EOF && s.hasData && s.lastLineTerminated {
-				return s.dispatch(), nil
-			}
+			// Pending data at the end of the stream is discarded.
 			return SSEEvent{}, err
 		}
 		if !s.pastFirstLine {
@@ -247,7 +246,6 @@ func (s *SSEReader) readLine() ([]byte, error) {
 						s.skipLF = true
 					}
 				}
-				s.lastLineTerminated = true
 				if spanning {
 					s.owned = true
 					s.line = append(s.line, line...)
@@ -264,11 +262,7 @@ func (s *SSEReader) readLine() ([]byte, error) {
 			s.start, s.end = 0, 0
 		}
 		if s.err != nil {
-			if len(s.line) > 0 {
-				// An unterminated final line: the stream ended mid-line,
-				// so the pending event is not dispatched.
-				s.lastLineTerminated = false
-			}
+			// An unterminated final line is dropped with its event.
 			s.release()
 			return nil, s.err
 		}

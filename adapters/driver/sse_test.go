@@ -41,8 +41,9 @@ var sseCases = []struct {
 	{"only one space stripped", "data:  x\n\n", []ev{{"", " x", ""}}},
 	{"whitespace after JSON kept", "data: {\"a\":1}   \t\n\n", []ev{{"", "{\"a\":1}   \t", ""}}},
 	{"colon in value", "data: a: b\n\n", []ev{{"", "a: b", ""}}},
-	{"missing final blank line", "data: x\n\ndata: y\n", []ev{{"", "x", ""}, {"", "y", ""}}},
-	{"missing final blank line CR", "data: y\r", []ev{{"", "y", ""}}},
+	{"missing final blank line: discarded", "data: x\n\ndata: y\n", []ev{{"", "x", ""}}},
+	{"missing final blank line CR: discarded", "data: y\r", nil},
+	{"missing final blank line CRLF: discarded", "data: x\r\n\r\nevent: done\r\ndata: y\r\n", []ev{{"", "x", ""}}},
 	{"unterminated last line dropped", "data: x\n\ndata: y", []ev{{"", "x", ""}}},
 	{"unterminated event dropped whole", "data: a\ndata: b", nil},
 	{"retry and unknown fields ignored", "retry: 10\nfoo: bar\nDATA: no\ndata: x\n\n", []ev{{"", "x", ""}}},
@@ -201,9 +202,8 @@ func TestSSEReaderNoProgress(t *testing.T) {
 }
 
 // refParseSSE is a deliberately simple reference parser of the SSE
-// specification over a whole input, with SSEReader's documented
-// leniency: a terminated but not blank-line-ended last event is
-// dispatched, an unterminated last line drops its event.
+// specification over a whole input: an event is dispatched at its blank
+// line only, so pending data at the end of the input is discarded.
 func refParseSSE(in []byte) []ev {
 	in = bytes.TrimPrefix(in, utf8BOM)
 	var lines []string
@@ -221,7 +221,6 @@ func refParseSSE(in []byte) []ev {
 			start = i + 1
 		}
 	}
-	truncated := start < len(in)
 	var (
 		out     []ev
 		data    []string
@@ -255,9 +254,6 @@ func refParseSSE(in []byte) []ev {
 				id = value
 			}
 		}
-	}
-	if hasData && !truncated {
-		out = append(out, ev{event, strings.Join(data, "\n"), id})
 	}
 	return out
 }

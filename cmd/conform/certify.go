@@ -56,6 +56,8 @@ example:
 	verbose := c.BoolP("verbose", "v", false, "print every step's checks, not only failures")
 	publish := c.String("publish", "", "publish the checkout's suite (--suite DIR, default .) as `VERSION` in certify/suites.json, and certify nothing")
 	skip := c.StringSlice("skip", nil, "leave out scenarios whose id matches this glob or that have this tag (`GLOB|TAG`), which the adapter does not claim; repeatable")
+	wires := c.StringSlice("wire", nil, "keep only the runs whose model speaks this wire format (anthropic, responses, chat, gemini, ...) or is this column (`WIRE|COLUMN`), the dialects the adapter claims; repeatable")
+	budget := c.Duration("wait-budget", harness.DefaultWaitBudget, "the longest wait between attempts an adapter sleeping on its own timers (not the protocol's sleep line) is given before its run is skipped")
 	if code, ok := c.Parse(args, stdout, stderr); !ok {
 		return code
 	}
@@ -74,7 +76,7 @@ example:
 		required = profiles
 	}
 	suite := suiteFrom(*suiteDir)
-	opts := certify.Options{Suite: &suite, Profiles: profiles, IDs: c.Args(), Skip: *skip, Pacing: *pace}
+	opts := certify.Options{Suite: &suite, Profiles: profiles, IDs: c.Args(), Skip: *skip, Wires: *wires, WaitBudget: *budget, Pacing: *pace}
 	target := certify.Target{Provider: *provider}
 	if *execCmd != "" {
 		argv, err := shlex.Split(*execCmd)

@@ -25,6 +25,13 @@
 //   - A request nothing matches fails with a *MismatchError whose message
 //     holds a (-want +got) line diff against the nearest recorded request.
 //
+// Certification matches otherwise (WithSemantic, MatchSemantic): a
+// request is paired with the recordings of its endpoint in order, its
+// body compared under its wire format's equivalence (package equiv), and
+// a request that differs is still served the recorded answer while
+// Player.Differences keeps where it differs, field by field
+// (docs/request-matching.md).
+//
 // Player.Unused lists the interactions never served, so a harness can
 // notice a cassette that has drifted from its scenario.
 package replay

@@ -31,8 +31,11 @@ func withProvenance(prov Provenance) Option {
 
 // key is the matching form of a request in the player's mode: under
 // MatchExact the compact key (equal exactly when the Canonical texts
-// are), else EndpointKey.
+// are), under MatchSemantic semanticKey, else EndpointKey.
 func (p *Player) key(method string, u *url.URL, h http.Header, body []byte) string {
+	if p.match == MatchSemantic {
+		return semanticKey(method, u)
+	}
 	if p.match == MatchEndpoint {
 		return EndpointKey(method, u, streams(u, body))
 	}

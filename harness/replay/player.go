@@ -30,12 +30,13 @@ var ErrEmptyCassette = errors.New("empty cassette")
 // concurrent use; concurrent identical requests are served in recorded
 // order, each once.
 type Player struct {
-	file    string
-	pace    time.Duration
-	headers []string
-	names   []string // headers normalized for matchKey
-	prov    Provenance
-	match   Match
+	file     string
+	pace     time.Duration
+	headers  []string
+	names    []string // headers normalized for matchKey
+	prov     Provenance
+	match    Match
+	semantic bool // WithSemantic was given
 
 	mu           sync.Mutex
 	interactions []*cassette.Interaction
@@ -43,6 +44,8 @@ type Player struct {
 	keys         []string         // matching key per interaction
 	queues       map[string][]int // matching key → unserved interaction indexes, in order
 	served       []bool
+	requests     int          // requests received (MatchSemantic numbers them)
+	diffs        []Difference // MatchSemantic's non-equivalent requests served
 }
 
 // Load reads the cassette at path (with or without its ".yaml" suffix)
@@ -95,6 +98,9 @@ func New(c *cassette.Cassette, opts ...Option) (*Player, error) {
 	for _, o := range opts {
 		o.apply(p)
 	}
+	if p.semantic && p.match != MatchEndpoint {
+		p.match = MatchSemantic
+	}
 	p.names = headerNames(p.headers)
 	p.interactions = c.Interactions
 	p.urls = make([]*url.URL, len(c.Interactions))
@@ -140,6 +146,17 @@ func (p *Player) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	key := p.key(req.Method, req.URL, req.Header, body)
 	p.mu.Lock()
+	if p.match == MatchSemantic {
+		i := p.serveSemantic(req, key, body)
+		if i < 0 {
+			err := p.mismatch(req, key, body)
+			p.mu.Unlock()
+			return nil, err
+		}
+		in := p.interactions[i]
+		p.mu.Unlock()
+		return p.response(req, in), nil
+	}
 	q := p.queues[key]
 	if len(q) == 0 {
 		err := p.mismatch(req, key, body)
@@ -232,7 +249,10 @@ type MismatchError struct {
 func (e *MismatchError) Error() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "replay: %s: no unserved interaction matches %s %s", e.Cassette, e.Method, e.URL)
-	if e.Exhausted > 0 {
+	switch {
+	case e.Match == MatchSemantic && e.Exhausted > 0:
+		fmt.Fprintf(&sb, " (matching semantically, each request to an endpoint takes the next of its recorded interactions, and all %d were already served)", e.Exhausted)
+	case e.Exhausted > 0:
 		fmt.Fprintf(&sb, " (%d identical recorded request(s) were already served; each is served once)", e.Exhausted)
 	}
 	if e.Nearest < 0 {
@@ -240,8 +260,11 @@ func (e *MismatchError) Error() string {
 		return sb.String()
 	}
 	fmt.Fprintf(&sb, "; nearest is interaction %d (-want +got):\n%s", e.Nearest, e.Diff)
-	if e.Match == MatchEndpoint {
+	switch e.Match {
+	case MatchEndpoint:
 		sb.WriteString("(the cassette is imported and matches on the endpoint only: method, path, alt and whether the request streams)\n")
+	case MatchSemantic:
+		sb.WriteString("(matching semantically: the cassette recorded no request to this endpoint, or fewer than the run made)\n")
 	}
 	return sb.String()
 }

@@ -38,6 +38,14 @@ const (
 	// cassette may declare it; every interaction must still be requested,
 	// once and in order.
 	MatchEndpoint Match = "endpoint"
+	// MatchSemantic pairs a request with the recorded interactions of its
+	// endpoint (method, path with the model left out, the alt query
+	// parameter) in order, and compares the bodies under the wire
+	// format's equivalence (package equiv): a request that differs is
+	// still served the recorded answer, and the difference is kept
+	// (Player.Differences). It is certification's mode, set with
+	// WithSemantic; no cassette declares it.
+	MatchSemantic Match = "semantic"
 )
 
 // provenanceTitle is the first line of a cassette's provenance header.

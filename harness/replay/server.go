@@ -36,7 +36,7 @@ import (
 //
 //	POST   /runs             {"scenario": ID, "model": MODEL[, "id": NAME]} → 201 {"id", "base_url", "providers"}
 //	GET    /runs             every run
-//	GET    /runs/{id}        a run: requests served, unused interactions, mismatches, armed fault
+//	GET    /runs/{id}        a run: requests served, unused interactions, mismatches, differences, armed fault
 //	DELETE /runs/{id}        forget a run
 //	PUT    /runs/{id}/fault  arm a fault (an inject step's mapping, as JSON) for the run's next requests
 //	DELETE /runs/{id}/fault  disarm it
@@ -44,7 +44,12 @@ import (
 // A request no recorded interaction matches gets 400 with a JSON body
 // {"error": {"type": "replay_mismatch", "scenario", "model", "provider",
 // "cassette", "interaction", "field", "want", "got", "diff", "message"}}
-// naming the nearest interaction and the first differing field; every
+// naming the nearest interaction and the first differing field. Under
+// semantic matching (a run's Players made with WithSemantic) a request
+// is matched by endpoint and position and always served while its
+// endpoint has a recorded interaction left; where its body is not
+// equivalent to the recording, GET /runs/{id} lists it under
+// "differences", field by field. Every
 // other failure of the server's own is a JSON {"error": {"type",
 // "message"}} too. A failure the transport makes on purpose (a fault's
 // reset or truncated stream) breaks the connection as a server would.
@@ -361,6 +366,31 @@ func (r *Run) unused() []unusedInteraction {
 	return out
 }
 
+// Differences lists, per provider in name order, the requests the run's
+// semantic players (MatchSemantic, what `conform serve` uses) served
+// although not equivalent to their recordings.
+func (r *Run) Differences() []ProviderDifference {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := []ProviderDifference{}
+	for _, p := range slices.Sorted(maps.Keys(r.transports)) {
+		d, ok := r.transports[p].(interface{ Differences() []Difference })
+		if !ok {
+			continue
+		}
+		for _, x := range d.Differences() {
+			out = append(out, ProviderDifference{Provider: p, Difference: x})
+		}
+	}
+	return out
+}
+
+// ProviderDifference is a Difference with the provider it was sent to.
+type ProviderDifference struct {
+	Provider string `json:"provider"`
+	Difference
+}
+
 type unusedInteraction struct {
 	Provider    string `json:"provider"`
 	Cassette    string `json:"cassette,omitempty"`
@@ -523,6 +553,7 @@ func (r *Run) describe(detail bool) map[string]any {
 		d["fault"] = r.faultSpec
 		r.mu.Unlock()
 		d["unused"] = r.unused()
+		d["differences"] = r.Differences()
 	}
 	return d
 }

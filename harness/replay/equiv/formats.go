@@ -1,0 +1,359 @@
+package equiv
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// The rules of each format rewrite a decoded body (null members already
+// dropped) in place. docs/request-matching.md has them as a table; each
+// is a form the provider's API documents as meaning the same.
+
+// anthropic is the Messages API (also the body Bedrock's invoke and
+// Vertex's rawPredict take).
+func anthropic(m map[string]any, o Options) {
+	dropIf(m, "stream", false)
+	if !o.LimitSet {
+		delete(m, "max_tokens")
+	}
+	dropIf(m, "temperature", num("1")) // documented default 1.0
+	if s, ok := m["system"].(string); ok {
+		m["system"] = textBlocks("text", s)
+	}
+	dropEmpty(m, "system", "stop_sequences", "tools", "metadata")
+	if t, ok := m["thinking"].(map[string]any); ok && t["type"] == "disabled" && len(t) == 1 {
+		delete(m, "thinking")
+	}
+	if tc, ok := m["tool_choice"].(map[string]any); ok {
+		dropIf(tc, "disable_parallel_tool_use", false)
+		if tc["type"] == "auto" && len(tc) == 1 {
+			delete(m, "tool_choice") // auto is the default with tools, meaningless without
+		}
+	}
+	for _, msg := range objects(m["messages"]) {
+		if s, ok := msg["content"].(string); ok {
+			msg["content"] = textBlocks("text", s)
+		}
+		for _, b := range objects(msg["content"]) {
+			if b["type"] != "tool_result" {
+				continue
+			}
+			dropIf(b, "is_error", false)
+			switch c := b["content"].(type) {
+			case string:
+				if c == "" {
+					delete(b, "content")
+				} else {
+					b["content"] = textBlocks("text", c)
+				}
+			case []any:
+				if len(c) == 0 {
+					delete(b, "content")
+				}
+			}
+		}
+	}
+}
+
+// chat is OpenAI's Chat Completions, and the compatible servers'.
+func chat(m map[string]any, o Options) {
+	dropIf(m, "stream", false)
+	limit(m, o, "max_completion_tokens", "max_tokens")
+	dropIf(m, "temperature", num("1"))
+	dropIf(m, "top_p", num("1"))
+	dropIf(m, "n", num("1"))
+	dropIf(m, "presence_penalty", num("0"))
+	dropIf(m, "frequency_penalty", num("0"))
+	dropIf(m, "parallel_tool_calls", true)
+	dropEmpty(m, "tools", "stop")
+	toolChoice(m, "auto", "none")
+	for _, t := range objects(m["tools"]) {
+		if f, ok := t["function"].(map[string]any); ok {
+			dropIf(f, "strict", false)
+		}
+	}
+	for _, msg := range objects(m["messages"]) {
+		switch c := msg["content"].(type) {
+		case string:
+			if c == "" && msg["role"] == "assistant" {
+				delete(msg, "content") // "" ≡ null ≡ absent beside tool calls
+			} else {
+				msg["content"] = textBlocks("text", c)
+			}
+		case []any:
+			if len(c) == 0 && msg["role"] == "assistant" {
+				delete(msg, "content")
+			}
+		}
+		dropEmpty(msg, "tool_calls")
+		for _, tc := range objects(msg["tool_calls"]) {
+			if f, ok := tc["function"].(map[string]any); ok {
+				parseArguments(f, "arguments")
+			}
+		}
+	}
+}
+
+// responses is OpenAI's Responses API.
+func responses(m map[string]any, o Options) {
+	dropIf(m, "stream", false)
+	dropIf(m, "store", true)
+	limit(m, o, "max_output_tokens")
+	dropIf(m, "temperature", num("1"))
+	dropIf(m, "top_p", num("1"))
+	dropIf(m, "parallel_tool_calls", true)
+	dropIf(m, "truncation", "disabled")
+	dropEmpty(m, "tools", "include", "instructions")
+	toolChoice(m, "auto", "none")
+	if t, ok := m["text"].(map[string]any); ok && len(t) == 1 {
+		if f, ok := t["format"].(map[string]any); ok && len(f) == 1 && f["type"] == "text" {
+			delete(m, "text")
+		}
+	}
+	if s, ok := m["input"].(string); ok {
+		m["input"] = []any{map[string]any{"type": "message", "role": "user", "content": s}}
+	}
+	for _, it := range objects(m["input"]) {
+		if _, ok := it["type"]; !ok && it["role"] != nil {
+			it["type"] = "message"
+		}
+		switch it["type"] {
+		case "message":
+			if s, ok := it["content"].(string); ok {
+				kind := "input_text"
+				if it["role"] == "assistant" {
+					kind = "output_text"
+				}
+				it["content"] = textBlocks(kind, s)
+			}
+		case "function_call":
+			parseArguments(it, "arguments")
+		}
+	}
+}
+
+// gemini is Gemini's generateContent, whose JSON (proto3 JSON) accepts
+// snake_case field names for its camelCase ones.
+func gemini(m map[string]any, o Options) map[string]any {
+	m = camelize(m, 0).(map[string]any)
+	if gc, ok := m["generationConfig"].(map[string]any); ok {
+		limit(gc, o, "maxOutputTokens")
+		dropIf(gc, "candidateCount", num("1"))
+	}
+	dropEmpty(m, "generationConfig", "tools", "safetySettings")
+	if si, ok := m["systemInstruction"].(map[string]any); ok {
+		delete(si, "role") // the system instruction's role is ignored
+	}
+	for _, c := range objects(m["contents"]) {
+		if _, ok := c["role"]; !ok {
+			c["role"] = "user" // a content without a role is the user's
+		}
+	}
+	if tc, ok := m["toolConfig"].(map[string]any); ok {
+		if fc, ok := tc["functionCallingConfig"].(map[string]any); ok && len(fc) == 1 && fc["mode"] == "AUTO" {
+			delete(tc, "functionCallingConfig")
+		}
+		dropEmpty(m, "toolConfig")
+	}
+	return m
+}
+
+// ollama is Ollama's native /api/chat (and /api/generate).
+func ollama(m map[string]any, o Options) {
+	if _, ok := m["stream"]; !ok {
+		m["stream"] = true // Ollama streams unless told not to
+	}
+	if opts, ok := m["options"].(map[string]any); ok {
+		limit(opts, o, "num_predict")
+	}
+	dropEmpty(m, "options", "tools")
+	for _, msg := range objects(m["messages"]) {
+		dropIf(msg, "content", "")
+		dropEmpty(msg, "tool_calls", "images")
+		for _, tc := range objects(msg["tool_calls"]) {
+			if f, ok := tc["function"].(map[string]any); ok {
+				parseArguments(f, "arguments")
+			}
+		}
+	}
+}
+
+// converse is Amazon Bedrock's Converse API.
+func converse(m map[string]any, o Options) {
+	if ic, ok := m["inferenceConfig"].(map[string]any); ok {
+		limit(ic, o, "maxTokens")
+	}
+	dropEmpty(m, "inferenceConfig", "system")
+	if tc, ok := m["toolConfig"].(map[string]any); ok {
+		if ch, ok := tc["toolChoice"].(map[string]any); ok && len(ch) == 1 {
+			if a, ok := ch["auto"].(map[string]any); ok && len(a) == 0 {
+				delete(tc, "toolChoice")
+			}
+		}
+	}
+	for _, msg := range objects(m["messages"]) {
+		for _, b := range objects(msg["content"]) {
+			if tr, ok := b["toolResult"].(map[string]any); ok {
+				dropIf(tr, "status", "success")
+			}
+		}
+	}
+}
+
+// num is a number in canonicalNumber's form.
+func num(s string) json.Number { return json.Number(s) }
+
+// dropIf deletes key when its value is v (a default).
+func dropIf(m map[string]any, key string, v any) {
+	if x, ok := m[key]; ok && scalarEqual(x, v) {
+		delete(m, key)
+	}
+}
+
+// dropEmpty deletes each key whose value is "", [] or {}.
+func dropEmpty(m map[string]any, keys ...string) {
+	for _, k := range keys {
+		switch x := m[k].(type) {
+		case string:
+			if x == "" {
+				delete(m, k)
+			}
+		case []any:
+			if len(x) == 0 {
+				delete(m, k)
+			}
+		case map[string]any:
+			if len(x) == 0 {
+				delete(m, k)
+			}
+		}
+	}
+}
+
+// limit handles an output-token limit and its aliases (the first name is
+// the one kept): not compared unless the caller set one.
+func limit(m map[string]any, o Options, name string, aliases ...string) {
+	for _, a := range aliases {
+		if v, ok := m[a]; ok {
+			if _, has := m[name]; !has {
+				m[name] = v
+			}
+			delete(m, a)
+		}
+	}
+	if !o.LimitSet {
+		delete(m, name)
+	}
+}
+
+// toolChoice drops a string tool_choice that is the API's default: auto
+// with tools, none without.
+func toolChoice(m map[string]any, withTools, without string) {
+	tc, ok := m["tool_choice"].(string)
+	if !ok {
+		return
+	}
+	_, tools := m["tools"]
+	if tools && tc == withTools || !tools && tc == without {
+		delete(m, "tool_choice")
+	}
+}
+
+// textBlocks is one text block holding s, the form a plain string stands
+// for.
+func textBlocks(kind, s string) []any {
+	return []any{map[string]any{"type": kind, "text": s}}
+}
+
+// objects returns the objects in v, a JSON array; nil for anything else.
+func objects(v any) []map[string]any {
+	a, _ := v.([]any)
+	out := make([]map[string]any, 0, len(a))
+	for _, e := range a {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// parseArguments replaces a JSON-encoded string at key (a tool call's
+// arguments) by its decoded, normalised value, so that the arguments'
+// key order and spacing do not count; a string that is not JSON stays.
+func parseArguments(m map[string]any, key string) {
+	s, ok := m[key].(string)
+	if !ok {
+		return
+	}
+	if strings.TrimSpace(s) == "" {
+		m[key] = map[string]any{} // no arguments ≡ {}
+		return
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return
+	}
+	if v == nil {
+		return
+	}
+	m[key] = clean(v, 0)
+}
+
+// geminiOpaque are the Gemini fields whose members are the caller's own
+// names (function arguments and results, schema properties), left as
+// they are by camelize.
+var geminiOpaque = map[string]bool{
+	"args": true, "response": true, "properties": true, "parametersJsonSchema": true,
+	"responseJsonSchema": true, "default": true, "example": true, "structValue": true,
+}
+
+// camelize rewrites snake_case member names to camelCase, as proto3
+// JSON reads them, except inside geminiOpaque members.
+func camelize(v any, depth int) any {
+	if depth > maxDepth {
+		return v
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			ck := camel(k)
+			if geminiOpaque[ck] {
+				out[ck] = e
+				continue
+			}
+			out[ck] = camelize(e, depth+1)
+		}
+		return out
+	case []any:
+		for i, e := range x {
+			x[i] = camelize(e, depth+1)
+		}
+	}
+	return v
+}
+
+func camel(s string) string {
+	if !strings.Contains(s, "_") {
+		return s
+	}
+	var b bytes.Buffer
+	up := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' && i > 0:
+			up = true
+		case up && c >= 'a' && c <= 'z':
+			b.WriteByte(c - 'a' + 'A')
+			up = false
+		default:
+			b.WriteByte(c)
+			up = false
+		}
+	}
+	return b.String()
+}
