@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/metis-llm/metis/internal/jsontype"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -124,6 +125,9 @@ func CheckToolSchema(schema json.RawMessage) error {
 // schemaViolations checks the subset first and, when it holds, compiles
 // the schema with the JSON Schema library as a second opinion.
 func schemaViolations(schema json.RawMessage) Violations {
+	if portableSchemas.has(schema) {
+		return nil
+	}
 	var vs Violations
 	doc, err := decodeJSON(schema)
 	if err != nil {
@@ -136,8 +140,39 @@ func schemaViolations(schema json.RawMessage) Violations {
 	}
 	if _, err := compileSchema(doc); err != nil {
 		vs.add("#", CodeInvalidToolSchema, "not a valid JSON Schema: %v", err)
+		return vs
 	}
+	portableSchemas.add(schema)
 	return vs
+}
+
+// portableSchemas holds the texts of the tool schemas schemaViolations
+// found valid, so that a tool a process sends on every call (a harness's
+// thousands of runs, an agent's every turn) is decoded, walked and
+// compiled once.
+var portableSchemas = schemaSet{m: map[string]struct{}{}}
+
+// schemaSet is a set of schema texts, safe for concurrent use, emptied
+// when it reaches schemaCacheMax (as schemaCache is).
+type schemaSet struct {
+	mu sync.RWMutex
+	m  map[string]struct{}
+}
+
+func (s *schemaSet) has(schema json.RawMessage) bool {
+	s.mu.RLock()
+	_, ok := s.m[string(schema)]
+	s.mu.RUnlock()
+	return ok
+}
+
+func (s *schemaSet) add(schema json.RawMessage) {
+	s.mu.Lock()
+	if len(s.m) >= schemaCacheMax {
+		clear(s.m)
+	}
+	s.m[string(schema)] = struct{}{}
+	s.mu.Unlock()
 }
 
 // walkSchema adds the subset violations of the schema v at JSON pointer ptr.

@@ -487,16 +487,7 @@ func mapStopReason(s string) canonical.StopReason {
 // Tool inputs are stored compact so streamed and non-streamed calls give
 // identical content.
 func compactObject(b []byte) json.RawMessage {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '{' {
-		return nil
-	}
-	var buf bytes.Buffer
-	buf.Grow(len(b))
-	if err := json.Compact(&buf, b); err != nil {
-		return nil
-	}
-	return buf.Bytes()
+	return driver.CompactObject(bytes.TrimSpace(b))
 }
 
 // classifyEvent classifies an error body received with a 2xx status

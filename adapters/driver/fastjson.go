@@ -1,6 +1,9 @@
 package driver
 
 import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -36,7 +39,7 @@ func members(data []byte, i, depth int, f func(key, value []byte) bool) (int, bo
 	if i >= len(data) || data[i] != '{' || depth >= maxFastDepth {
 		return i, false
 	}
-	var seen [16][]byte // keys of this object, to decline duplicates
+	var seen [16]uint64 // keys of this object (start<<32 | end in data), to decline duplicates
 	n := 0
 	i = skipWS(data, i+1)
 	if i < len(data) && data[i] == '}' {
@@ -56,11 +59,11 @@ func members(data []byte, i, depth int, f func(key, value []byte) bool) (int, bo
 				return i, false
 			}
 			for _, k := range seen[:n] {
-				if string(k) == string(key) {
+				if string(data[k>>32:k&0xffffffff]) == string(key) {
 					return i, false
 				}
 			}
-			seen[n] = key
+			seen[n] = uint64(i+1)<<32 | uint64(kEnd-1)
 			n++
 		}
 		i = skipWS(data, kEnd)
@@ -222,7 +225,24 @@ func JSONIgnores(key []byte, fields []string) bool {
 		}
 	}
 	for _, f := range fields {
-		if strings.EqualFold(string(key), f) {
+		if len(f) == len(key) && asciiEqualFold(key, f) { // an ASCII key folds only onto a name of its length
+			return false
+		}
+	}
+	return true
+}
+
+// asciiEqualFold reports whether the ASCII key and name are equal
+// without case, as strings.EqualFold does for them (the Kelvin sign and
+// the long s fold onto k and s, but are not ASCII: JSONIgnores declines
+// any key that is not).
+func asciiEqualFold(key []byte, name string) bool {
+	for i := range len(key) {
+		a, b := key[i], name[i]
+		if a == b {
+			continue
+		}
+		if a|0x20 != b|0x20 || a|0x20 < 'a' || a|0x20 > 'z' {
 			return false
 		}
 	}
@@ -253,6 +273,14 @@ func scanString(data []byte, i int) (end int, plain, ok bool) {
 	}
 	plain, ascii := true, true
 	for j := i + 1; j < len(data); j++ {
+		// Eight bytes at a time while none of them needs a look: the
+		// text of a delta is mostly printable ASCII.
+		for j+8 <= len(data) && !special8(binary.LittleEndian.Uint64(data[j:])) {
+			j += 8
+		}
+		if j >= len(data) {
+			break
+		}
 		c := data[j]
 		switch {
 		case c == '"':
@@ -288,6 +316,17 @@ func scanString(data []byte, i int) (end int, plain, ok bool) {
 		}
 	}
 	return len(data), false, false
+}
+
+// special8 reports whether any of the eight bytes in w (little-endian) is
+// one scanString must look at: a quote, a backslash, a control byte or a
+// byte of a multi-byte UTF-8 sequence. (Each term is the classic
+// has-a-zero-byte test, exact about whether some byte matches.)
+func special8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ ('"' * ones)
+	backslash := w ^ ('\\' * ones)
+	return ((w-0x20*ones)&^w|(quote-ones)&^quote|(backslash-ones)&^backslash|w)&highs != 0
 }
 
 func isHex(c byte) bool {
@@ -449,4 +488,75 @@ func jsonNumber(data []byte, i int) (int, bool) {
 		}
 	}
 	return j, true
+}
+
+// ValidJSON reports whether data is one valid JSON value, exactly as
+// json.Valid does, in one pass of the fast scanner (json.Valid decides
+// what the scanner declines: values nested deeper than it reads, and
+// invalid input, to be sure).
+func ValidJSON(data []byte) bool {
+	i := skipWS(data, 0)
+	if end, ok := skipValue(data, i, 0); ok && skipWS(data, end) == len(data) {
+		return true
+	}
+	return json.Valid(data)
+}
+
+// CompactObject returns data, a tool call's whole arguments, as
+// json.Compact writes them when they are a JSON object (whitespace
+// around it allowed), else nil: data itself (trimmed) when it has no
+// whitespace between its tokens, as most arguments do, so that the
+// common case is one validating pass and no copy.
+func CompactObject(data []byte) json.RawMessage {
+	i := skipWS(data, 0)
+	if i == len(data) || data[i] != '{' {
+		return nil
+	}
+	end, ok := skipValue(data, i, 0)
+	if !ok || skipWS(data, end) != len(data) {
+		return compactSlow(data[i:])
+	}
+	obj := data[i:end]
+	if !spaced(obj) {
+		return json.RawMessage(obj)
+	}
+	return compactSlow(obj)
+}
+
+func compactSlow(data []byte) json.RawMessage {
+	var buf bytes.Buffer
+	buf.Grow(len(data))
+	if err := json.Compact(&buf, data); err != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// spaced reports whether the valid JSON value data holds whitespace
+// outside its strings.
+func spaced(data []byte) bool {
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			return true
+		case '"':
+			// To the closing quote: one not escaped by an odd run of
+			// backslashes (data is valid, so there is one).
+			for {
+				k := bytes.IndexByte(data[i+1:], '"')
+				if k < 0 {
+					return false
+				}
+				i += 1 + k
+				n := 0
+				for data[i-1-n] == '\\' {
+					n++
+				}
+				if n%2 == 0 {
+					break
+				}
+			}
+		}
+	}
+	return false
 }

@@ -102,3 +102,45 @@ func FuzzJSONMembers(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValidJSON holds ValidJSON to json.Valid, and CompactObject to
+// json.Compact of an object: the same verdict and the same bytes.
+func FuzzValidJSON(f *testing.F) {
+	for _, s := range fastJSONSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(` {"a" : [1, "x y", {"b":"\"  \\"}], "c":"\\\\"} `))
+	f.Add([]byte(`{"a":"\\\" "}`))
+	f.Add([]byte(strings.Repeat(`{"a":`, 70) + "1" + strings.Repeat("}", 70)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, want := ValidJSON(data), json.Valid(data); got != want {
+			t.Fatalf("ValidJSON(%q) = %v, json.Valid says %v", data, got, want)
+		}
+		var want json.RawMessage
+		if i := skipWS(data, 0); i < len(data) && data[i] == '{' {
+			var buf bytes.Buffer
+			if json.Compact(&buf, data) == nil {
+				want = buf.Bytes()
+			}
+		}
+		if got := CompactObject(data); !bytes.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Fatalf("CompactObject(%q) = %q, json.Compact gives %q", data, got, want)
+		}
+	})
+}
+
+func TestCompactObject(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"a":1}`, `{"a":1}`},
+		{" {\"a\" :\n[1, 2]} \n", `{"a":[1,2]}`},
+		{`{"s":"a b\" c"}`, `{"s":"a b\" c"}`},
+		{`{"s":"a\\" , "t": 1}`, `{"s":"a\\","t":1}`},
+		{`[1]`, ``},
+		{`{"a":}`, ``},
+		{``, ``},
+	} {
+		if got := string(CompactObject([]byte(c.in))); got != c.want {
+			t.Errorf("CompactObject(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"encoding/json"
 
 	"github.com/metis-llm/metis/adapters/driver"
 )
@@ -17,6 +18,7 @@ var (
 	candidateFields = []string{"content", "finishReason", "finishMessage", "index", "safetyRatings"}
 	contentFields   = []string{"parts"}
 	partFields      = []string{"text", "thought", "thoughtSignature", "functionCall", "inlineData", "fileData", "executableCode", "codeExecutionResult"}
+	functionFields  = []string{"id", "name", "args", "partialArgs", "willContinue"}
 	usageFields     = []string{"promptTokenCount", "cachedContentTokenCount", "candidatesTokenCount", "thoughtsTokenCount", "toolUsePromptTokenCount"}
 )
 
@@ -39,6 +41,8 @@ type fastChunk struct {
 	content responseContent
 	parts   [maxFastParts]responsePart
 	usage   usageMetadata
+	call    responseFunction
+	hasCall bool // call holds this chunk's function call
 	model   string
 	strs    driver.Strings
 }
@@ -49,6 +53,7 @@ func (f *fastChunk) decode(data []byte) (*generateResponse, bool) {
 		return nil, false
 	}
 	f.resp = generateResponse{}
+	f.hasCall = false
 	ok := driver.JSONMembers(data, func(key, v []byte) bool {
 		switch string(key) {
 		case "modelVersion":
@@ -160,6 +165,8 @@ func (f *fastChunk) part(data []byte, p *responsePart) bool {
 			p.Text, ok = f.strs.JSONString(v)
 		case "thoughtSignature":
 			p.ThoughtSignature, ok = driver.JSONString(v)
+		case "functionCall":
+			return f.functionCall(v, p)
 		case "thought":
 			switch string(v) {
 			case "true":
@@ -172,4 +179,33 @@ func (f *fastChunk) part(data []byte, p *responsePart) bool {
 		}
 		return ok
 	})
+}
+
+// functionCall reads a whole function call (a name, an id, an args
+// object), the shape the Gemini API sends; Vertex's streamed arguments
+// (partialArgs, willContinue), nulls and a second call in a chunk go to
+// the full decoder. Its args
+// are copied, as encoding/json copies a RawMessage: the event's data does
+// not outlive the event.
+func (f *fastChunk) functionCall(data []byte, p *responsePart) bool {
+	if f.hasCall {
+		return false // one per chunk: the next part would overwrite it
+	}
+	f.call, f.hasCall = responseFunction{}, true
+	ok := driver.JSONMembers(data, func(key, v []byte) bool {
+		var ok bool
+		switch string(key) {
+		case "id":
+			f.call.ID, ok = driver.JSONString(v)
+		case "name":
+			f.call.Name, ok = driver.JSONString(v)
+		case "args":
+			f.call.Args, ok = append(json.RawMessage(nil), v...), len(v) > 0 && v[0] == '{'
+		default:
+			return driver.JSONIgnores(key, functionFields)
+		}
+		return ok
+	})
+	p.FunctionCall = &f.call
+	return ok
 }

@@ -88,6 +88,8 @@ func FuzzFastPath(f *testing.F) {
 func FuzzFastChunk(f *testing.F) {
 	f.Add([]byte(`{"candidates": [{"content": {"parts": [{"text": "**Plan**\n\nHi \"x\"","thought": true}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 34,"totalTokenCount": 102,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 34}],"thoughtsTokenCount": 68},"modelVersion": "gemini-2.5-pro","responseId": "x"}`))
 	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"text":"a","thoughtSignature":"c2ln"},{"text":"b"}]}}],"modelVersion":"m"}`))
+	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"get_weather","args":{"city":"Oslo","days":[1, 2]}},"thoughtSignature":"c2ln"}],"role":"model"},"index":0}],"modelVersion":"m"}`))
+	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"functionCall":{"id":"a","name":"f","args":{}}},{"functionCall":{"id":"b","name":"g","args":{"x":null}}}]}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast fastChunk
 		got, ok := fast.decode(data)

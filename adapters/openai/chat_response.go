@@ -259,6 +259,8 @@ func (s *chatState) delta(d *chatDelta) error {
 		idx := i
 		if tc.Index != nil {
 			idx = *tc.Index
+		} else {
+			idx = s.unindexed(tc)
 		}
 		if idx < 0 {
 			return driver.InvalidResponse(s.d.Provider, nil, "tool call index %d is negative", idx)
@@ -301,6 +303,30 @@ func (s *chatState) reasoningText(raw json.RawMessage) (string, error) {
 }
 
 // call returns the started tool call with wire index idx, or nil.
+// unindexed returns the wire index of a tool call delta that carries
+// none, as Ollama's OpenAI-compatible API (before 0.5), Gemini's and some
+// proxies send them: a delta with the id of a call seen continues it, one
+// with a name (and a new id or none) begins a new call, and one with
+// neither continues the last call. A new call takes the index after the
+// highest seen, so that two calls sent in two chunks stay two calls.
+func (s *chatState) unindexed(tc *chatToolCallDelta) int {
+	if tc.ID != "" {
+		for i := range s.tools {
+			if s.tools[i].call.providerID == tc.ID {
+				return s.tools[i].index
+			}
+		}
+	}
+	if tc.Function.Name == "" && len(s.tools) > 0 {
+		return s.tools[len(s.tools)-1].index
+	}
+	next := 0
+	for i := range s.tools {
+		next = max(next, s.tools[i].index+1)
+	}
+	return next
+}
+
 func (s *chatState) call(idx int) *chatCall {
 	for i := range s.tools {
 		if s.tools[i].index == idx {

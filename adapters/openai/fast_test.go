@@ -186,6 +186,8 @@ func FuzzResponsesFastEvent(f *testing.F) {
 	f.Add([]byte(`{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":1,"content_index":0,"delta":"Hi \"there\"\n","logprobs":[],"obfuscation":"x"}`))
 	f.Add([]byte(`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":"{\"a\":"}`))
 	f.Add([]byte(`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":1,"delta":"**Plan**"}`))
+	f.Add([]byte(`{"type":"response.function_call_arguments.done","item_id":"fc_1","output_index":0,"arguments":"{\"a\": 1}","sequence_number":9}`))
+	f.Add([]byte(`{"type":"response.output_text.done","item_id":"msg_1","output_index":1,"content_index":0,"text":"Hi","logprobs":[],"refusal":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast respFast
 		var got respEvent

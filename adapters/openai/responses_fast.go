@@ -4,6 +4,7 @@ import "github.com/metis-llm/metis/adapters/driver"
 
 // respFast decodes the Responses API's delta events (output text,
 // reasoning summary and text, refusal and function-call argument deltas)
+// and the events that end them (their whole text or arguments)
 // without reflection: the indexes, the item id (decoded once while the
 // deltas of one item follow each other) and the delta text, with the
 // members a respEvent ignores (type, sequence_number, obfuscation,
@@ -22,7 +23,11 @@ var respEventFields = []string{"output_index", "item_id", "content_index", "summ
 func fastType(typ []byte) bool {
 	switch string(typ) {
 	case "response.output_text.delta", "response.function_call_arguments.delta", "response.reasoning_summary_text.delta",
-		"response.reasoning_text.delta", "response.refusal.delta":
+		"response.reasoning_text.delta", "response.refusal.delta",
+		// The ends of the above, whose whole text or arguments can be
+		// long (a call's arguments in one string): one pass over them.
+		"response.output_text.done", "response.function_call_arguments.done", "response.reasoning_summary_text.done",
+		"response.reasoning_text.done", "response.refusal.done":
 		return true
 	}
 	return false
@@ -53,6 +58,20 @@ func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 				return true
 			}
 			ev.Delta, ok = f.strs.JSONString(v)
+		case "text", "refusal", "arguments":
+			if driver.IsJSONNull(v) {
+				return true
+			}
+			var str string
+			str, ok = driver.JSONString(v) // kept in the message: a string of its own
+			switch string(key) {
+			case "text":
+				ev.Text = str
+			case "refusal":
+				ev.Refusal = str
+			default:
+				ev.Arguments = str
+			}
 		default:
 			return driver.JSONIgnores(key, respEventFields)
 		}

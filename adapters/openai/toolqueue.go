@@ -233,7 +233,7 @@ func wholeObject(args []byte) bool {
 		case ' ', '\t', '\r', '\n':
 			continue
 		case '{':
-			return json.Valid(args)
+			return driver.ValidJSON(args)
 		}
 		return false
 	}

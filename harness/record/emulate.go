@@ -86,12 +86,22 @@ func toEmulator(r *harness.Reply) emulator.Reply {
 // (`record import`): record leaves its runs alone, whatever the flags.
 const ImportedTag = "imported"
 
+// EditedTag marks a scenario whose cassettes were edited by hand after
+// recording to carry bytes no emulator profile renders (a quirk of a real
+// server; the cassette's provenance says what on an "# edited:" line):
+// record leaves its runs alone, whatever the flags, since re-recording
+// would drop the quirk the scenario exists for.
+const EditedTag = "edited"
+
 // notRecordable says why record leaves a run alone, or "": the scenario
-// is tagged imported, or its existing cassettes hold imported traffic;
-// only `record import` changes those.
+// is tagged imported or edited, or its existing cassettes hold imported
+// traffic; only `record import`, or a hand edit, changes those.
 func (s *session) notRecordable(p harness.Pair, pl *plan) string {
 	if slices.Contains(p.Scenario.Tags, ImportedTag) {
 		return "its cassettes are imported real traffic (tag " + ImportedTag + "); change them with `record import`"
+	}
+	if slices.Contains(p.Scenario.Tags, EditedTag) {
+		return "its cassettes were edited by hand to carry a real server's quirk (tag " + EditedTag + "); re-recording would drop it"
 	}
 	for _, prov := range pl.providers {
 		if !pl.existing[prov] {

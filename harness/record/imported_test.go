@@ -55,3 +55,20 @@ func TestRecordLeavesImportedTrafficAlone(t *testing.T) {
 	assert.Contains(t, out.String(), "its cassettes are imported real traffic (tag imported)")
 	assert.NoDirExists(t, filepath.Join(dir, "cassettes", "vllm"))
 }
+
+// TestRecordLeavesEditedCassettesAlone checks that record, even with
+// --force, skips a scenario tagged edited (its cassettes carry a real
+// server's quirk by hand) and writes none of its cassettes.
+func TestRecordLeavesEditedCassettesAlone(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	cfg := emulatorConfig(dir, &out)
+	cfg.ScenarioDir = scenarioDir
+	cfg.Force, cfg.IDs = true, []string{"quirks/vllm-stop-reason-forms", "quirks/chat-tool-calls-without-index"}
+	sum, err := record.Run(context.Background(), cfg)
+	require.NoError(t, err, out.String())
+	assert.Zero(t, sum.Count(record.ActionRecorded), out.String())
+	assert.Equal(t, 2, sum.Count(record.ActionSkipped), out.String())
+	assert.Contains(t, out.String(), "its cassettes were edited by hand to carry a real server's quirk (tag edited)")
+	assert.NoDirExists(t, filepath.Join(dir, "cassettes"))
+}

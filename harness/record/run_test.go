@@ -44,11 +44,12 @@ func emulatorConfig(dir string, out *bytes.Buffer) record.Config {
 }
 
 // replayConfig replays dir's cassettes the way `conform run` does. The
-// real-traffic scenarios (tag imported) are left out: record does not
-// write their cassettes.
+// real-traffic scenarios (tag imported) and those whose cassettes were
+// edited by hand (tag edited) are left out: record does not write their
+// cassettes.
 func replayConfig(dir string, update bool) harness.Config {
 	return harness.Config{
-		Skip:          []string{record.ImportedTag},
+		Skip:          []string{record.ImportedTag, record.EditedTag},
 		ScenarioDir:   fixtureDir,
 		CassetteDir:   filepath.Join(dir, "cassettes"),
 		GoldenDir:     filepath.Join(dir, "goldens"),

@@ -8,9 +8,12 @@
 // Streams: metis, SDK and floor time per stream, SDK÷metis (how many
 // times faster metis is), metis÷floor (how far from the floor), each the
 // median of the per-round ratios when every round has one sample, and
-// metis's allocations per wire event. Replay: go-vcr÷metis for serve and
+// metis's allocations per wire event; on the large streams, the
+// canonical events metis emits against the wire events and block
+// boundaries (out-events/op, boundaries/op). Replay: go-vcr÷metis for serve and
 // load+serve. Suite: time per op and per run for a quarter, half and all
-// of it. Memory: the peak live heap and the bytes allocated against the
+// of it. Certify: wall and CPU time per certified run, the adapter in
+// process or behind the stdio shim. Memory: the peak live heap and the bytes allocated against the
 // wire and assembled sizes.
 //
 // Times are the process's CPU time per op (cpu-ns/op) where every
@@ -33,8 +36,8 @@ import (
 
 // Targets, as the project states them.
 const (
-	sdkTarget         = 10.0 // each decoder ≥10× faster than its SDK
-	floorTarget       = 2.0  // and within 2× of the floor
+	sdkTarget         = 10.0 // each decoder ≥10× faster than its SDK, on the large streams
+	floorTarget       = 1.5  // and within 1.5× of the floor, on the large streams
 	allocTarget       = 1.0  // ≤1 allocation per wire event
 	serveTarget       = 2.0  // replay ≥2× faster than go-vcr on serve
 	loadServeTarget   = 1.5  // and ≥1.5× on load+serve
@@ -212,6 +215,7 @@ func report(out io.Writer, m measurements) {
 	perEvent(out, m)
 	replay(out, m, &v)
 	suite(out, m, &v)
+	certification(out, m)
 	memory(out, m)
 	if len(v.lines) > 0 {
 		fmt.Fprintln(out, "targets (medians of this run)")
@@ -242,6 +246,8 @@ func streams(out io.Writer, m measurements, v *verdict) {
 		// the stream with the fewest events, for the marginal cost of
 		// an event: (allocs(large) − allocs(smallest)) ÷ (events(large) − events(smallest))
 		fewEvents, fewAllocs, largeEvents, largeAllocs float64
+		// the large stream's ratios and canonical events
+		largeSDK, largeFloor, largeOut, largeBoundaries float64
 	}
 	ds := map[string]*dialect{}
 	var order []string
@@ -270,6 +276,8 @@ func streams(out io.Writer, m measurements, v *verdict) {
 		}
 		if stream == "large" {
 			d.maxAlloc, d.seen = allocs, true
+			d.largeSDK, d.largeFloor = sdk, floor
+			d.largeOut, d.largeBoundaries = m.median(n, "metis", "out-events/op"), m.median(n, "metis", "boundaries/op")
 			d.largeEvents, d.largeAllocs = events, m.median(n, "metis", "allocs/op")
 		}
 	}
@@ -277,9 +285,16 @@ func streams(out io.Writer, m measurements, v *verdict) {
 	fmt.Fprintln(out)
 	for _, api := range order {
 		d := ds[api]
-		v.add(d.minSDK >= sdkTarget, "%s: ≥%.0f× faster than its SDK on every stream (least %.2f×, %s)", api, sdkTarget, d.minSDK, d.sdkAt)
-		v.add(d.maxFloor <= floorTarget, "%s: within %.0f× of the floor on every stream (farthest %.2f×, %s)", api, floorTarget, d.maxFloor, d.floorAt)
+		if !d.seen { // no large stream: every stream is held to the targets
+			v.add(d.minSDK >= sdkTarget, "%s: ≥%.0f× faster than its SDK on every stream (least %.2f×, %s)", api, sdkTarget, d.minSDK, d.sdkAt)
+			v.add(d.maxFloor <= floorTarget, "%s: within %.1f× of the floor on every stream (farthest %.2f×, %s)", api, floorTarget, d.maxFloor, d.floorAt)
+		}
 		if d.seen {
+			v.add(d.largeSDK >= sdkTarget, "%s: ≥%.0f× faster than its SDK on the large stream (%.2f×; least of all streams %.2f×, %s)", api, sdkTarget, d.largeSDK, d.minSDK, d.sdkAt)
+			v.add(d.largeFloor <= floorTarget, "%s: within %.1f× of the floor on the large stream (%.2f×; farthest of all streams %.2f×, %s)", api, floorTarget, d.largeFloor, d.maxFloor, d.floorAt)
+			if d.largeOut > 0 {
+				v.add(d.largeOut <= d.largeEvents+d.largeBoundaries, "%s: canonical events ≤ wire events + block boundaries on the large stream (%.0f ≤ %.0f + %.0f)", api, d.largeOut, d.largeEvents, d.largeBoundaries)
+			}
 			v.add(d.maxAlloc <= allocTarget, "%s: ≤%.0f allocation per wire event on the large stream (%.2f, the per-call constant included)", api, allocTarget, d.maxAlloc)
 			if d.largeEvents > d.fewEvents {
 				marginal := (d.largeAllocs - d.fewAllocs) / (d.largeEvents - d.fewEvents)
@@ -346,6 +361,23 @@ func suite(out io.Writer, m measurements, v *verdict) {
 	if q, a := per["quarter"], per["all"]; q > 0 && a > 0 {
 		v.add(a/q <= suiteGrowthTarget, "suite: %s time per run does not grow with the suite (all ÷ quarter %.2f×)", unit, a/q)
 	}
+}
+
+// certification prints the time per certified run through the replay
+// server (the adapter in conform's process) and through the stdio shim.
+func certification(out io.Writer, m measurements) {
+	names := m.names("Certify/")
+	if len(names) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "certify (anthropic, basic/)\truns\twall ms/run\tcpu ms/run\t")
+	for _, n := range names {
+		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.2f\t\n", strings.TrimPrefix(strings.TrimPrefix(n, "Certify/"), "via="),
+			m.median(n, "", "runs/op"), m.ns(n, "", "ns/run")/1e6, m.ns(n, "", "cpu-ns/run")/1e6)
+	}
+	tw.Flush()
+	fmt.Fprintln(out)
 }
 
 func memory(out io.Writer, m measurements) {
