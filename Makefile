@@ -4,7 +4,7 @@ GO ?= go
 FUZZTIME ?= 60s
 FUZZSHORT ?= 200x
 
-.PHONY: test race lint conform validate record-missing record bench bench-compare fuzz fuzz-short emulate mutate plant
+.PHONY: test race lint conform validate record-missing record bench bench-compare fuzz fuzz-short emulate mutate plant thirdparty
 
 test:            ## unit tests and the conformance suite (the README's quick-start test command)
 	$(GO) test ./...
@@ -33,6 +33,9 @@ bench:           ## stream decoder benchmarks, side by side
 
 bench-compare:   ## metis vs the official SDKs, go-vcr and a floor in one run (bench/): benchstat tables, ratios, targets; ROUNDS=6 BENCHTIME=0.5s
 	bash bench/compare.sh
+
+thirdparty:      ## certify charm.land/fantasy and langchaingo through thin shims (thirdparty/, a module of its own; its README lists each expected failure)
+	cd thirdparty && $(GO) vet ./... && $(GO) test -parallel 4 ./...
 
 mutate:          ## mutation testing (gremlins, not in CI): adapters/ and session/ with conform run alone as the test (hours; MUTATE_TARGETS="adapters/anthropic session" for part); MUTATE_SET=tooling: record, import, replay, faults, reports and sharding, certify under their own tests (mutate/tooling.targets)
 	@if [ "$(MUTATE_SET)" = tooling ]; then bash mutate/tooling.sh; else bash mutate/run.sh; fi

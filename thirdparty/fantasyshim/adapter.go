@@ -1,0 +1,492 @@
+// Package fantasyshim is the thinnest adapters.Adapter over
+// charm.land/fantasy: canonical requests become a fantasy.Call for the
+// library's own provider (anthropic, openai — Responses or Chat as the
+// model's dialect says — or google for Gemini), and the library's
+// Response or StreamParts become canonical responses and events through
+// metis's driver.Assembler. The library's HTTP goes through the harness's
+// client. Nothing here corrects what fantasy sends or reads.
+package fantasyshim
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/url"
+	"strings"
+
+	"charm.land/fantasy"
+	fanthropic "charm.land/fantasy/providers/anthropic"
+	fgoogle "charm.land/fantasy/providers/google"
+	fopenai "charm.land/fantasy/providers/openai"
+
+	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/adapters/anthropic"
+	"github.com/metis-llm/metis/adapters/driver"
+	"github.com/metis-llm/metis/adapters/gemini"
+	"github.com/metis-llm/metis/adapters/openai"
+	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/thirdparty/internal/shim"
+)
+
+// Version is the fantasy release this shim is built and certified with.
+const Version = "v0.41.2"
+
+// Adapter wraps one fantasy provider as an adapters.Adapter.
+type Adapter struct {
+	*shim.Base
+	kind     string // "anthropic", "openai" or "gemini": the wire
+	provider fantasy.Provider
+	classify shim.Classifier
+}
+
+// New builds the adapter for cfg.Type "anthropic", "openai" or "gemini".
+func New(cfg adapters.Config) (*Adapter, error) {
+	a := &Adapter{Base: shim.NewBase(cfg), kind: cfg.Type}
+	var err error
+	switch cfg.Type {
+	case "anthropic":
+		opts := []fanthropic.Option{fanthropic.WithAPIKey(cfg.APIKey), fanthropic.WithHTTPClient(a.HTTP)}
+		if cfg.BaseURL != "" {
+			opts = append(opts, fanthropic.WithBaseURL(cfg.BaseURL))
+		}
+		if len(cfg.ExtraHeaders) > 0 {
+			opts = append(opts, fanthropic.WithHeaders(cfg.ExtraHeaders))
+		}
+		a.provider, err = fanthropic.New(opts...)
+		a.classify = anthropic.Classify
+	case "openai":
+		opts := []fopenai.Option{fopenai.WithAPIKey(cfg.APIKey), fopenai.WithHTTPClient(a.HTTP),
+			fopenai.WithUseResponsesAPI(), fopenai.WithResponsesAPIFunc(func(model string) bool { return a.dialect(model) != "chat" })}
+		if cfg.BaseURL != "" {
+			// fantasy's base URL is the OpenAI SDK's, which includes /v1.
+			opts = append(opts, fopenai.WithBaseURL(strings.TrimSuffix(cfg.BaseURL, "/")+"/v1"))
+		}
+		if len(cfg.ExtraHeaders) > 0 {
+			opts = append(opts, fopenai.WithHeaders(cfg.ExtraHeaders))
+		}
+		a.provider, err = fopenai.New(opts...)
+		a.classify = openai.ClassifyChat
+	case "gemini":
+		opts := []fgoogle.Option{fgoogle.WithGeminiAPIKey(cfg.APIKey), fgoogle.WithHTTPClient(a.HTTP)}
+		if cfg.BaseURL != "" {
+			opts = append(opts, fgoogle.WithBaseURL(cfg.BaseURL))
+		}
+		if len(cfg.ExtraHeaders) > 0 {
+			opts = append(opts, fgoogle.WithHeaders(cfg.ExtraHeaders))
+		}
+		a.provider, err = fgoogle.New(opts...)
+		a.classify = gemini.Classify
+	default:
+		return nil, fmt.Errorf("fantasyshim: adapter type %q: fantasy's providers are anthropic, openai and gemini here", cfg.Type)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fantasyshim: %s: %w", cfg.Type, err)
+	}
+	return a, nil
+}
+
+// dialect returns the OpenAI dialect of the model whose wire name is
+// model: "chat" or "responses".
+func (a *Adapter) dialect(wire string) string {
+	for id := range a.Cfg.Models {
+		m := a.Cfg.Model(id)
+		if m.WireName == wire {
+			if d, ok := m.Options["dialect"].(string); ok {
+				return d
+			}
+		}
+	}
+	return "responses"
+}
+
+// Capabilities declares what the shim maps through fantasy.
+func (a *Adapter) Capabilities(model string) canonical.Capabilities {
+	c := canonical.Capabilities{
+		SupportsImages: true, SupportsTools: true, SupportsSystemPrompt: true,
+		SupportsStreaming: true, SupportsStreamingToolCalls: true, SupportsParallelToolCalls: true,
+		MaxContextTokens: 128000, MaxOutputTokens: 32000,
+	}
+	switch a.kind {
+	case "anthropic":
+		c.SupportsThinking = true
+		c.MaxContextTokens, c.MaxOutputTokens = 200000, 64000
+	case "gemini":
+		c.SupportsThinking = true
+		c.MaxContextTokens, c.MaxOutputTokens = 1048576, 65536
+	}
+	return c
+}
+
+// Complete makes a non-streaming call with LanguageModel.Generate.
+func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
+	ctx, done := a.Begin(ctx, req)
+	defer done()
+	model, call, err := a.prepare(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := model.Generate(ctx, call)
+	if err != nil {
+		return nil, a.failure(ctx, err)
+	}
+	asm := driver.NewAssembler(nil, a.Name(), req.Model, req.RequestID, a.ToolIDs(req))
+	for i, c := range resp.Content {
+		switch c.GetType() {
+		case fantasy.ContentTypeText:
+			if t, ok := fantasy.AsContentType[fantasy.TextContent](c); ok {
+				asm.TextDelta(i, t.Text)
+			}
+		case fantasy.ContentTypeReasoning:
+			if r, ok := fantasy.AsContentType[fantasy.ReasoningContent](c); ok {
+				a.reasoning(asm, i, r.Text, r.ProviderMetadata)
+			}
+		case fantasy.ContentTypeToolCall:
+			if t, ok := fantasy.AsContentType[fantasy.ToolCallContent](c); ok {
+				asm.ToolStart(i, t.ToolCallID, t.ToolName)
+				asm.ToolInputFinal(i, json.RawMessage(t.Input))
+			}
+		}
+		asm.EndBlock(i)
+	}
+	asm.SetUsage(usage(resp.Usage))
+	out := asm.Finish(stopReason(resp.FinishReason), string(resp.FinishReason))
+	return out, nil
+}
+
+// Stream makes a streaming call with LanguageModel.Stream.
+func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
+	return func(yield func(canonical.StreamEvent, error) bool) {
+		ctx, done := a.Begin(ctx, req)
+		defer done()
+		model, call, err := a.prepare(ctx, req)
+		if err != nil {
+			yield(canonical.StreamEvent{}, err)
+			return
+		}
+		parts, err := model.Stream(ctx, call)
+		if err != nil {
+			yield(canonical.StreamEvent{}, a.failure(ctx, err))
+			return
+		}
+		asm := driver.NewAssembler(yield, a.Name(), req.Model, req.RequestID, a.ToolIDs(req))
+		keys := map[string]int{}
+		key := func(kind, id string) int {
+			k := kind + ":" + id
+			if n, ok := keys[k]; ok {
+				return n
+			}
+			keys[k] = len(keys)
+			return len(keys) - 1
+		}
+		for p := range parts {
+			if asm.Stopped() {
+				break
+			}
+			if ctx.Err() != nil {
+				// Cancelled: what fantasy still has in hand is not
+				// delivered; the message ends as cancelled.
+				a.fail(ctx, asm, yield, ctx.Err())
+				return
+			}
+			switch p.Type {
+			case fantasy.StreamPartTypeTextDelta:
+				asm.TextDelta(key("text", p.ID), p.Delta)
+			case fantasy.StreamPartTypeTextEnd:
+				asm.EndBlock(key("text", p.ID))
+			case fantasy.StreamPartTypeReasoningDelta:
+				a.reasoning(asm, key("reasoning", p.ID), p.Delta, p.ProviderMetadata)
+			case fantasy.StreamPartTypeReasoningEnd:
+				a.reasoning(asm, key("reasoning", p.ID), "", p.ProviderMetadata)
+				asm.EndBlock(key("reasoning", p.ID))
+			case fantasy.StreamPartTypeToolInputStart:
+				asm.ToolStart(key("tool", p.ID), p.ID, p.ToolCallName)
+			case fantasy.StreamPartTypeToolInputDelta:
+				if _, err := asm.ToolInputDelta(key("tool", p.ID), p.Delta); err != nil {
+					asm.Fail(ctx, err)
+					return
+				}
+			case fantasy.StreamPartTypeToolCall:
+				k := key("tool", p.ID)
+				asm.ToolStart(k, p.ID, p.ToolCallName)
+				asm.ToolInputFinal(k, json.RawMessage(p.ToolCallInput))
+				asm.EndBlock(k)
+			case fantasy.StreamPartTypeFinish:
+				asm.SetUsage(usage(p.Usage))
+				asm.Finish(stopReason(p.FinishReason), string(p.FinishReason))
+			case fantasy.StreamPartTypeError:
+				a.fail(ctx, asm, yield, p.Error)
+				return
+			}
+		}
+		if asm.Finished() || asm.Stopped() && ctx.Err() == nil {
+			return
+		}
+		if ctx.Err() != nil {
+			a.fail(ctx, asm, yield, ctx.Err())
+			return
+		}
+		// fantasy ended the stream without a finish part.
+		a.fail(ctx, asm, yield, nil)
+	}
+}
+
+// fail ends a stream after err: alone before the first event, else after
+// message.complete with stop reason error (or cancelled).
+func (a *Adapter) fail(ctx context.Context, asm *driver.Assembler, yield func(canonical.StreamEvent, error) bool, err error) {
+	if !asm.Started() {
+		yield(canonical.StreamEvent{}, a.failure(ctx, err))
+		return
+	}
+	if err == nil {
+		asm.Fail(ctx, nil)
+		return
+	}
+	asm.Fail(ctx, a.failure(ctx, err))
+}
+
+// failure maps an error fantasy returned to a canonical error, from what
+// fantasy reports: a ProviderError with the HTTP status, headers and body
+// (the provider's error JSON as the SDK kept it), a mid-stream error
+// event (no status; TransientError set for a temporary condition), a
+// transport failure (a *url.Error, or fantasy's "stream transport
+// error"), or — any other error — a body the SDK could not decode.
+func (a *Adapter) failure(ctx context.Context, err error) *canonical.AdapterError {
+	if ctx.Err() != nil || err == nil {
+		return shim.Failure(ctx, a.Name(), err)
+	}
+	var (
+		pe *fantasy.ProviderError
+		ue *url.Error
+	)
+	if errors.As(err, &ue) {
+		return shim.Failure(ctx, a.Name(), err)
+	}
+	if !errors.As(err, &pe) {
+		return driver.InvalidResponse(a.Name(), err, "fantasy: %v", err)
+	}
+	if pe.StatusCode >= 400 {
+		ae := shim.HTTPFailure(a.Name(), a.classify, pe.StatusCode, pe.ResponseHeaders, errorBody(pe), err)
+		if pe.ContextTooLargeErr {
+			ae.Class, ae.Retryable = canonical.ErrContextOverflow, false
+		}
+		ae.Attempts = shim.Attempts(ctx)
+		return ae
+	}
+	if pe.Title == "stream transport error" {
+		return shim.Failure(ctx, a.Name(), pe.Cause)
+	}
+	class := canonical.ErrOther
+	if pe.TransientError {
+		class = canonical.ErrServer
+	}
+	ae := canonical.NewError(class, "", "%s: %s", pe.Title, pe.Message)
+	ae.Provider, ae.Err, ae.Retryable = a.Name(), err, pe.TransientError
+	return ae
+}
+
+// errorBody returns the provider's error body from what fantasy kept: the
+// SDK error's raw JSON when the cause has one (fantasy's ResponseBody is
+// then a dump of the whole HTTP response, whose body the SDK already
+// read), else ResponseBody.
+func errorBody(pe *fantasy.ProviderError) []byte {
+	var raw interface{ RawJSON() string }
+	if errors.As(pe.Cause, &raw) && raw.RawJSON() != "" {
+		return []byte(raw.RawJSON())
+	}
+	return pe.ResponseBody
+}
+
+// reasoning feeds a thinking delta and the signature fantasy keeps in
+// the part's provider metadata.
+func (a *Adapter) reasoning(asm *driver.Assembler, k int, text string, md fantasy.ProviderMetadata) {
+	if text != "" {
+		asm.ThinkingDelta(k, text)
+	}
+	switch m := md[fanthropic.Name].(type) {
+	case *fanthropic.ReasoningOptionMetadata:
+		if m.RedactedData != "" {
+			asm.RedactedThinking(k, m.RedactedData)
+		} else if m.Signature != "" {
+			asm.ThinkingSignature(k, m.Signature)
+		}
+	}
+	if m, ok := md[fgoogle.Name].(*fgoogle.ReasoningMetadata); ok && m.Signature != "" {
+		asm.ThinkingSignature(k, m.Signature)
+	}
+}
+
+// prepare opens the language model and builds the call.
+func (a *Adapter) prepare(ctx context.Context, req *canonical.Request) (fantasy.LanguageModel, fantasy.Call, error) {
+	if err := canonical.ValidateHistory(req.Messages, req.Tools); err != nil {
+		return nil, fantasy.Call{}, err
+	}
+	wire := a.Cfg.Model(req.Model).WireName
+	model, err := a.provider.LanguageModel(ctx, wire)
+	if err != nil {
+		return nil, fantasy.Call{}, a.failure(ctx, err)
+	}
+	call, err := a.call(req)
+	return model, call, err
+}
+
+// call maps a canonical request to a fantasy.Call.
+func (a *Adapter) call(req *canonical.Request) (fantasy.Call, error) {
+	ids := a.ToolIDs(req)
+	var c fantasy.Call
+	if req.SystemPrompt != "" {
+		c.Prompt = append(c.Prompt, fantasy.NewSystemMessage(req.SystemPrompt))
+	}
+	for i, m := range req.Messages {
+		msgs, err := a.messages(m, ids)
+		if err != nil {
+			return c, canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeUnsupportedContent, "messages[%d]: %v", i, err)
+		}
+		c.Prompt = append(c.Prompt, msgs...)
+	}
+	for _, t := range req.Tools {
+		var schema map[string]any
+		if len(t.InputSchema) > 0 {
+			if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
+				return c, canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeInvalidToolSchema, "tool %s: %v", t.Name, err)
+			}
+		}
+		c.Tools = append(c.Tools, fantasy.FunctionTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	if tc := req.ToolChoice; tc != nil {
+		var choice fantasy.ToolChoice
+		switch tc.Mode {
+		case canonical.ToolChoiceAuto:
+			choice = fantasy.ToolChoiceAuto
+		case canonical.ToolChoiceAny:
+			choice = fantasy.ToolChoiceRequired
+		case canonical.ToolChoiceNone:
+			choice = fantasy.ToolChoiceNone
+		case canonical.ToolChoiceTool:
+			choice = fantasy.SpecificToolChoice(tc.Name)
+		}
+		c.ToolChoice = &choice
+	}
+	if req.MaxOutputTokens > 0 {
+		n := int64(req.MaxOutputTokens)
+		c.MaxOutputTokens = &n
+	}
+	c.Temperature, c.TopP = req.Temperature, req.TopP
+	// fantasy.Call has no stop sequences and no seed: they cannot be sent.
+	if th := req.Thinking; th != nil {
+		switch a.kind {
+		case "anthropic":
+			opts := &fanthropic.ProviderOptions{}
+			if th.BudgetTokens > 0 {
+				opts.Thinking = &fanthropic.ThinkingProviderOption{BudgetTokens: int64(th.BudgetTokens)}
+			}
+			if th.Effort != "" {
+				effort := fanthropic.Effort(th.Effort)
+				opts.Effort = &effort
+			}
+			c.ProviderOptions = fantasy.ProviderOptions{fanthropic.Name: opts}
+		case "gemini":
+			budget, include := int64(th.BudgetTokens), true
+			tc := &fgoogle.ThinkingConfig{IncludeThoughts: &include}
+			if budget > 0 {
+				tc.ThinkingBudget = &budget
+			}
+			c.ProviderOptions = fantasy.ProviderOptions{fgoogle.Name: &fgoogle.ProviderOptions{ThinkingConfig: tc}}
+		}
+	}
+	return c, nil
+}
+
+// messages maps one canonical message to fantasy's: a user turn's tool
+// results go in a tool message before its other parts.
+func (a *Adapter) messages(m canonical.Message, ids canonical.ToolIDMap) ([]fantasy.Message, error) {
+	var parts, results []fantasy.MessagePart
+	for _, b := range m.Content {
+		switch b := b.(type) {
+		case canonical.TextBlock:
+			parts = append(parts, fantasy.TextPart{Text: b.Text})
+		case canonical.ImageBlock:
+			if b.Source.Kind != canonical.ImageBase64 {
+				return nil, fmt.Errorf("an image by %s: fantasy's FilePart carries bytes only", b.Source.Kind)
+			}
+			data, err := base64.StdEncoding.DecodeString(b.Source.Data)
+			if err != nil {
+				return nil, fmt.Errorf("image data: %w", err)
+			}
+			parts = append(parts, fantasy.FilePart{Data: data, MediaType: b.MediaType})
+		case canonical.ThinkingBlock:
+			parts = append(parts, fantasy.ReasoningPart{Text: b.Text, ProviderOptions: a.signature(b.Signature, "")})
+		case canonical.RedactedThinkingBlock:
+			parts = append(parts, fantasy.ReasoningPart{ProviderOptions: a.signature("", b.Data)})
+		case canonical.ToolUseBlock:
+			parts = append(parts, fantasy.ToolCallPart{ToolCallID: ids.Wire(a.Name(), b.ID), ToolName: b.Name, Input: string(b.Input)})
+		case canonical.ToolResultBlock:
+			var text strings.Builder
+			for _, c := range b.Content {
+				if t, ok := c.(canonical.TextBlock); ok {
+					text.WriteString(t.Text)
+				}
+			}
+			var out fantasy.ToolResultOutputContent = fantasy.ToolResultOutputContentText{Text: text.String()}
+			if b.IsError {
+				out = fantasy.ToolResultOutputContentError{Error: errors.New(text.String())}
+			}
+			results = append(results, fantasy.ToolResultPart{ToolCallID: ids.Wire(a.Name(), b.ToolUseID), Output: out})
+		default:
+			return nil, fmt.Errorf("a %s block", b.Type())
+		}
+	}
+	var out []fantasy.Message
+	if len(results) > 0 {
+		out = append(out, fantasy.Message{Role: fantasy.MessageRoleTool, Content: results})
+	}
+	if len(parts) > 0 {
+		role := fantasy.MessageRoleUser
+		switch m.Role {
+		case canonical.RoleAssistant:
+			role = fantasy.MessageRoleAssistant
+		case canonical.RoleSystem:
+			role = fantasy.MessageRoleSystem
+		}
+		out = append(out, fantasy.Message{Role: role, Content: parts})
+	}
+	return out, nil
+}
+
+// signature carries a thinking block's signature (or redacted data) in
+// the provider options fantasy reads it from.
+func (a *Adapter) signature(sig, redacted string) fantasy.ProviderOptions {
+	switch a.kind {
+	case "anthropic":
+		return fantasy.ProviderOptions{fanthropic.Name: &fanthropic.ReasoningOptionMetadata{Signature: sig, RedactedData: redacted}}
+	case "gemini":
+		if sig != "" {
+			return fantasy.ProviderOptions{fgoogle.Name: &fgoogle.ReasoningMetadata{Signature: sig}}
+		}
+	}
+	return nil
+}
+
+func usage(u fantasy.Usage) canonical.TokenUsage {
+	return canonical.TokenUsage{
+		InputTokens: int(u.InputTokens), OutputTokens: int(u.OutputTokens),
+		CachedInputTokens: int(u.CacheReadTokens), CacheCreationInputTokens: int(u.CacheCreationTokens),
+		ReasoningTokens: int(u.ReasoningTokens),
+	}
+}
+
+func stopReason(r fantasy.FinishReason) canonical.StopReason {
+	switch r {
+	case fantasy.FinishReasonLength:
+		return canonical.StopMaxTokens
+	case fantasy.FinishReasonToolCalls:
+		return canonical.StopToolUse
+	case fantasy.FinishReasonContentFilter:
+		return canonical.StopContentFilter
+	case fantasy.FinishReasonError:
+		return canonical.StopError
+	}
+	return canonical.StopEndTurn
+}
