@@ -74,7 +74,7 @@ func TestBuiltinAdaptersCertifyThroughTheShim(t *testing.T) {
 	// The cloud platforms read their credentials from the environment,
 	// which the protocol does not carry: the child inherits the
 	// harness's fake ones, as an in-process run gets them from Getenv.
-	for _, v := range []string{"GOOGLE_OAUTH_ACCESS_TOKEN", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} {
+	for _, v := range []string{"GOOGLE_OAUTH_ACCESS_TOKEN", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"} {
 		t.Setenv(v, harness.FakeKey)
 	}
 	want := certifytest.ConformOutcomes(t, "..")

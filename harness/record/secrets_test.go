@@ -50,6 +50,8 @@ var fakeSecrets = map[string][]string{
 		"TESTONLYp7Lw2Qx9Rv4Nc7Tb1Zy6Hk3Jd5Fg0SaB", "AIzaSyTESTONLY0123456789abcdefghijklmno",
 	},
 	"canonical/errors_redact_test.go": {"sk-ant-api03-Zq9x8W7v6U5t4S3r2Q1p0OnMlKjIhGfE-dcba_AA", "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"},
+	// The scripted static token a credentials scenario expects back.
+	"scenarios/credentials/static-token-not-resent.yaml": {"Bearer static-vertex-token"},
 }
 
 // everyMatch are files made of made-up examples of every shape, the
