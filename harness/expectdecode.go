@@ -233,7 +233,7 @@ func (t *tree) decodeRequests(ptr string, raw json.RawMessage) ([]ExpectRequest,
 				return nil, t.errorf(fmt.Sprintf("%s/present/%d", p, j), "%v", err)
 			}
 			if slices.Contains(r.Absent, a) {
-				return nil, t.errorf(fmt.Sprintf("%s/present/%d", p, j), "%s is both present and absent", a)
+				return nil, t.errorf(fmt.Sprintf("%s/present/%d", p, j), "request present: %s is also in absent: a pointer cannot be both", a)
 			}
 		}
 		if field, err := checkRequestURL(r); err != nil {
