@@ -194,11 +194,13 @@
 //	    equal: [[/messages/1/content/0/id, /messages/2/content/0/tool_use_id]]  # same value
 //	    contains: {tools: [{function: {name: read_file}}]}   # a partial object
 //	    absent: [/tools]
+//	    present: [/max_tokens]                              # resolves, any value but null
 //	    headers: {x-title: metis}
 //	    includes: [toolu_01], excludes: [signature]          # raw body texts
 //	  waits: [2s, {min: 1s, max: 1.25s}]  # sleeps on the virtual clock, exactly [regression]
 //	  fragments: verbatim              # streamed fragments appear as such on the wire [contract]
-//	  raw: {choices: [{logprobs: {}}]} # partial object of the unstreamed body [contract]
+//	  raw: {choices: [{logprobs: {}}]} # partial object of the unstreamed body [contract;
+//	                                   # no raw body at all: regression]
 //	  provider_raw: {...}              # partial object of the response's provider_raw [regression]
 //	  per_wire: {chat: {...}}          # refinements for calls in a wire format
 //	  per_model: {vllm: {...}}         # ... or to a model, column or provider

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -225,6 +226,14 @@ func (t *tree) decodeRequests(ptr string, raw json.RawMessage) ([]ExpectRequest,
 		for j, a := range r.Absent {
 			if _, err := splitPointer(a); err != nil {
 				return nil, t.errorf(fmt.Sprintf("%s/absent/%d", p, j), "%v", err)
+			}
+		}
+		for j, a := range r.Present {
+			if _, err := splitPointer(a); err != nil {
+				return nil, t.errorf(fmt.Sprintf("%s/present/%d", p, j), "%v", err)
+			}
+			if slices.Contains(r.Absent, a) {
+				return nil, t.errorf(fmt.Sprintf("%s/present/%d", p, j), "request present: %s is also in absent: a pointer cannot be both", a)
 			}
 		}
 		if field, err := checkRequestURL(r); err != nil {

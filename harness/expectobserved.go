@@ -227,7 +227,7 @@ func expectObserved(e *Expect, o *outcome, d *stepData) []Check {
 		if o.resp != nil {
 			raw = o.resp.RawBody
 		}
-		checks = append(checks, expectPartial(CheckRaw, "raw response body", e.Raw, raw))
+		checks = append(checks, expectRaw(e.Raw, raw))
 	}
 	if e.ProviderRaw != nil {
 		var raw []byte
@@ -320,7 +320,7 @@ func expectRequest(want ExpectRequest, exs []*exchange) Check {
 			problems = append(problems, fmt.Sprintf("body contains %q", s))
 		}
 	}
-	if len(want.JSON) > 0 || len(want.Parsed) > 0 || len(want.Unordered) > 0 || len(want.Equal) > 0 || want.Contains != nil || len(want.Absent) > 0 {
+	if len(want.JSON) > 0 || len(want.Parsed) > 0 || len(want.Unordered) > 0 || len(want.Equal) > 0 || want.Contains != nil || len(want.Absent) > 0 || len(want.Present) > 0 {
 		doc, err := decodeJSON(ex.body)
 		if err != nil {
 			problems = append(problems, "body is not JSON: "+err.Error())
@@ -334,8 +334,8 @@ func expectRequest(want ExpectRequest, exs []*exchange) Check {
 	return c
 }
 
-// jsonChecks checks a request body's JSON against want's json, contains
-// and absent.
+// jsonChecks checks a request body's JSON against want's json, parsed,
+// unordered, equal, contains, absent and present.
 func jsonChecks(want ExpectRequest, doc any, eq requestEquivalence) []string {
 	var problems []string
 	ptrs := slices.Sorted(maps.Keys(want.JSON))
@@ -373,6 +373,11 @@ func jsonChecks(want ExpectRequest, doc any, eq requestEquivalence) []string {
 	for _, p := range want.Absent {
 		if got, ok := resolvePointer(doc, p); ok && !eq.holdsAbsent(p) {
 			problems = append(problems, fmt.Sprintf("%s: %s, want it absent", p, describeJSON(got)))
+		}
+	}
+	for _, p := range want.Present {
+		if got, ok := resolvePointer(doc, p); !ok || got == nil {
+			problems = append(problems, fmt.Sprintf("%s: missing, want a value", p))
 		}
 	}
 	return problems
@@ -528,6 +533,19 @@ func jsonStringBody(s string) []byte {
 }
 
 // expectPartial checks that the JSON document got contains want.
+// expectRaw checks the raw response body against want. A raw body given
+// is the contract's (004 §8.2: verbatim, no field omitted); giving one at
+// all is metis's extension (canonical.Response.RawBody), so a missing
+// one fails the regression oracle only.
+func expectRaw(want json.RawMessage, raw []byte) Check {
+	c := expectPartial(CheckRaw, "raw response body", want, raw)
+	c.Oracle = OracleContract
+	if len(raw) == 0 {
+		c.Oracle = OracleRegression
+	}
+	return c
+}
+
 func expectPartial(name, what string, want json.RawMessage, got []byte) Check {
 	c := Check{Name: name, OK: false}
 	if len(got) == 0 {

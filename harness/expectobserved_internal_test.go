@@ -120,6 +120,8 @@ func TestExpectRequest(t *testing.T) {
 		{name: "not equivalent", want: ExpectRequest{Index: intp2(0), JSON: map[string]json.RawMessage{"/system": raw(`[{"type":"text","text":"T"}]`)}},
 			msg: `/system: "S", want [`},
 		{name: "absent", want: ExpectRequest{Absent: []string{"/tools", "/system"}}, msg: `/system: "S", want it absent`},
+		{name: "present", want: ExpectRequest{Index: intp2(0), Present: []string{"/max_tokens", "/messages/0/content"}}},
+		{name: "present missing", want: ExpectRequest{Present: []string{"/messages/0", "/max_tokens"}}, msg: "/max_tokens: missing, want a value"},
 		{name: "contains", want: ExpectRequest{Contains: raw(`{"messages":[{"content":"again"}]}`)}},
 		{name: "contains fails", want: ExpectRequest{Contains: raw(`{"messages":[{"content":"hi"}]}`)}, msg: `contains: /messages/0/content: "again", want "hi"`},
 		{name: "path", want: ExpectRequest{Method: "post", Path: "/v1/messages"}},
@@ -149,6 +151,9 @@ func TestExpectRequest(t *testing.T) {
 				t.Fatalf("check %+v, want a failure containing %q", c, tt.msg)
 			}
 		})
+	}
+	if c := expectRequest(ExpectRequest{Present: []string{"/max_tokens"}}, []*exchange{{body: []byte(`{"max_tokens":null}`)}}); c.OK {
+		t.Fatal("a null value passed a present check")
 	}
 	if c := expectRequest(ExpectRequest{JSON: map[string]json.RawMessage{"/a": raw("1")}}, []*exchange{{body: []byte("not json")}}); c.OK {
 		t.Fatal("a body that is not JSON passed a json check")

@@ -37,6 +37,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad-request-scheme.yaml", "testdata/load/bad-request-scheme.yaml:9:22: steps[1].expect.request.url: '/v1/messages' does not match pattern '^https?://[^/?#]+'"},
 		{"bad-request-host.yaml", `testdata/load/bad-request-host.yaml:11:18: request host: "https://api.anthropic.com/v1": want a host name with an optional port, no scheme or path`},
 		{"bad-request-method.yaml", `testdata/load/bad-request-method.yaml:9:25: request method: "PO ST" is not an HTTP method (letters only, such as POST)`},
+		{"bad-request-present.yaml", "testdata/load/bad-request-present.yaml:9:27: request present: /max_tokens is also in absent: a pointer cannot be both"},
 		{"bad-request-query.yaml", "testdata/load/bad-request-query.yaml:9:24: request query: a query parameter has an empty name"},
 		{"bad-credentials.yaml", `testdata/load/bad-credentials.yaml:6:34: credentials.tokens[0].expires_in "0s": want a positive duration such as 10m`},
 		{"bad-credentials-env.yaml", "testdata/load/bad-credentials-env.yaml:5:36: credentials.env.GOOGLE_OAUTH_ACCESS_TOKEN: got array, want string"},
@@ -61,7 +62,7 @@ func TestLoadDirCollectsEveryError(t *testing.T) {
 	assert.Empty(t, scs)
 	var errs harness.Errors
 	require.ErrorAs(t, err, &errs)
-	assert.Len(t, errs, 21)
+	assert.Len(t, errs, 22)
 	assert.Equal(t, filepath.Join("testdata", "load", "bad-credentials-env.yaml"), errs[0].Pos.File, "files are loaded in lexical order")
 }
 

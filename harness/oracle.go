@@ -74,7 +74,7 @@ var checkOracles = map[string]Oracle{
 	CheckRequest:      OracleContract,   // wire fields the contract or the provider's API requires
 	CheckWaits:        OracleRegression, // metis's backoff schedule
 	CheckFragments:    OracleContract,   // 000 §5.4 fragments verbatim
-	CheckRaw:          OracleContract,   // 004 §8.2 raw body verbatim
+	CheckRaw:          OracleContract,   // 004 §8.2 raw body verbatim (none given: regression)
 	CheckProviderRaw:  OracleRegression, // 001 §6.5: opaque, the adapter's own
 	CheckReload:       OracleContract,   // 001 §9 persistence round trip
 	CheckSameAs:       OracleContract,   // 000 §2.1 substitutability
@@ -158,8 +158,10 @@ var goldenOracles = map[string]Oracle{
 // any adapter: every message's id, session, role, content blocks (text,
 // tool calls with their ids, names and inputs, tool results, images,
 // thinking with its signature), created_at, schema_version and metadata
-// — except provider_raw (001 §6.5: opaque, the adapter's own) and a usage
-// the adapter estimated (000 §7.2: a MAY, metis's policy). The result is
+// — except provider_raw (001 §6.5: opaque, the adapter's own), a usage
+// the adapter estimated (000 §7.2: a MAY, metis's policy) and a cancelled
+// turn's usage (what had reached the caller when it stopped, or an
+// estimate: the adapter's policy). The result is
 // indented JSON with sorted keys, so that two projections compare byte
 // for byte.
 func ContractTranscript(data []byte) ([]byte, error) {
@@ -176,6 +178,13 @@ func ContractTranscript(data []byte) ([]byte, error) {
 		}
 		delete(md, "provider_raw")
 		if u, _ := md["usage"].(map[string]any); u != nil && u["estimated"] == true {
+			delete(md, "usage")
+		}
+		if md["status"] == "cancelled" {
+			// A cancelled turn's usage is what had reached the caller
+			// when it stopped, or an estimate (000 §5.3, §7.2): when the
+			// adapter surfaces the provider's counts, and whether it
+			// estimates, is its own policy.
 			delete(md, "usage")
 		}
 	}

@@ -59,7 +59,9 @@ func TestOracleOfEveryExpectation(t *testing.T) {
 		{"request", Expect{Requests: []ExpectRequest{{Path: "/v1/messages"}}}, nil, map[string]Oracle{CheckError: OracleContract, CheckRequest: OracleContract}},
 		{"waits", Expect{Waits: []ExpectWait{{Exact: time.Second}}}, nil, map[string]Oracle{CheckError: OracleContract, CheckWaits: OracleRegression}},
 		{"fragments", Expect{Fragments: FragmentsVerbatim}, nil, map[string]Oracle{CheckError: OracleContract, CheckFragments: OracleContract}},
-		{"raw", Expect{Raw: json.RawMessage(`{}`)}, nil, map[string]Oracle{CheckError: OracleContract, CheckRaw: OracleContract}},
+		// The response here has no raw body: giving one is metis's
+		// extension (TestRawOracle has a response with one).
+		{"raw (no raw body)", Expect{Raw: json.RawMessage(`{}`)}, nil, map[string]Oracle{CheckError: OracleContract, CheckRaw: OracleRegression}},
 		{"provider_raw", Expect{ProviderRaw: json.RawMessage(`{}`)}, nil, map[string]Oracle{CheckError: OracleContract, CheckProviderRaw: OracleRegression}},
 	}
 	covered := map[string]bool{}
@@ -99,6 +101,31 @@ func TestOracleOfEveryExpectation(t *testing.T) {
 		if !covered[key] {
 			t.Errorf("expectation key %s has no row in this table", key)
 		}
+	}
+}
+
+// TestRawOracle: a raw body that lacks what the response carried fails
+// the contract (004 §8.2: verbatim, no field omitted); no raw body at all
+// fails the regression oracle only (canonical.Response.RawBody is
+// metis's extension).
+func TestRawOracle(t *testing.T) {
+	want := json.RawMessage(`{"system_fingerprint": "fp_1"}`)
+	for _, tt := range []struct {
+		name   string
+		raw    string
+		ok     bool
+		oracle Oracle
+	}{
+		{"verbatim", `{"id": "x", "system_fingerprint": "fp_1"}`, true, OracleContract},
+		{"a field omitted", `{"id": "x"}`, false, OracleContract},
+		{"none given", ``, false, OracleRegression},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := expectRaw(want, []byte(tt.raw))
+			if c.OK != tt.ok || c.Oracle != tt.oracle {
+				t.Errorf("check %+v, want ok %t, oracle %s", c, tt.ok, tt.oracle)
+			}
+		})
 	}
 }
 
@@ -258,6 +285,16 @@ func TestContractTranscript(t *testing.T) {
 	}
 	if strings.Contains(string(a), "provider_raw") || strings.Contains(string(a), `"usage"`) {
 		t.Errorf("the projection keeps provider_raw or an estimated usage:\n%s", a)
+	}
+	cancelled := strings.Replace(base, `"complete"`, `"cancelled"`, 1)
+	cancelledEstimate := strings.Replace(cancelled, `"input_tokens": 10, "output_tokens": 2, "cost_usd": "0.1"`, `"input_tokens": 3, "output_tokens": 0, "cost_usd": "0", "estimated": true`, 1)
+	a, err1 = ContractTranscript([]byte(cancelled))
+	b, err2 = ContractTranscript([]byte(cancelledEstimate))
+	if err1 != nil || err2 != nil || cancelled == cancelledEstimate {
+		t.Fatal(err1, err2, "or the edit changed nothing")
+	}
+	if d := GoldenDiff(a, b); d != "" {
+		t.Errorf("a cancelled turn's usage is the adapter's policy, yet the projections differ:\n%s", d)
 	}
 	if _, err := ContractTranscript([]byte(`{"not": "a list"}`)); err == nil {
 		t.Error("a transcript that is not a list: no error")

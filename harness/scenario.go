@@ -404,6 +404,9 @@ type ExpectLifecycle struct {
 // Pointers (RFC 6901, "/messages/0/role") to the value there; Contains
 // is a partial object the body must contain (objects by subset, arrays
 // element by element); Absent lists pointers that must not resolve;
+// Present pointers that must resolve to a value other than null, whatever
+// it is (a field the API requires whose value is the adapter's own
+// choice, such as Anthropic's max_tokens when the caller set none);
 // Headers are header values, by case-insensitive name ("" for absent;
 // a value ending in "*" is any present value with that prefix); Includes and
 // Excludes are texts the raw body must, or must not, contain. Parsed maps
@@ -436,6 +439,7 @@ type ExpectRequest struct {
 	Unordered map[string]json.RawMessage `json:"unordered,omitempty"`
 	Contains  json.RawMessage            `json:"contains,omitempty"`
 	Absent    []string                   `json:"absent,omitempty"`
+	Present   []string                   `json:"present,omitempty"`
 	Headers   map[string]string          `json:"headers,omitempty"`
 	Includes  []string                   `json:"includes,omitempty"`
 	Excludes  []string                   `json:"excludes,omitempty"`

@@ -125,12 +125,43 @@ func Compare(f Format, want, got Request, o Options) []Difference {
 			out = append(out, Difference{"body", shorten(strconv.Quote(string(want.Body))), shorten(strconv.Quote(string(got.Body)))})
 		}
 	default:
+		if f == Gemini {
+			optionalCallIDs(wv, gv)
+		}
 		diff("", wv, gv, &out)
 	}
 	if len(out) > MaxDifferences {
 		out = out[:MaxDifferences]
 	}
 	return out
+}
+
+// optionalCallIDs drops from got each Gemini functionCall and
+// functionResponse id where the recording's part at the same place has
+// none. The id is optional, "populated by the client to match the
+// corresponding function call" (the API's FunctionResponse reference):
+// sending one the recording left out changes nothing the model reads,
+// while an id the recording has must still be sent unchanged.
+func optionalCallIDs(want, got any) {
+	wc := objects(mapOf(want)["contents"])
+	gc := objects(mapOf(got)["contents"])
+	for i := range min(len(wc), len(gc)) {
+		wp, gp := objects(wc[i]["parts"]), objects(gc[i]["parts"])
+		for j := range min(len(wp), len(gp)) {
+			for _, k := range []string{"functionCall", "functionResponse"} {
+				w, okW := wp[j][k].(map[string]any)
+				g, okG := gp[j][k].(map[string]any)
+				if _, has := w["id"]; okW && okG && !has {
+					delete(g, "id")
+				}
+			}
+		}
+	}
+}
+
+func mapOf(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 // compareAnthropicHeaders compares the headers that change what

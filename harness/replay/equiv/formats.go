@@ -21,6 +21,7 @@ func anthropic(m map[string]any, o Options) {
 	if s, ok := m["system"].(string); ok {
 		m["system"] = textBlocks("text", s)
 	}
+	joinTexts(m, "system", "text", true)
 	dropEmpty(m, "system", "stop_sequences", "tools", "metadata")
 	if t, ok := m["thinking"].(map[string]any); ok && t["type"] == "disabled" && len(t) == 1 {
 		delete(m, "thinking")
@@ -104,7 +105,12 @@ func responses(m map[string]any, o Options) {
 	dropIf(m, "top_p", num("1"))
 	dropIf(m, "parallel_tool_calls", true)
 	dropIf(m, "truncation", "disabled")
-	dropEmpty(m, "tools", "include", "instructions")
+	// include selects extra data the response carries (such as
+	// reasoning.encrypted_content); the recorded answer is served all the
+	// same, and what an adapter does with that data shows in its later
+	// requests.
+	delete(m, "include")
+	dropEmpty(m, "tools", "instructions")
 	toolChoice(m, "auto", "none")
 	if t, ok := m["text"].(map[string]any); ok && len(t) == 1 {
 		if f, ok := t["format"].(map[string]any); ok && len(f) == 1 && f["type"] == "text" {
@@ -144,10 +150,27 @@ func gemini(m map[string]any, o Options) map[string]any {
 	dropEmpty(m, "generationConfig", "tools", "safetySettings")
 	if si, ok := m["systemInstruction"].(map[string]any); ok {
 		delete(si, "role") // the system instruction's role is ignored
+		joinTexts(si, "parts", "", false)
 	}
 	for _, c := range objects(m["contents"]) {
 		if _, ok := c["role"]; !ok {
 			c["role"] = "user" // a content without a role is the user's
+		}
+		for _, p := range objects(c["parts"]) {
+			fr, ok := p["functionResponse"].(map[string]any)
+			if !ok {
+				continue
+			}
+			// The response's keys are the caller's choice ("output",
+			// "result", …); only "error" says the call failed. A result
+			// of one member is compared by its value.
+			if r, ok := fr["response"].(map[string]any); ok && len(r) == 1 {
+				for k, v := range r {
+					if k != "output" && k != "error" {
+						fr["response"] = map[string]any{"output": v}
+					}
+				}
+			}
 		}
 	}
 	if tc, ok := m["toolConfig"].(map[string]any); ok {
@@ -258,6 +281,33 @@ func toolChoice(m map[string]any, withTools, without string) {
 	if tools && tc == withTools || !tools && tc == without {
 		delete(m, "tool_choice")
 	}
+}
+
+// joinTexts rewrites the list at key, when every element is a plain text
+// block (only a text and, when kind is set, type kind), into one block
+// holding the texts joined by a blank line: the prompt the model reads
+// is the same (a system prompt in several blocks or parts). With
+// typed, the blocks are {"type": kind, "text": …}; otherwise {"text": …}.
+func joinTexts(m map[string]any, key, kind string, typed bool) {
+	a, ok := m[key].([]any)
+	if !ok || len(a) < 2 {
+		return
+	}
+	texts := make([]string, 0, len(a))
+	for _, e := range a {
+		b, ok := e.(map[string]any)
+		t, isText := b["text"].(string)
+		if !ok || !isText || typed && (len(b) != 2 || b["type"] != kind) || !typed && len(b) != 1 {
+			return
+		}
+		texts = append(texts, t)
+	}
+	joined := strings.Join(texts, "\n\n")
+	if typed {
+		m[key] = textBlocks(kind, joined)
+		return
+	}
+	m[key] = []any{map[string]any{"text": joined}}
 }
 
 // textBlocks is one text block holding s, the form a plain string stands
