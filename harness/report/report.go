@@ -483,12 +483,7 @@ func mark(s harness.Status, ran bool) string {
 
 // writeAtomic writes data to path through a temporary file in the same
 // directory (atomicfile.Write), so a failure never leaves half a file.
-func writeAtomic(path string, data []byte) error {
-	if err := atomicfile.Write(path, data); err != nil {
-		return fmt.Errorf("writing golden: %w", err)
-	}
-	return nil
-}
+func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data) }
 
 // encodeIndented is json.MarshalIndent without HTML escaping, ending in a
 // newline.
