@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/metis-llm/metis/internal/secrets"
 )
 
 // CheckBackoff is the contract's check of a call's retries, judged from
@@ -250,14 +252,14 @@ func backoffCheck(exs []*exchange, maxRetries int) Check {
 	return c
 }
 
-// credentialHeaders are the headers a provider's credential travels in.
-var credentialHeaders = []string{"Authorization", "Api-Key", "X-Api-Key", "X-Goog-Api-Key"}
-
-// credentialChanged reports whether b carries another credential than a.
+// credentialChanged reports whether b carries another credential than a:
+// a header that may carry one (secrets.IsSecretHeader) with another value.
 func credentialChanged(a, b http.Header) bool {
-	for _, name := range credentialHeaders {
-		if a.Get(name) != b.Get(name) {
-			return true
+	for _, h := range []http.Header{a, b} {
+		for name := range h {
+			if secrets.IsSecretHeader(name) && a.Get(name) != b.Get(name) {
+				return true
+			}
 		}
 	}
 	return false
