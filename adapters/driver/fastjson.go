@@ -53,8 +53,8 @@ func members(data []byte, i, depth int, f func(key, value []byte) bool, checked 
 	if i >= len(data) || data[i] != '{' || depth >= maxFastDepth {
 		return i, false
 	}
-	var seen [16]uint64 // keys of this object (start<<32 | end in data), to decline duplicates
-	n := 0
+	var first [16]uint64 // keys of this object (start<<32 | end in data), to decline duplicates
+	seen := first[:0]    // on the heap past 16 keys (a Responses response object has 30)
 	i = skipWS(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return i + 1, true
@@ -69,16 +69,12 @@ func members(data []byte, i, depth int, f func(key, value []byte) bool, checked 
 		}
 		key := data[i+1 : kEnd-1]
 		if f != nil {
-			if n == len(seen) {
-				return i, false
-			}
-			for _, k := range seen[:n] {
+			for _, k := range seen {
 				if string(data[k>>32:k&0xffffffff]) == string(key) {
 					return i, false
 				}
 			}
-			seen[n] = uint64(i+1)<<32 | uint64(kEnd-1)
-			n++
+			seen = append(seen, uint64(i+1)<<32|uint64(kEnd-1))
 		}
 		i = skipWS(data, kEnd)
 		if i >= len(data) || data[i] != ':' {

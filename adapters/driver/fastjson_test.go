@@ -3,6 +3,7 @@ package driver
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -194,5 +195,39 @@ func TestCompactObject(t *testing.T) {
 		if got := string(CompactObject([]byte(c.in))); got != c.want {
 			t.Errorf("CompactObject(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestJSONMembersManyKeys checks that an object of more than 16 members
+// (a Responses API response object has 30) is read, a duplicate among
+// them still declined, and the common small object costs no allocation.
+func TestJSONMembersManyKeys(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 40 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"k%d":%d`, i, i)
+	}
+	obj := b.String() + "}"
+	n := 0
+	for _, inner := range []bool{false, true} {
+		read := JSONMembers
+		if inner {
+			read = InnerJSONMembers
+		}
+		n = 0
+		if !read([]byte(obj), func(k, v []byte) bool { n++; return true }) || n != 40 {
+			t.Errorf("inner %v: 40 members read as %d", inner, n)
+		}
+		dup := b.String() + `,"k3":1}`
+		if read([]byte(dup), func(k, v []byte) bool { return true }) {
+			t.Errorf("inner %v: a duplicate 41st key is accepted", inner)
+		}
+	}
+	small := []byte(`{"type":"x","index":1,"delta":{"text":"hi"}}`)
+	if a := testing.AllocsPerRun(100, func() { JSONMembers(small, func(k, v []byte) bool { return true }) }); a != 0 {
+		t.Errorf("%v allocations for a small object, want 0", a)
 	}
 }
