@@ -368,47 +368,59 @@ func isHex(c byte) bool {
 // them) to out, decoded as encoding/json decodes them.
 func unquote(out *strings.Builder, raw []byte) {
 	for k := 0; k < len(raw); {
-		c := raw[k]
-		switch {
-		case c == '\\':
-			switch e := raw[k+1]; e {
-			case '"', '\\', '/':
-				out.WriteByte(e)
-			case 'b':
-				out.WriteByte('\b')
-			case 'f':
-				out.WriteByte('\f')
-			case 'n':
-				out.WriteByte('\n')
-			case 'r':
-				out.WriteByte('\r')
-			case 't':
-				out.WriteByte('\t')
-			case 'u':
-				r := hexRune(raw[k+2 : k+6])
-				k += 6
-				if utf16.IsSurrogate(r) {
-					if k+6 <= len(raw) && raw[k] == '\\' && raw[k+1] == 'u' {
-						if d := utf16.DecodeRune(r, hexRune(raw[k+2:k+6])); d != utf8.RuneError {
-							out.WriteRune(d)
-							k += 6
-							continue
-						}
-					}
-					r = utf8.RuneError
-				}
-				out.WriteRune(r)
-				continue
+		if raw[k] != '\\' {
+			// The run up to the next escape in one copy when it is
+			// valid UTF-8, as it mostly is (a tool call's arguments
+			// restated as a string escape each quote, between plain
+			// runs); else rune by rune, U+FFFD for each invalid byte,
+			// as encoding/json decodes it.
+			e := bytes.IndexByte(raw[k:], '\\')
+			if e < 0 {
+				e = len(raw) - k
 			}
-			k += 2
-		case c < utf8.RuneSelf:
-			out.WriteByte(c)
-			k++
-		default:
-			r, size := utf8.DecodeRune(raw[k:])
-			out.WriteRune(r) // U+FFFD for invalid bytes, as encoding/json
-			k += size
+			run := raw[k : k+e]
+			if utf8.Valid(run) {
+				out.Write(run)
+			} else {
+				for len(run) > 0 {
+					r, size := utf8.DecodeRune(run)
+					out.WriteRune(r)
+					run = run[size:]
+				}
+			}
+			k += e
+			continue
 		}
+		switch e := raw[k+1]; e {
+		case '"', '\\', '/':
+			out.WriteByte(e)
+		case 'b':
+			out.WriteByte('\b')
+		case 'f':
+			out.WriteByte('\f')
+		case 'n':
+			out.WriteByte('\n')
+		case 'r':
+			out.WriteByte('\r')
+		case 't':
+			out.WriteByte('\t')
+		case 'u':
+			r := hexRune(raw[k+2 : k+6])
+			k += 6
+			if utf16.IsSurrogate(r) {
+				if k+6 <= len(raw) && raw[k] == '\\' && raw[k+1] == 'u' {
+					if d := utf16.DecodeRune(r, hexRune(raw[k+2:k+6])); d != utf8.RuneError {
+						out.WriteRune(d)
+						k += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			out.WriteRune(r)
+			continue
+		}
+		k += 2
 	}
 }
 
