@@ -96,7 +96,7 @@ func (p ProbingAdapter) Ready(ctx context.Context, model string) error {
 		return a.processError("", err)
 	}
 	defer a.finish(c)
-	if err := a.send(&protocol.Message{Type: protocol.TypeProbe, ID: c.id, Model: model, Now: a.now()}); err != nil {
+	if err := c.write(&protocol.Message{Type: protocol.TypeProbe, ID: c.id, Model: model, Now: a.now()}, "its probe request"); err != nil {
 		return a.processError("", err)
 	}
 	m, err := a.next(ctx, c, c.cancel, a.opts.Timeout)
@@ -144,24 +144,50 @@ type Adapter struct {
 	closing  bool
 	exited   chan struct{} // closed once the process has been waited for
 	exitErr  error
+	// lines counts the lines read from the child's stdout; lastLine is
+	// when the latest was read (for a hang's message: whether metis's
+	// reader was still getting lines).
+	lines    int
+	lastLine time.Time
 }
 
-// call is a request in flight.
+// call is a request in flight. Only the call's own goroutine uses its
+// fields after begin, except msgs.
 type call struct {
 	a         *Adapter
 	id        string
 	requestID string
 	msgs      chan *protocol.Message
 	cancelled bool // the child was told to cancel it
+
+	// What the call last wrote and read, and when: a hang's message
+	// names the line the call is waiting to have answered.
+	sent, got     string
+	sentAt, gotAt time.Time
 }
 
 // cancel tells the child to cancel the call, once. Only the call's own
 // goroutine calls it.
 func (c *call) cancel() {
 	if !c.cancelled {
-		c.cancelled = true
-		c.a.send(&protocol.Message{Type: protocol.TypeCancel, ID: c.id}) //nolint:errcheck // a broken process shows on the next read
+		c.answerCancel("cancel")
 	}
+}
+
+// answerCancel sends cancel whether or not one went before: the answer
+// to a sleep the call will not wait out must be a line, and a cancel the
+// child took while it was waiting for nothing answered nothing. what
+// describes the line for a hang's message.
+func (c *call) answerCancel(what string) {
+	c.cancelled = true
+	c.write(&protocol.Message{Type: protocol.TypeCancel, ID: c.id}, what) //nolint:errcheck // a broken process shows on the next read
+}
+
+// write sends m for the call and remembers it (what describes it) for a
+// hang's message.
+func (c *call) write(m *protocol.Message, what string) error {
+	c.sent, c.sentAt = what, time.Now()
+	return c.a.send(m)
 }
 
 // New starts the child, sends init with c and waits for ready. An init
@@ -374,6 +400,9 @@ func (a *Adapter) readStdout(r io.Reader, stderrDone chan struct{}) {
 			}
 			break
 		}
+		a.mu.Lock()
+		a.lines, a.lastLine = n, time.Now()
+		a.mu.Unlock()
 		if a.opts.Trace != nil {
 			a.opts.Trace("adapter", line)
 		}
@@ -509,7 +538,7 @@ func (a *Adapter) open(typ string, req *canonical.Request) (*call, *idMapper, er
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := a.send(a.request(typ, c.id, ids, req)); err != nil {
+	if err := c.write(a.request(typ, c.id, ids, req), "its "+typ+" request"); err != nil {
 		a.finish(c)
 		return nil, nil, err
 	}
@@ -547,21 +576,49 @@ func (a *Adapter) next(ctx context.Context, c *call, onCancel func(), timeout ti
 			if !ok {
 				return nil, a.brokenErr()
 			}
+			c.got, c.gotAt = m.Type, time.Now()
 			return m, nil
 		case <-done:
 			done = nil
 			onCancel()
 		case <-timer.C:
-			what := "call " + c.id
-			if c.requestID != "" {
-				what = c.requestID
-			}
-			err := fmt.Errorf("sent nothing for %s while %s waited for its answer (a hang; the process was killed)", timeout, what)
+			err := fmt.Errorf("sent nothing for %s while %s (a hang; the process was killed)", timeout, a.waitingFor(c))
 			a.problem("timeout", "%v", err)
 			a.breakWith(err)
 			return nil, err
 		}
 	}
+}
+
+// waitingFor describes, for a hang's message, what c waits for: the
+// line metis last wrote for it, the last line the child wrote for it,
+// and whether metis's reader was still getting lines from the child.
+func (a *Adapter) waitingFor(c *call) string {
+	now := time.Now()
+	ago := func(t time.Time) string { return now.Sub(t).Round(time.Millisecond).String() + " ago" }
+	what := "call " + c.id
+	if c.requestID != "" {
+		what = c.requestID + " (call " + c.id + ")"
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s waited for the adapter's next line", what)
+	if c.sent != "" {
+		fmt.Fprintf(&sb, " after metis wrote %s, %s", c.sent, ago(c.sentAt))
+	}
+	if c.got == "" {
+		sb.WriteString("; the adapter had written no line for this call")
+	} else {
+		fmt.Fprintf(&sb, "; the adapter's last line for this call was %s, %s", c.got, ago(c.gotAt))
+	}
+	a.mu.Lock()
+	lines, last, inflight := a.lines, a.lastLine, a.inFlight()
+	a.mu.Unlock()
+	if lines == 0 {
+		sb.WriteString("; metis had read no line from the adapter at all")
+	} else {
+		fmt.Fprintf(&sb, "; metis last read a line from the adapter (line %d) %s; %s", lines, ago(last), inflight)
+	}
+	return sb.String()
 }
 
 // roundTrip sends a request that has exactly one answer.
@@ -572,7 +629,7 @@ func (a *Adapter) roundTrip(m *protocol.Message, timeout time.Duration) (*protoc
 	}
 	defer a.finish(c)
 	m.ID = c.id
-	if err := a.send(m); err != nil {
+	if err := c.write(m, "its "+m.Type+" request"); err != nil {
 		return nil, err
 	}
 	return a.next(nil, c, nil, timeout)
@@ -688,11 +745,17 @@ func (a *Adapter) relay(ctx context.Context, c *call, req *canonical.Request, id
 		}
 		return
 	}
-	if err := a.clock().Sleep(ctx, time.Duration(*m.MS)*time.Millisecond); err != nil {
-		cancel()
+	ms := *m.MS
+	if err := a.clock().Sleep(ctx, time.Duration(ms)*time.Millisecond); err != nil {
+		// Every sleep line is answered: the child waits for slept or
+		// cancel. A cancel sent before the sleep line came may have
+		// reached the child while it waited for nothing (between its
+		// last check of the call's context and the sleep), so it is
+		// sent again as this sleep's answer.
+		c.answerCancel(fmt.Sprintf("cancel (its answer to the adapter's sleep of %d ms)", ms))
 		return
 	}
-	a.send(&protocol.Message{Type: protocol.TypeSlept, ID: c.id, Now: a.now()}) //nolint:errcheck // a broken process shows on the next read
+	c.write(&protocol.Message{Type: protocol.TypeSlept, ID: c.id, Now: a.now()}, fmt.Sprintf("slept (its answer to the adapter's sleep of %d ms)", ms)) //nolint:errcheck // a broken process shows on the next read
 }
 
 // Stream sends a stream request and yields the child's events, answering
@@ -728,7 +791,7 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 				if !c.cancelled && (stopped || ctx.Err() != nil) {
 					cancel()
 				} else {
-					a.send(&protocol.Message{Type: protocol.TypeNext, ID: c.id}) //nolint:errcheck // a broken process shows on the next read
+					c.write(&protocol.Message{Type: protocol.TypeNext, ID: c.id}, "next (its answer to an event)") //nolint:errcheck // a broken process shows on the next read
 				}
 			case protocol.TypeEnd:
 				return
