@@ -65,6 +65,14 @@ type Options struct {
 	// An adapter of an older version that refuses a newer init gets
 	// protocol.V1 here.
 	Protocol string
+	// HangSignal, when set, is sent to a child that hung before it is
+	// killed, and what the child writes to stderr in the next
+	// HangDumpWait (default 2 s) goes into the timeout's problem: a Go
+	// child given syscall.SIGQUIT writes every goroutine's stack, which
+	// shows where it hung. Leave it unset for a child whose runtime
+	// dumps core on the signal.
+	HangSignal   os.Signal
+	HangDumpWait time.Duration
 }
 
 // Factory returns an adapters.Factory that starts a child per adapter.
@@ -145,10 +153,15 @@ type Adapter struct {
 	exited   chan struct{} // closed once the process has been waited for
 	exitErr  error
 	// lines counts the lines read from the child's stdout; lastLine is
-	// when the latest was read (for a hang's message: whether metis's
-	// reader was still getting lines).
+	// when the latest was read; handling, while the reader handles a
+	// line rather than waits for one, says which (for a hang's message:
+	// whether metis's reader was still getting lines).
 	lines    int
 	lastLine time.Time
+	handling string
+	// dumping is set once HangSignal was sent: stderr goes to dump.
+	dumping bool
+	dump    []string
 }
 
 // call is a request in flight. Only the call's own goroutine uses its
@@ -328,7 +341,14 @@ func (a *Adapter) violation(format string, args ...any) error {
 
 // breakWith marks the process unusable, wakes every call and kills it.
 func (a *Adapter) breakWith(err error) {
+	a.markBroken(err)
+	a.cmd.Process.Kill() //nolint:errcheck // it may have exited already
+}
+
+// markBroken marks the process unusable and wakes every call.
+func (a *Adapter) markBroken(err error) {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.broken == nil {
 		a.broken = err
 		for id, c := range a.calls {
@@ -336,7 +356,38 @@ func (a *Adapter) breakWith(err error) {
 			delete(a.calls, id)
 		}
 	}
-	a.mu.Unlock()
+}
+
+// maxDumpLines bounds what a hung child's stderr dump keeps.
+const maxDumpLines = 2000
+
+// hung records a hang (err) and kills the child: with HangSignal, it
+// first signals the child and waits up to HangDumpWait for it to exit,
+// keeping what it wrote to stderr meanwhile in the problem.
+func (a *Adapter) hung(err error) {
+	a.markBroken(err)
+	dump := ""
+	if a.opts.HangSignal != nil {
+		a.mu.Lock()
+		a.dumping = true
+		a.mu.Unlock()
+		if a.cmd.Process.Signal(a.opts.HangSignal) == nil {
+			wait := a.opts.HangDumpWait
+			if wait <= 0 {
+				wait = 2 * time.Second
+			}
+			select {
+			case <-a.exited:
+			case <-time.After(wait):
+			}
+		}
+		a.mu.Lock()
+		if len(a.dump) > 0 {
+			dump = fmt.Sprintf("\nits stderr after %v:\n%s", a.opts.HangSignal, strings.Join(a.dump, "\n"))
+		}
+		a.mu.Unlock()
+	}
+	a.problem("timeout", "%v%s", err, dump)
 	a.cmd.Process.Kill() //nolint:errcheck // it may have exited already
 }
 
@@ -364,10 +415,17 @@ func (a *Adapter) readStderr(r io.Reader, done chan struct{}) {
 	sc.Buffer(make([]byte, 4096), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
+		a.mu.Lock()
+		if a.dumping {
+			if len(a.dump) < maxDumpLines {
+				a.dump = append(a.dump, line)
+			}
+			a.mu.Unlock()
+			continue
+		}
 		if len(line) > 300 {
 			line = line[:300] + "…"
 		}
-		a.mu.Lock()
 		if len(a.stderr) < maxStderrLines {
 			a.stderr = append(a.stderr, "  ["+a.inFlight()+"] "+line)
 		} else if len(a.stderr) == maxStderrLines {
@@ -401,7 +459,7 @@ func (a *Adapter) readStdout(r io.Reader, stderrDone chan struct{}) {
 			break
 		}
 		a.mu.Lock()
-		a.lines, a.lastLine = n, time.Now()
+		a.lines, a.lastLine, a.handling = n, time.Now(), fmt.Sprintf("line %d", n)
 		a.mu.Unlock()
 		if a.opts.Trace != nil {
 			a.opts.Trace("adapter", line)
@@ -429,11 +487,17 @@ func (a *Adapter) readStdout(r io.Reader, stderrDone chan struct{}) {
 		}
 		if m.Type == protocol.TypeLog {
 			a.log(m)
+			a.mu.Lock()
+			a.handling = ""
+			a.mu.Unlock()
 			continue
 		}
 		if err := a.deliver(n, m); err != nil {
 			break
 		}
+		a.mu.Lock()
+		a.handling = ""
+		a.mu.Unlock()
 	}
 	io.Copy(io.Discard, r) //nolint:errcheck // draining so that Wait returns
 	select {
@@ -583,8 +647,7 @@ func (a *Adapter) next(ctx context.Context, c *call, onCancel func(), timeout ti
 			onCancel()
 		case <-timer.C:
 			err := fmt.Errorf("sent nothing for %s while %s (a hang; the process was killed)", timeout, a.waitingFor(c))
-			a.problem("timeout", "%v", err)
-			a.breakWith(err)
+			a.hung(err)
 			return nil, err
 		}
 	}
@@ -611,13 +674,17 @@ func (a *Adapter) waitingFor(c *call) string {
 		fmt.Fprintf(&sb, "; the adapter's last line for this call was %s, %s", c.got, ago(c.gotAt))
 	}
 	a.mu.Lock()
-	lines, last, inflight := a.lines, a.lastLine, a.inFlight()
+	lines, last, handling, inflight := a.lines, a.lastLine, a.handling, a.inFlight()
 	a.mu.Unlock()
 	if lines == 0 {
 		sb.WriteString("; metis had read no line from the adapter at all")
 	} else {
-		fmt.Fprintf(&sb, "; metis last read a line from the adapter (line %d) %s; %s", lines, ago(last), inflight)
+		fmt.Fprintf(&sb, "; metis last read a line from the adapter (line %d) %s", lines, ago(last))
 	}
+	if handling != "" {
+		fmt.Fprintf(&sb, " and was still handling %s", handling)
+	}
+	fmt.Fprintf(&sb, "; %s", inflight)
 	return sb.String()
 }
 
