@@ -626,7 +626,8 @@ func (a *Adapter) brokenErr() error {
 
 // next waits for c's next line. When ctx is done first, onCancel runs
 // once and the wait goes on: the child must still end the call. A line
-// that does not come within the timeout is a hang.
+// that does not come within the timeout is a hang, whose message says
+// what the call waited for (waitingFor).
 func (a *Adapter) next(ctx context.Context, c *call, onCancel func(), timeout time.Duration) (*protocol.Message, error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -773,15 +774,14 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 		return nil, a.processError(req.RequestID, err)
 	}
 	defer a.finish(c)
-	cancel := c.cancel
 	for {
-		m, err := a.next(ctx, c, cancel, a.opts.Timeout)
+		m, err := a.next(ctx, c, c.cancel, a.opts.Timeout)
 		if err != nil {
 			return nil, a.processError(req.RequestID, err)
 		}
 		switch m.Type {
 		case protocol.TypeAttempt, protocol.TypeSleep, protocol.TypeLifecycle:
-			a.relay(ctx, c, req, ids, m, cancel)
+			a.relay(ctx, c, req, ids, m)
 		case protocol.TypeResponse:
 			ids.bind(m.ToolIDs)
 			ids.response(m.Response)
@@ -796,8 +796,8 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 }
 
 // relay hands an attempt to OnAttempt and a lifecycle event to the
-// Observer, or sleeps on the config's clock.
-func (a *Adapter) relay(ctx context.Context, c *call, req *canonical.Request, ids *idMapper, m *protocol.Message, cancel func()) {
+// Observer, or sleeps on the config's clock and answers the sleep.
+func (a *Adapter) relay(ctx context.Context, c *call, req *canonical.Request, ids *idMapper, m *protocol.Message) {
 	switch m.Type {
 	case protocol.TypeAttempt:
 		if a.cfg.OnAttempt != nil {
@@ -847,7 +847,7 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 			}
 			switch m.Type {
 			case protocol.TypeAttempt, protocol.TypeSleep, protocol.TypeLifecycle:
-				a.relay(ctx, c, req, ids, m, cancel)
+				a.relay(ctx, c, req, ids, m)
 			case protocol.TypeEvent:
 				ev := *m.Event
 				ids.bind(m.ToolIDs)
