@@ -226,7 +226,7 @@ func ContractGoldenDiff(want, got []byte) (string, error) {
 	if diff == "" {
 		return "", nil
 	}
-	if line := contractFieldsLine(TranscriptFieldDiffs(w, got)); line != "" {
+	if line := contractFieldsLine(fieldDiffs(w, got)); line != "" {
 		diff = line + "\n" + diff
 	}
 	return diff, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -24,12 +25,27 @@ const maxDiffFields = 4
 // is "(absent)" on the other; an object or list absent on one side is
 // named once, not field by field. Invalid JSON gives nil.
 func TranscriptFieldDiffs(want, got []byte) []string {
+	var out []string
+	for _, d := range fieldDiffs(want, got) {
+		out = append(out, d.String())
+	}
+	return out
+}
+
+// fieldDiff is one differing field: its path, and each side rendered.
+type fieldDiff struct {
+	path, want, got string
+}
+
+func (d fieldDiff) String() string { return d.path + ": want " + d.want + ", got " + d.got }
+
+func fieldDiffs(want, got []byte) []fieldDiff {
 	w, errW := decodeNumbers(want)
 	g, errG := decodeNumbers(got)
 	if errW != nil || errG != nil {
 		return nil
 	}
-	var out []string
+	var out []fieldDiff
 	walkDiff("messages", w, g, true, true, &out)
 	return out
 }
@@ -45,7 +61,7 @@ func decodeNumbers(data []byte) (any, error) {
 	return v, err
 }
 
-func walkDiff(path string, w, g any, hasW, hasG bool, out *[]string) {
+func walkDiff(path string, w, g any, hasW, hasG bool, out *[]fieldDiff) {
 	if hasW && hasG {
 		switch wv := w.(type) {
 		case map[string]any:
@@ -86,7 +102,7 @@ func walkDiff(path string, w, g any, hasW, hasG bool, out *[]string) {
 			return
 		}
 	}
-	*out = append(*out, fmt.Sprintf("%s: want %s, got %s", path, diffValue(w, hasW), diffValue(g, hasG)))
+	*out = append(*out, fieldDiff{path, diffValue(w, hasW), diffValue(g, hasG)})
 }
 
 // diffValue renders one side of a differing field, short.
@@ -114,21 +130,58 @@ func diffValue(v any, present bool) string {
 }
 
 // contractFieldsLine is the first line of a contract transcript diff:
-// the differing fields, at most maxDiffFields of them.
-func contractFieldsLine(fields []string) string {
-	if len(fields) == 0 {
+// the differing fields, at most maxDiffFields of them, the same
+// difference in several messages named once with the messages' indexes
+// (messages[1,3].metadata.served_model: …).
+func contractFieldsLine(diffs []fieldDiff) string {
+	if len(diffs) == 0 {
 		return ""
 	}
-	shown := fields
+	type group struct {
+		rest, want, got string
+		msgs            []string
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, d := range diffs {
+		msg, rest := "", d.path
+		if m := messageIndex.FindStringSubmatch(d.path); m != nil {
+			msg, rest = m[1], d.path[len(m[0]):]
+		}
+		key := rest + "\x00" + d.want + "\x00" + d.got
+		g := byKey[key]
+		if g == nil || msg == "" {
+			g = &group{rest: rest, want: d.want, got: d.got}
+			groups = append(groups, g)
+			if msg != "" {
+				byKey[key] = g
+			}
+		}
+		if msg != "" {
+			g.msgs = append(g.msgs, msg)
+		}
+	}
+	parts := make([]string, 0, len(groups))
+	for _, g := range groups {
+		path := g.rest
+		if len(g.msgs) > 0 {
+			path = "messages[" + strings.Join(g.msgs, ",") + "]" + g.rest
+		}
+		parts = append(parts, fieldDiff{path, g.want, g.got}.String())
+	}
+	shown := parts
 	if len(shown) > maxDiffFields {
 		shown = shown[:maxDiffFields]
 	}
 	s := contractFieldsPrefix + strings.Join(shown, "; ")
-	if n := len(fields) - len(shown); n > 0 {
+	if n := len(parts) - len(shown); n > 0 {
 		s += fmt.Sprintf("; and %d more", n)
 	}
 	return s
 }
+
+// messageIndex matches the message a field path starts in.
+var messageIndex = regexp.MustCompile(`^messages\[(\d+)\]`)
 
 // contractDiffSummary returns the field line a contract transcript diff
 // starts with, if it has one.

@@ -72,6 +72,18 @@ func TestContractGoldenDiffNamesFields(t *testing.T) {
 	if d, _ := ContractGoldenDiff(want, []byte("[\n  {\n    \"a\": 1,\n    \"b\": 2,\n    \"c\": 3,\n    \"d\": 4,\n    \"e\": 5,\n    \"f\": 6\n  }\n]\n")); d != "" {
 		t.Errorf("equal projections differ:\n%s", d)
 	}
+	// The same difference in several messages is named once.
+	want = []byte(`[{"m":"x"},{"m":"x"},{"m":"x","n":1}]`)
+	got = []byte(`[{},{},{"n":2}]`)
+	diff, err = ContractGoldenDiff(want, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary, _ = contractDiffSummary(diff)
+	const collapsed = `messages[0,1,2].m: want "x", got (absent); messages[2].n: want 1, got 2`
+	if summary != collapsed {
+		t.Errorf("summary %q,\nwant %q", summary, collapsed)
+	}
 	if _, ok := contractDiffSummary("-a\n+b\n"); ok {
 		t.Error("a plain diff has a field line")
 	}

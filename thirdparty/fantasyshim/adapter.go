@@ -195,7 +195,7 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 			return
 		}
 		asm := sc.Assembler(yield, req, a.ToolIDs(req))
-		keys, started, ended := map[string]int{}, map[int]bool{}, map[int]bool{}
+		keys, started := map[string]int{}, map[int]bool{}
 		key := func(kind, id string) int {
 			k := kind + ":" + id
 			if n, ok := keys[k]; ok {
@@ -229,28 +229,31 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 				started[k] = true
 				asm.ToolStart(k, p.ID, p.ToolCallName)
 			case fantasy.StreamPartTypeToolInputDelta:
-				if _, err := asm.ToolInputDelta(key("tool", p.ID), p.Delta); err != nil {
-					asm.Fail(ctx, err)
-					return
+				// fantasy's Anthropic model puts the fragment in
+				// ToolCallInput, its OpenAI models in Delta.
+				frag := p.Delta
+				if frag == "" {
+					frag = p.ToolCallInput
 				}
+				// A fragment of a call that is no longer the open block
+				// (fantasy keeps parallel calls open; the canonical
+				// stream has one tool block at a time) is not streamed:
+				// the ToolCall part's whole input completes that call.
+				_, _ = asm.ToolInputDelta(key("tool", p.ID), frag)
 			case fantasy.StreamPartTypeToolInputEnd:
 				// fantasy's Chat model ends a call's input when the next
 				// call starts, and sends every ToolCall after the stream.
-				// The input streamed is then the whole input: what the
-				// ToolCall repeats changes nothing already delivered.
-				k := key("tool", p.ID)
-				ended[k] = true
-				asm.EndBlock(k)
+				asm.EndBlock(key("tool", p.ID))
 			case fantasy.StreamPartTypeToolCall:
+				// The call's whole input, authoritative over the
+				// fragments.
 				k := key("tool", p.ID)
 				if !started[k] {
 					started[k] = true
 					asm.ToolStart(k, p.ID, p.ToolCallName)
 				}
-				if !ended[k] {
-					asm.ToolInputFinal(k, json.RawMessage(p.ToolCallInput))
-					asm.EndBlock(k)
-				}
+				asm.ToolInputFinal(k, json.RawMessage(p.ToolCallInput))
+				asm.EndBlock(k)
 			case fantasy.StreamPartTypeFinish:
 				asm.SetUsage(usage(p.Usage))
 				asm.Finish(stopReason(p.FinishReason), string(p.FinishReason))
