@@ -73,7 +73,7 @@ func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(
 	if lib.Decline != nil {
 		runs := plan.Runs[:0]
 		for _, r := range plan.Runs {
-			if !declined(r, lib.Decline) {
+			if !declined(r, provider, lib.Decline) {
 				runs = append(runs, r)
 			}
 		}
@@ -133,13 +133,14 @@ func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(
 }
 
 // declined reports whether run is on a model decline returns true for,
-// or swaps to one in a step.
-func declined(run certify.Run, decline func(model string) bool) bool {
+// or swaps in a step to one of provider's (another provider's model is
+// served by metis's own adapter, not by the library).
+func declined(run certify.Run, provider string, decline func(model string) bool) bool {
 	if decline(run.Model) {
 		return true
 	}
 	for _, st := range run.Scenario.Steps {
-		if st.Swap != nil && decline(st.Swap.Model) {
+		if st.Swap != nil && strings.HasPrefix(st.Swap.Model, provider+":") && decline(st.Swap.Model) {
 			return true
 		}
 	}
