@@ -214,11 +214,20 @@ func compareContractGolden(path string, got []byte) (string, error) {
 
 // ContractGoldenDiff compares a projected transcript got with want, a
 // transcript.json golden file as written, on the contract fields alone
-// (ContractTranscript): the (-want +got) diff, "" when they agree.
+// (ContractTranscript): the (-want +got) diff, "" when they agree. A
+// diff starts with a line naming the differing fields
+// (TranscriptFieldDiffs), which the run's finding message repeats.
 func ContractGoldenDiff(want, got []byte) (string, error) {
 	w, err := ContractTranscript(want)
 	if err != nil {
 		return "", fmt.Errorf("golden %w", err)
 	}
-	return GoldenDiff(w, got), nil
+	diff := GoldenDiff(w, got)
+	if diff == "" {
+		return "", nil
+	}
+	if line := contractFieldsLine(fieldDiffs(w, got)); line != "" {
+		diff = line + "\n" + diff
+	}
+	return diff, nil
 }

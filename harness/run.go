@@ -328,8 +328,13 @@ func (r *run) goldens(res *ScenarioResult) {
 		case err != nil:
 			res.Findings = append(res.Findings, Finding{ID: id, Level: LevelError, Step: -1, Message: err.Error()})
 		case diff != "":
-			res.Findings = append(res.Findings, Finding{ID: id, Level: LevelError, Step: -1,
-				Message: fmt.Sprintf("differs from %s (-want +got)", p), Diff: diff})
+			msg := fmt.Sprintf("differs from %s (-want +got)", p)
+			if fields, ok := contractDiffSummary(diff); ok {
+				// A contract comparison names what differs first.
+				msg = fields + "; " + msg
+				_, diff, _ = strings.Cut(diff, "\n")
+			}
+			res.Findings = append(res.Findings, Finding{ID: id, Level: LevelError, Step: -1, Message: msg, Diff: diff})
 		}
 	}
 }

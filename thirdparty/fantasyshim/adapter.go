@@ -67,6 +67,14 @@ func New(cfg adapters.Config) (*Adapter, error) {
 		if len(cfg.ExtraHeaders) > 0 {
 			opts = append(opts, fopenai.WithHeaders(cfg.ExtraHeaders))
 		}
+		// metis's openai adapter options organization and project: the
+		// OpenAI-Organization and OpenAI-Project headers.
+		if org, _ := cfg.Options["organization"].(string); org != "" {
+			opts = append(opts, fopenai.WithOrganization(org))
+		}
+		if project, _ := cfg.Options["project"].(string); project != "" {
+			opts = append(opts, fopenai.WithProject(project))
+		}
 		a.provider, err = fopenai.New(opts...)
 		a.classify = openai.ClassifyChat
 	case "gemini":
@@ -117,14 +125,28 @@ func (a *Adapter) Capabilities(model string) canonical.Capabilities {
 		c.SupportsThinking = true
 		c.MaxContextTokens, c.MaxOutputTokens = 1048576, 65536
 	}
+	c.AcceptedImageMediaTypes = append([]string(nil), imageTypes[a.kind]...)
 	return c
+}
+
+// imageTypes are the image media types each provider's API documents
+// (Anthropic's and OpenAI's vision guides; Gemini's image understanding
+// page): an image of another type is refused before the wire.
+var imageTypes = map[string][]string{
+	"anthropic": {"image/jpeg", "image/png", "image/gif", "image/webp"},
+	"openai":    {"image/png", "image/jpeg", "image/gif", "image/webp"},
+	"gemini":    {"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"},
 }
 
 // Complete makes a non-streaming call with LanguageModel.Generate.
 func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
-	ctx, done := a.Begin(ctx, req)
-	defer done()
-	model, call, err := a.prepare(ctx, req)
+	ctx, sc := a.Begin(ctx, req, false)
+	defer sc.End()
+	return sc.Result(a.complete(ctx, sc, req))
+}
+
+func (a *Adapter) complete(ctx context.Context, sc *shim.Call, req *canonical.Request) (*canonical.Response, error) {
+	model, call, err := a.prepare(ctx, sc, req, false)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +154,7 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 	if err != nil {
 		return nil, a.failure(ctx, err)
 	}
-	asm := driver.NewAssembler(nil, a.Name(), req.Model, req.RequestID, a.ToolIDs(req))
+	asm := sc.Assembler(nil, req, a.ToolIDs(req))
 	for i, c := range resp.Content {
 		switch c.GetType() {
 		case fantasy.ContentTypeText:
@@ -159,9 +181,10 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 // Stream makes a streaming call with LanguageModel.Stream.
 func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
 	return func(yield func(canonical.StreamEvent, error) bool) {
-		ctx, done := a.Begin(ctx, req)
-		defer done()
-		model, call, err := a.prepare(ctx, req)
+		ctx, sc := a.Begin(ctx, req, true)
+		defer sc.End()
+		yield = sc.Watch(yield)
+		model, call, err := a.prepare(ctx, sc, req, true)
 		if err != nil {
 			yield(canonical.StreamEvent{}, err)
 			return
@@ -171,8 +194,8 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 			yield(canonical.StreamEvent{}, a.failure(ctx, err))
 			return
 		}
-		asm := driver.NewAssembler(yield, a.Name(), req.Model, req.RequestID, a.ToolIDs(req))
-		keys := map[string]int{}
+		asm := sc.Assembler(yield, req, a.ToolIDs(req))
+		keys, started := map[string]int{}, map[int]bool{}
 		key := func(kind, id string) int {
 			k := kind + ":" + id
 			if n, ok := keys[k]; ok {
@@ -202,15 +225,33 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 				a.reasoning(asm, key("reasoning", p.ID), "", p.ProviderMetadata)
 				asm.EndBlock(key("reasoning", p.ID))
 			case fantasy.StreamPartTypeToolInputStart:
-				asm.ToolStart(key("tool", p.ID), p.ID, p.ToolCallName)
-			case fantasy.StreamPartTypeToolInputDelta:
-				if _, err := asm.ToolInputDelta(key("tool", p.ID), p.Delta); err != nil {
-					asm.Fail(ctx, err)
-					return
-				}
-			case fantasy.StreamPartTypeToolCall:
 				k := key("tool", p.ID)
+				started[k] = true
 				asm.ToolStart(k, p.ID, p.ToolCallName)
+			case fantasy.StreamPartTypeToolInputDelta:
+				// fantasy's Anthropic model puts the fragment in
+				// ToolCallInput, its OpenAI models in Delta.
+				frag := p.Delta
+				if frag == "" {
+					frag = p.ToolCallInput
+				}
+				// A fragment of a call that is no longer the open block
+				// (fantasy keeps parallel calls open; the canonical
+				// stream has one tool block at a time) is not streamed:
+				// the ToolCall part's whole input completes that call.
+				_, _ = asm.ToolInputDelta(key("tool", p.ID), frag)
+			case fantasy.StreamPartTypeToolInputEnd:
+				// fantasy's Chat model ends a call's input when the next
+				// call starts, and sends every ToolCall after the stream.
+				asm.EndBlock(key("tool", p.ID))
+			case fantasy.StreamPartTypeToolCall:
+				// The call's whole input, authoritative over the
+				// fragments.
+				k := key("tool", p.ID)
+				if !started[k] {
+					started[k] = true
+					asm.ToolStart(k, p.ID, p.ToolCallName)
+				}
 				asm.ToolInputFinal(k, json.RawMessage(p.ToolCallInput))
 				asm.EndBlock(k)
 			case fantasy.StreamPartTypeFinish:
@@ -319,8 +360,15 @@ func (a *Adapter) reasoning(asm *driver.Assembler, k int, text string, md fantas
 }
 
 // prepare opens the language model and builds the call.
-func (a *Adapter) prepare(ctx context.Context, req *canonical.Request) (fantasy.LanguageModel, fantasy.Call, error) {
+func (a *Adapter) prepare(ctx context.Context, sc *shim.Call, req *canonical.Request, stream bool) (fantasy.LanguageModel, fantasy.Call, error) {
+	req, err := sc.SkipUnknown(req)
+	if err != nil {
+		return nil, fantasy.Call{}, err
+	}
 	if err := canonical.ValidateHistory(req.Messages, req.Tools); err != nil {
+		return nil, fantasy.Call{}, err
+	}
+	if err := driver.CheckCapabilities(a.Name(), req, a.Capabilities(req.Model), stream); err != nil {
 		return nil, fantasy.Call{}, err
 	}
 	wire := a.Cfg.Model(req.Model).WireName
@@ -328,19 +376,23 @@ func (a *Adapter) prepare(ctx context.Context, req *canonical.Request) (fantasy.
 	if err != nil {
 		return nil, fantasy.Call{}, a.failure(ctx, err)
 	}
-	call, err := a.call(req)
+	call, err := a.call(sc, req)
 	return model, call, err
 }
 
 // call maps a canonical request to a fantasy.Call.
-func (a *Adapter) call(req *canonical.Request) (fantasy.Call, error) {
+func (a *Adapter) call(sc *shim.Call, req *canonical.Request) (fantasy.Call, error) {
 	ids := a.ToolIDs(req)
 	var c fantasy.Call
 	if req.SystemPrompt != "" {
 		c.Prompt = append(c.Prompt, fantasy.NewSystemMessage(req.SystemPrompt))
 	}
-	for i, m := range req.Messages {
-		msgs, err := a.messages(m, ids)
+	for i := range req.Messages {
+		msgs, err := a.messages(sc, &req.Messages[i], ids)
+		var ae *canonical.AdapterError
+		if errors.As(err, &ae) {
+			return c, ae
+		}
 		if err != nil {
 			return c, canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeUnsupportedContent, "messages[%d]: %v", i, err)
 		}
@@ -401,7 +453,7 @@ func (a *Adapter) call(req *canonical.Request) (fantasy.Call, error) {
 
 // messages maps one canonical message to fantasy's: a user turn's tool
 // results go in a tool message before its other parts.
-func (a *Adapter) messages(m canonical.Message, ids canonical.ToolIDMap) ([]fantasy.Message, error) {
+func (a *Adapter) messages(sc *shim.Call, m *canonical.Message, ids canonical.ToolIDMap) ([]fantasy.Message, error) {
 	var parts, results []fantasy.MessagePart
 	for _, b := range m.Content {
 		switch b := b.(type) {
@@ -423,15 +475,9 @@ func (a *Adapter) messages(m canonical.Message, ids canonical.ToolIDMap) ([]fant
 		case canonical.ToolUseBlock:
 			parts = append(parts, fantasy.ToolCallPart{ToolCallID: ids.Wire(a.Name(), b.ID), ToolName: b.Name, Input: string(b.Input)})
 		case canonical.ToolResultBlock:
-			var text strings.Builder
-			for _, c := range b.Content {
-				if t, ok := c.(canonical.TextBlock); ok {
-					text.WriteString(t.Text)
-				}
-			}
-			var out fantasy.ToolResultOutputContent = fantasy.ToolResultOutputContentText{Text: text.String()}
-			if b.IsError {
-				out = fantasy.ToolResultOutputContentError{Error: errors.New(text.String())}
+			out, err := a.toolResult(sc, m, b)
+			if err != nil {
+				return nil, err
 			}
 			results = append(results, fantasy.ToolResultPart{ToolCallID: ids.Wire(a.Name(), b.ToolUseID), Output: out})
 		default:
@@ -453,6 +499,49 @@ func (a *Adapter) messages(m canonical.Message, ids canonical.ToolIDMap) ([]fant
 		out = append(out, fantasy.Message{Role: role, Content: parts})
 	}
 	return out, nil
+}
+
+// toolResult maps a tool result's content to fantasy's output: its text,
+// or the error text; with an image, on Anthropic — whose tool_result
+// takes images, and where fantasy sends ToolResultOutputContentMedia
+// inside it — the image and the text (fantasy's media output holds one
+// image). Where the tool result is text only on the wire (OpenAI's
+// function output, Gemini's functionResponse: 001 §7.3, 003 §10.1.3),
+// and for a second image, the image is dropped with the lossy WARN.
+func (a *Adapter) toolResult(sc *shim.Call, m *canonical.Message, b canonical.ToolResultBlock) (fantasy.ToolResultOutputContent, error) {
+	var text strings.Builder
+	var media *fantasy.ToolResultOutputContentMedia
+	for _, c := range b.Content {
+		switch c := c.(type) {
+		case canonical.TextBlock:
+			text.WriteString(c.Text)
+		case canonical.ImageBlock:
+			reason := "a tool result's image: " + a.kind + "'s tool output is text only"
+			switch {
+			case a.kind != "anthropic":
+			case b.IsError:
+				reason = "an error tool result's image: fantasy's error output is text only"
+			case c.Source.Kind != canonical.ImageBase64:
+				reason = "a tool result's image by " + string(c.Source.Kind) + ": fantasy's media output carries base64 data only"
+			case media != nil:
+				reason = "a tool result's second image: fantasy's media output holds one"
+			default:
+				media = &fantasy.ToolResultOutputContentMedia{Data: c.Source.Data, MediaType: c.MediaType}
+				continue
+			}
+			if err := sc.Drop(m, canonical.BlockImage, reason); err != nil {
+				return nil, err
+			}
+		}
+	}
+	switch {
+	case b.IsError:
+		return fantasy.ToolResultOutputContentError{Error: errors.New(text.String())}, nil
+	case media != nil:
+		media.Text = text.String()
+		return *media, nil
+	}
+	return fantasy.ToolResultOutputContentText{Text: text.String()}, nil
 }
 
 // signature carries a thinking block's signature (or redacted data) in

@@ -61,6 +61,11 @@ func (a *Adapter) model(id string) (llms.Model, error) {
 		return lanthropic.New(opts...)
 	default:
 		opts := []lopenai.Option{lopenai.WithToken(a.Cfg.APIKey), lopenai.WithModel(wire), lopenai.WithHTTPClient(a.HTTP)}
+		// metis's openai adapter option organization; langchaingo has no
+		// option for the project (OpenAI-Project header).
+		if org, _ := a.Cfg.Options["organization"].(string); org != "" {
+			opts = append(opts, lopenai.WithOrganization(org))
+		}
 		if a.Cfg.BaseURL != "" {
 			opts = append(opts, lopenai.WithBaseURL(strings.TrimSuffix(a.Cfg.BaseURL, "/")+"/v1"))
 		}
@@ -78,19 +83,28 @@ func (a *Adapter) Capabilities(model string) canonical.Capabilities {
 	if a.kind == "anthropic" {
 		c.MaxContextTokens, c.MaxOutputTokens = 200000, 64000
 	}
+	c.AcceptedImageMediaTypes = append([]string(nil), imageTypes[a.kind]...)
 	return c
+}
+
+// imageTypes are the image media types each provider's API documents
+// (Anthropic's and OpenAI's vision guides): an image of another type is
+// refused before the wire.
+var imageTypes = map[string][]string{
+	"anthropic": {"image/jpeg", "image/png", "image/gif", "image/webp"},
+	"openai":    {"image/png", "image/jpeg", "image/gif", "image/webp"},
 }
 
 // Complete makes a non-streaming call with GenerateContent.
 func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canonical.Response, error) {
-	ctx, done := a.Begin(ctx, req)
-	defer done()
-	resp, err := a.generate(ctx, req, nil)
+	ctx, sc := a.Begin(ctx, req, false)
+	defer sc.End()
+	resp, err := a.generate(ctx, sc, req, nil)
 	if err != nil {
-		return nil, err
+		return sc.Result(nil, err)
 	}
-	asm := driver.NewAssembler(nil, a.Name(), req.Model, req.RequestID, a.ToolIDs(req))
-	return a.finish(asm, resp, 0), nil
+	asm := sc.Assembler(nil, req, a.ToolIDs(req))
+	return sc.Result(a.finish(asm, resp, 0), nil)
 }
 
 // Stream makes a streaming call: GenerateContent with a streaming
@@ -98,9 +112,10 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 // reason come with the response when the call returns.
 func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[canonical.StreamEvent, error] {
 	return func(yield func(canonical.StreamEvent, error) bool) {
-		ctx, done := a.Begin(ctx, req)
-		defer done()
-		asm := driver.NewAssembler(yield, a.Name(), req.Model, req.RequestID, a.ToolIDs(req))
+		ctx, sc := a.Begin(ctx, req, true)
+		defer sc.End()
+		yield = sc.Watch(yield)
+		asm := sc.Assembler(yield, req, a.ToolIDs(req))
 		errStopped := errors.New("the consumer stopped reading")
 		onChunk := func(_ context.Context, chunk []byte) error {
 			if ctx.Err() != nil {
@@ -111,7 +126,7 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 			}
 			return nil
 		}
-		resp, err := a.generate(ctx, req, onChunk)
+		resp, err := a.generate(ctx, sc, req, onChunk)
 		switch {
 		case asm.Stopped() && ctx.Err() == nil:
 			return
@@ -226,15 +241,22 @@ func stopReason(s string) canonical.StopReason {
 }
 
 // generate maps the request and calls GenerateContent.
-func (a *Adapter) generate(ctx context.Context, req *canonical.Request, onChunk func(context.Context, []byte) error) (*llms.ContentResponse, error) {
+func (a *Adapter) generate(ctx context.Context, sc *shim.Call, req *canonical.Request, onChunk func(context.Context, []byte) error) (*llms.ContentResponse, error) {
+	req, err := sc.SkipUnknown(req)
+	if err != nil {
+		return nil, err
+	}
 	if err := canonical.ValidateHistory(req.Messages, req.Tools); err != nil {
+		return nil, err
+	}
+	if err := driver.CheckCapabilities(a.Name(), req, a.Capabilities(req.Model), onChunk != nil); err != nil {
 		return nil, err
 	}
 	model, err := a.model(req.Model)
 	if err != nil {
 		return nil, canonical.NewError(canonical.ErrAuth, canonical.CodeNotConfigured, "langchaingo: %v", err)
 	}
-	msgs, opts, err := a.request(req)
+	msgs, opts, err := a.request(sc, req)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +292,7 @@ func (a *Adapter) failure(ctx context.Context, err error) *canonical.AdapterErro
 }
 
 // request maps a canonical request to langchaingo's messages and options.
-func (a *Adapter) request(req *canonical.Request) ([]llms.MessageContent, []llms.CallOption, error) {
+func (a *Adapter) request(sc *shim.Call, req *canonical.Request) ([]llms.MessageContent, []llms.CallOption, error) {
 	ids := a.ToolIDs(req)
 	var msgs []llms.MessageContent
 	if req.SystemPrompt != "" {
@@ -299,8 +321,13 @@ func (a *Adapter) request(req *canonical.Request) ([]llms.MessageContent, []llms
 			case canonical.ToolResultBlock:
 				var text strings.Builder
 				for _, c := range b.Content {
-					if t, ok := c.(canonical.TextBlock); ok {
-						text.WriteString(t.Text)
+					switch c := c.(type) {
+					case canonical.TextBlock:
+						text.WriteString(c.Text)
+					case canonical.ImageBlock:
+						if err := sc.Drop(&req.Messages[i], canonical.BlockImage, "a tool result's image: langchaingo's ToolCallResponse content is text only"); err != nil {
+							return nil, nil, err
+						}
 					}
 				}
 				results = append(results, llms.ToolCallResponse{ToolCallID: ids.Wire(a.Name(), b.ToolUseID), Content: text.String()})

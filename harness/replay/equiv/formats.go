@@ -135,8 +135,68 @@ func responses(m map[string]any, o Options) {
 			}
 		case "function_call":
 			parseArguments(it, "arguments")
+			// A function_call input item's id and status are the
+			// API's own, "populated when items are returned via API"
+			// (openai-python's ResponseFunctionToolCallParam): optional
+			// when sent back; call_id pairs the call with its output.
+			delete(it, "id")
+			delete(it, "status")
 		}
 	}
+	leadingInstructions(m)
+}
+
+// leadingInstructions moves the system and developer messages that open
+// a Responses input into instructions, their texts joined by a blank
+// line: instructions is "a system (or developer) message inserted into
+// the model's context" (the API reference), so the two forms are one
+// request when no previous_response_id carries earlier instructions.
+// Messages whose content is not text alone stay where they are.
+func leadingInstructions(m map[string]any) {
+	if _, chained := m["previous_response_id"]; chained {
+		return
+	}
+	input, _ := m["input"].([]any)
+	var texts []string
+	if s, ok := m["instructions"].(string); ok && s != "" {
+		texts = append(texts, s)
+	}
+	n := 0
+	for ; n < len(input); n++ {
+		it, _ := input[n].(map[string]any)
+		if it == nil || it["type"] != "message" || (it["role"] != "system" && it["role"] != "developer") {
+			break
+		}
+		t, ok := onlyText(it["content"])
+		if !ok {
+			break
+		}
+		texts = append(texts, t)
+	}
+	if n == 0 {
+		return
+	}
+	m["instructions"] = strings.Join(texts, "\n\n")
+	m["input"] = input[n:]
+}
+
+// onlyText returns the text of a message content made of input_text
+// blocks alone.
+func onlyText(c any) (string, bool) {
+	blocks, ok := c.([]any)
+	if !ok || len(blocks) == 0 {
+		return "", false
+	}
+	var texts []string
+	for _, b := range blocks {
+		bm, _ := b.(map[string]any)
+		t, isText := bm["text"].(string)
+		if bm == nil || bm["type"] != "input_text" || !isText || len(bm) != 2 {
+			return "", false
+		}
+		texts = append(texts, t)
+	}
+	return strings.Join(texts, "\n\n"), true
 }
 
 // gemini is Gemini's generateContent, whose JSON (proto3 JSON) accepts

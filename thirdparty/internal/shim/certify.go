@@ -22,8 +22,8 @@ type Library struct {
 	// Skip leaves out scenarios by id glob or tag, as certify.Options.Skip.
 	Skip []string
 	// Decline leaves out the runs on the matrix models it returns true
-	// for: a wire dialect the library does not speak (langchaingo has
-	// no OpenAI Responses API).
+	// for, and the runs that swap to one: a wire dialect the library
+	// does not speak (langchaingo has no OpenAI Responses API).
 	Decline func(model string) bool
 }
 
@@ -32,6 +32,12 @@ type Library struct {
 // instead of checking them, as goldens are updated: for a change of the
 // suite, the shim or the library that is intended, reviewed in the diff.
 const UpdateEnv = "THIRDPARTY_UPDATE"
+
+// AllEnv names the environment variable that, set to a directory, makes
+// Certify write there <library>-<provider>.txt: every failing check of
+// every failing run, one a line (<run> TAB <check>), where the list keeps
+// only the first. It is a scratch file for triage, not kept.
+const AllEnv = "THIRDPARTY_ALL"
 
 // Certify runs metis's conformance suite through the adapter newAdapter
 // builds as provider's, as conformtest.Run does (the same certify.Plan,
@@ -67,7 +73,7 @@ func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(
 	if lib.Decline != nil {
 		runs := plan.Runs[:0]
 		for _, r := range plan.Runs {
-			if !lib.Decline(r.Model) {
+			if !declined(r, provider, lib.Decline) {
 				runs = append(runs, r)
 			}
 		}
@@ -96,6 +102,9 @@ func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(
 		if update {
 			writeKnown(t, knownPath, plan, results, known, name, version, provider)
 		}
+		if dir := os.Getenv(AllEnv); dir != "" {
+			writeAll(t, filepath.Join(dir, name+"-"+provider+".txt"), plan, results)
+		}
 	})
 	for i, run := range plan.Runs {
 		t.Run(run.Name(), func(t *testing.T) {
@@ -121,6 +130,21 @@ func Certify[A adapters.Adapter](t *testing.T, provider string, newAdapter func(
 			}
 		})
 	}
+}
+
+// declined reports whether run is on a model decline returns true for,
+// or swaps in a step to one of provider's (another provider's model is
+// served by metis's own adapter, not by the library).
+func declined(run certify.Run, provider string, decline func(model string) bool) bool {
+	if decline(run.Model) {
+		return true
+	}
+	for _, st := range run.Scenario.Steps {
+		if st.Swap != nil && strings.HasPrefix(st.Swap.Model, provider+":") && decline(st.Swap.Model) {
+			return true
+		}
+	}
+	return false
 }
 
 // report logs the verdict, writes the bundle when asked, and lists the
@@ -179,6 +203,53 @@ func writeKnown(t *testing.T, path string, plan *certify.Plan, results []harness
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s: %d expected failures", path, len(k))
+}
+
+// writeAll writes every failing check of the failing runs to path.
+func writeAll(t *testing.T, path string, plan *certify.Plan, results []harness.ScenarioResult) {
+	var b strings.Builder
+	for i, run := range plan.Runs {
+		for _, f := range FailedChecks(results[i]) {
+			fmt.Fprintf(&b, "%s\t%s\n", run.Name(), strings.Join(strings.Fields(f), " "))
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote every failing check to %s", path)
+}
+
+// FailedChecks lists every failing check of a failed run, in the order
+// certify.FirstFailure looks for the first: each step's failed checks
+// and error, then the run's error findings (message only, not the diff);
+// a run that failed with none of them gives its reason.
+func FailedChecks(r harness.ScenarioResult) []string {
+	if r.Status != harness.StatusFail {
+		return nil
+	}
+	var out []string
+	for _, st := range r.Steps {
+		for _, c := range st.Checks {
+			if !c.OK {
+				out = append(out, fmt.Sprintf("at step %d, check %s: %s", st.Index+1, c.Name, c.Message))
+			}
+		}
+		if st.Error != "" {
+			out = append(out, fmt.Sprintf("at step %d, check %s: %s", st.Index+1, st.Kind, st.Error))
+		}
+	}
+	for _, f := range r.Findings {
+		if f.Level == harness.LevelError {
+			out = append(out, fmt.Sprintf("check %s: %s", f.ID, f.Message))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "check run: "+r.Reason)
+	}
+	return out
 }
 
 func firstLine(s string) string {

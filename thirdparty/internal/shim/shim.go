@@ -11,6 +11,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/driver"
@@ -59,28 +60,36 @@ func (b *Base) EstimateInputTokens(req *canonical.Request) int {
 	return driver.Estimator{}.Estimate(req)
 }
 
+// now reads the Config's clock.
+func (b *Base) now() time.Time {
+	if b.Cfg.Clock != nil {
+		return b.Cfg.Clock.Now()
+	}
+	return time.Now()
+}
+
 // Close releases nothing: the HTTP client is the harness's.
 func (b *Base) Close() error { return nil }
 
-// Begin starts the call with request id id: it returns the context the
-// library call runs under (cancelled by Cancel(id)) and the function that
-// ends the call.
-func (b *Base) Begin(ctx context.Context, req *canonical.Request) (context.Context, func()) {
+// Begin starts the call of req (a streaming one when stream is set): it
+// returns the context the library call runs under (cancelled by
+// Cancel(req.RequestID)) and the call, whose End must be deferred. The
+// call's HTTP attempts and its end are reported to Config.Observer as
+// lifecycle events (llm.call_started per attempt, then llm.call_completed
+// or llm.call_failed), as metis's own adapters report theirs.
+func (b *Base) Begin(ctx context.Context, req *canonical.Request, stream bool) (context.Context, *Call) {
 	ctx, cancel := context.WithCancel(ctx)
-	ctx = context.WithValue(ctx, callKey{}, &call{id: req.RequestID})
+	c := &Call{id: req.RequestID, base: b, ctx: ctx, cancel: cancel}
+	c.ev = adapters.Event{Adapter: b.Cfg.Name, Model: req.Model, RequestID: req.RequestID, SessionID: req.SessionID, Stream: stream}
+	c.began = b.now()
+	ctx = context.WithValue(ctx, callKey{}, c)
+	c.ctx = ctx
 	if req.RequestID != "" {
 		b.mu.Lock()
 		b.calls[req.RequestID] = cancel
 		b.mu.Unlock()
 	}
-	return ctx, func() {
-		cancel()
-		if req.RequestID != "" {
-			b.mu.Lock()
-			delete(b.calls, req.RequestID)
-			b.mu.Unlock()
-		}
-	}
+	return ctx, c
 }
 
 // Cancel aborts the call with this request id.
@@ -104,7 +113,7 @@ func (b *Base) ToolIDs(req *canonical.Request) canonical.ToolIDMap {
 
 // Attempts returns how many HTTP attempts the call of ctx has made.
 func Attempts(ctx context.Context) int {
-	if c, ok := ctx.Value(callKey{}).(*call); ok {
+	if c, ok := ctx.Value(callKey{}).(*Call); ok {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		return c.n
@@ -114,29 +123,22 @@ func Attempts(ctx context.Context) int {
 
 type callKey struct{}
 
-type call struct {
-	id string
-	mu sync.Mutex
-	n  int
-}
-
 // attemptTransport reports every round trip the library makes as an
-// adapters.Attempt: a library that retries shows each try.
+// adapters.Attempt and as lifecycle events: a library that retries shows
+// each try.
 type attemptTransport struct {
 	next   http.RoundTripper
 	report func(adapters.Attempt)
 }
 
 func (t *attemptTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(r)
-	c, ok := r.Context().Value(callKey{}).(*call)
+	c, ok := r.Context().Value(callKey{}).(*Call)
 	if !ok {
-		return resp, err
+		return t.next.RoundTrip(r)
 	}
-	c.mu.Lock()
-	c.n++
-	a := adapters.Attempt{RequestID: c.id, N: c.n}
-	c.mu.Unlock()
+	c.attemptStarted(r.Context())
+	resp, err := t.next.RoundTrip(r)
+	a := adapters.Attempt{RequestID: c.id}
 	switch {
 	case err != nil:
 		a.Err = canonical.NewError(canonical.ErrNetwork, "", "%v", err)
@@ -146,6 +148,7 @@ func (t *attemptTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	default:
 		a.Status = resp.StatusCode
 	}
+	a.N = c.attemptEnded(a.Status, a.Err)
 	if t.report != nil {
 		t.report(a)
 	}
