@@ -10,6 +10,7 @@ import (
 
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/harness/streamcheck"
 	"github.com/metis-llm/metis/session"
 )
@@ -18,7 +19,7 @@ import (
 // call through the session (or, with direct, straight to the adapter),
 // and checks the stream invariants, the expectations and, with both:
 // true, the agreement of the streamed and unstreamed results.
-func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
+func (r *run) call(ctx context.Context, st *scenario.Step) ([]Check, []Finding, error) {
 	c := st.Call
 	cancelSpec, inject := r.pendingCancel, r.pendingInject
 	r.pendingCancel, r.pendingInject = nil, nil
@@ -211,16 +212,16 @@ func (r *run) stepData(i, skipSleeps int) *stepData {
 
 // expectFor refines e for a call to model: its wire format and the names
 // the model goes by (its id, its column names, its provider).
-func (r *run) expectFor(e *Expect, model string) *Expect {
+func (r *run) expectFor(e *scenario.Expect, model string) *scenario.Expect {
 	if e == nil {
 		return nil
 	}
-	return e.refine(r.cfg.wireOf(r.reg, model), r.cfg.modelKeys(model), r.cfg.modelKeys(r.model))
+	return e.Refine(r.cfg.wireOf(r.reg, model), r.cfg.modelKeys(model), r.cfg.modelKeys(r.model))
 }
 
 // direct sends the session's history, without the session's policy, to
 // the adapter, streaming or not; nothing is appended to the session.
-func (r *run) direct(ctx context.Context, cancel context.CancelFunc, spec *CancelStep, obs *observed, model string, opts session.CallOptions, step int, o *outcome) {
+func (r *run) direct(ctx context.Context, cancel context.CancelFunc, spec *scenario.CancelStep, obs *observed, model string, opts session.CallOptions, step int, o *outcome) {
 	req := &canonical.Request{
 		RequestID: opts.RequestID, SessionID: sessionID, Messages: r.sess.Messages(),
 		ToolChoice: opts.ToolChoice, SystemPrompt: r.sc.System, Model: model,
@@ -242,12 +243,12 @@ func (r *run) direct(ctx context.Context, cancel context.CancelFunc, spec *Cance
 }
 
 // stream consumes a streaming session call, cancelling it as spec says.
-func (r *run) stream(ctx context.Context, cancel context.CancelFunc, spec *CancelStep, opts session.CallOptions, step int, o *outcome) {
+func (r *run) stream(ctx context.Context, cancel context.CancelFunc, spec *scenario.CancelStep, opts session.CallOptions, step int, o *outcome) {
 	r.consume(r.sess.Stream(ctx, opts), cancel, spec, step, o)
 }
 
 // consume reads a stream into o, cancelling it as spec says.
-func (r *run) consume(events iter.Seq2[canonical.StreamEvent, error], cancel context.CancelFunc, spec *CancelStep, step int, o *outcome) {
+func (r *run) consume(events iter.Seq2[canonical.StreamEvent, error], cancel context.CancelFunc, spec *scenario.CancelStep, step int, o *outcome) {
 	n := 0
 	for ev, err := range events {
 		if err != nil {

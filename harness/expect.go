@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // outcome is what one call step produced.
@@ -42,9 +43,9 @@ const (
 
 // expectCall checks a call's outcome and what its step produced against
 // e (which may be nil: the call must then succeed).
-func expectCall(e *Expect, o *outcome, d *stepData) []Check {
+func expectCall(e *scenario.Expect, o *outcome, d *stepData) []Check {
 	if e == nil {
-		e = &Expect{}
+		e = &scenario.Expect{}
 	}
 	checks := expectErrors(e.Error, o.err)
 	if e.StopReason != "" {
@@ -96,12 +97,12 @@ func expectCall(e *Expect, o *outcome, d *stepData) []Check {
 }
 
 // expectUsage compares the usage fields want sets.
-func expectUsage(want *ExpectUsage, resp *canonical.Response) Check {
-	c := Check{Name: CheckUsage, OK: true, Oracle: OracleContract}
+func expectUsage(want *scenario.ExpectUsage, resp *canonical.Response) Check {
+	c := Check{Name: CheckUsage, OK: true, Oracle: scenario.OracleContract}
 	if want.Estimated != nil && *want.Estimated {
 		// Counts estimated because the server reported none: 000 §7.2
 		// lets an adapter estimate (MAY); how is metis's policy.
-		c.Oracle = OracleRegression
+		c.Oracle = scenario.OracleRegression
 	}
 	if resp == nil {
 		c.OK, c.Message = false, "no response to take usage from"
@@ -137,7 +138,7 @@ func expectUsage(want *ExpectUsage, resp *canonical.Response) Check {
 // error, the contract's part — whether the call failed, its class (000
 // §6.1) and a code the seeds name (contractCodes) — and, when want asks
 // for more, error_detail, metis's part: a finer code and the message.
-func expectErrors(want *ExpectError, err error) []Check {
+func expectErrors(want *scenario.ExpectError, err error) []Check {
 	checks := []Check{expectError(want, err)}
 	if want == nil || err == nil || (want.Message == "" && (want.Code == "" || slices.Contains(contractCodes, want.Code))) {
 		return checks
@@ -159,7 +160,7 @@ func expectErrors(want *ExpectError, err error) []Check {
 
 // expectError checks the contract's part of want against err; nil want
 // means no error.
-func expectError(want *ExpectError, err error) Check {
+func expectError(want *scenario.ExpectError, err error) Check {
 	c := Check{Name: CheckError, OK: true}
 	switch {
 	case want == nil && err != nil:
@@ -194,7 +195,7 @@ func stopOf(r *canonical.Response) string {
 	return string(r.StopReason)
 }
 
-func expectBlocks(want []ExpectBlock, resp *canonical.Response) Check {
+func expectBlocks(want []scenario.ExpectBlock, resp *canonical.Response) Check {
 	c := Check{Name: CheckBlocks, OK: true}
 	var got canonical.Blocks
 	if resp != nil {

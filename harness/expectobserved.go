@@ -15,6 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // Check names of the expectations on usage, logs, wire and stream.
@@ -50,116 +51,9 @@ type stepData struct {
 	sessionCost decimal.Decimal
 }
 
-// refine returns e with the PerWire entry for wire, the PerModel
-// entries naming one of keys (the call's model, its column names and its
-// provider) and the PerRun entries naming one of runKeys (the same for
-// the run's matrix model) applied, in that order.
-func (e *Expect) refine(wire string, keys, runKeys []string) *Expect {
-	if e == nil || (e.PerWire == nil && e.PerModel == nil && e.PerRun == nil) {
-		return e
-	}
-	out := *e
-	out.PerWire, out.PerModel, out.PerRun = nil, nil, nil
-	if w, ok := e.PerWire[wire]; ok {
-		out = merge(out, w.refine(wire, keys, runKeys))
-	}
-	for _, k := range keys {
-		if m, ok := e.PerModel[k]; ok {
-			out = merge(out, m.refine(wire, keys, runKeys))
-		}
-	}
-	for _, k := range runKeys {
-		if m, ok := e.PerRun[k]; ok {
-			out = merge(out, m.refine(wire, keys, runKeys))
-		}
-	}
-	return &out
-}
-
-// merge returns base with every field that over sets replaced.
-func merge(base Expect, over *Expect) Expect {
-	if over == nil {
-		return base
-	}
-	if over.StopReason != "" {
-		base.StopReason = over.StopReason
-	}
-	if over.ProviderStopReason != "" {
-		base.ProviderStopReason = over.ProviderStopReason
-	}
-	if over.ServedModel != "" {
-		base.ServedModel = over.ServedModel
-	}
-	if over.Blocks != nil {
-		base.Blocks = over.Blocks
-	}
-	if over.Error != nil {
-		base.Error = over.Error
-	}
-	if over.Attempts != nil {
-		base.Attempts = over.Attempts
-	}
-	if over.Events != nil {
-		base.Events = maps.Clone(base.Events)
-		if base.Events == nil {
-			base.Events = map[canonical.EventType]int{}
-		}
-		maps.Copy(base.Events, over.Events)
-	}
-	if over.TextContains != nil {
-		base.TextContains = over.TextContains
-	}
-	if over.TextMatches != nil {
-		base.TextMatches = over.TextMatches
-	}
-	if over.Refused {
-		base.Refused = true
-	}
-	if over.Reasons != nil {
-		base.Reasons = over.Reasons
-	}
-	if over.Status != "" {
-		base.Status = over.Status
-	}
-	if over.Text != nil {
-		base.Text = over.Text
-	}
-	if over.Usage != nil {
-		base.Usage = over.Usage
-	}
-	if over.Cost != nil {
-		base.Cost = over.Cost
-	}
-	if over.SessionCost != "" {
-		base.SessionCost = over.SessionCost
-	}
-	if over.Logs != nil {
-		base.Logs = over.Logs
-	}
-	if over.Lifecycle != nil {
-		base.Lifecycle = over.Lifecycle
-	}
-	if over.Requests != nil {
-		base.Requests = over.Requests
-	}
-	if over.Waits != nil {
-		base.Waits = over.Waits
-	}
-	if over.Fragments != "" {
-		base.Fragments = over.Fragments
-	}
-	if over.Raw != nil {
-		base.Raw = over.Raw
-	}
-	if over.ProviderRaw != nil {
-		base.ProviderRaw = over.ProviderRaw
-	}
-	return base
-}
-
 // expectObserved checks the expectations on the step's messages, usage, logs,
 // wire requests, waits and raw stream.
-func expectObserved(e *Expect, o *outcome, d *stepData) []Check {
+func expectObserved(e *scenario.Expect, o *outcome, d *stepData) []Check {
 	var checks []Check
 	if e.ServedModel != "" {
 		got := ""
@@ -200,7 +94,7 @@ func expectObserved(e *Expect, o *outcome, d *stepData) []Check {
 		checks = append(checks, expectCost(e.Cost, d.msg))
 	}
 	if e.SessionCost != "" {
-		want, _ := parseDecimal(e.SessionCost)
+		want, _ := scenario.ParseDecimal(e.SessionCost)
 		c := Check{Name: CheckSessionCost, OK: d.sessionCost.Equal(want)}
 		if !c.OK {
 			c.Message = fmt.Sprintf("session cost $%s, want $%s", d.sessionCost, want)
@@ -239,14 +133,14 @@ func expectObserved(e *Expect, o *outcome, d *stepData) []Check {
 	return checks
 }
 
-func expectCost(want *ExpectCost, msg *canonical.Message) Check {
+func expectCost(want *scenario.ExpectCost, msg *canonical.Message) Check {
 	c := Check{Name: CheckCost, OK: true}
 	if msg == nil || msg.Metadata.Usage == nil {
 		c.OK, c.Message = false, "the call appended no message with usage"
 		return c
 	}
 	u := msg.Metadata.Usage
-	w, _ := parseDecimal(want.USD)
+	w, _ := scenario.ParseDecimal(want.USD)
 	var problems []string
 	if !u.CostUSD.Equal(w) {
 		problems = append(problems, fmt.Sprintf("cost $%s, want $%s", u.CostUSD, w))
@@ -260,10 +154,10 @@ func expectCost(want *ExpectCost, msg *canonical.Message) Check {
 	return c
 }
 
-func expectLog(want ExpectLog, recs []logRecord) Check {
+func expectLog(want scenario.ExpectLog, recs []logRecord) Check {
 	n := 0
 	for _, r := range recs {
-		if want.matches(r) {
+		if logMatches(want, r) {
 			n++
 		}
 	}
@@ -281,7 +175,7 @@ func describeLogs(recs []logRecord) string {
 	return strings.Join(parts, " | ")
 }
 
-func expectRequest(want ExpectRequest, exs []*exchange) Check {
+func expectRequest(want scenario.ExpectRequest, exs []*exchange) Check {
 	c := Check{Name: CheckRequest, OK: true}
 	i := -1
 	if want.Index != nil {
@@ -336,7 +230,7 @@ func expectRequest(want ExpectRequest, exs []*exchange) Check {
 
 // jsonChecks checks a request body's JSON against want's json, parsed,
 // unordered, equal, contains, absent and present.
-func jsonChecks(want ExpectRequest, doc any, eq requestEquivalence) []string {
+func jsonChecks(want scenario.ExpectRequest, doc any, eq requestEquivalence) []string {
 	var problems []string
 	ptrs := slices.Sorted(maps.Keys(want.JSON))
 	for _, p := range ptrs {
@@ -459,7 +353,7 @@ func unorderedCheck(p string, want json.RawMessage, doc any) []string {
 	return nil
 }
 
-func expectWaits(want []ExpectWait, got []time.Duration) Check {
+func expectWaits(want []scenario.ExpectWait, got []time.Duration) Check {
 	c := Check{Name: CheckWaits, OK: len(want) == len(got)}
 	for i := 0; c.OK && i < len(want); i++ {
 		w := want[i]
@@ -539,9 +433,9 @@ func jsonStringBody(s string) []byte {
 // one fails the regression oracle only.
 func expectRaw(want json.RawMessage, raw []byte) Check {
 	c := expectPartial(CheckRaw, "raw response body", want, raw)
-	c.Oracle = OracleContract
+	c.Oracle = scenario.OracleContract
 	if len(raw) == 0 {
-		c.Oracle = OracleRegression
+		c.Oracle = scenario.OracleRegression
 	}
 	return c
 }
@@ -568,15 +462,6 @@ func expectPartial(name, what string, want json.RawMessage, got []byte) Check {
 	}
 	c.OK = true
 	return c
-}
-
-// parseDecimal reads an exact decimal such as "0.000654".
-func parseDecimal(s string) (decimal.Decimal, error) {
-	d, err := decimal.NewFromString(s)
-	if err != nil {
-		return decimal.Decimal{}, fmt.Errorf("%q is not a decimal number", s)
-	}
-	return d, nil
 }
 
 // headerMatches reports whether a request header's value got meets an
@@ -619,7 +504,7 @@ func globMatch(s, pattern string) bool {
 // and query. Over loopback HTTP (ex.proxied) the scheme and host are the
 // replay server's: scheme and host are skipped, and url is compared from
 // its path on.
-func urlChecks(want ExpectRequest, ex *exchange) []string {
+func urlChecks(want scenario.ExpectRequest, ex *exchange) []string {
 	if want.URL == "" && want.Scheme == "" && want.Host == "" && len(want.Query) == 0 {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 func intp2(i int) *int { return &i }
@@ -43,9 +44,9 @@ func TestJSONPointer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.ptr, func(t *testing.T) {
-			_, err := splitPointer(tt.ptr)
+			_, err := scenario.SplitPointer(tt.ptr)
 			if tt.badPtr != (err != nil) {
-				t.Fatalf("splitPointer(%q) error %v, want error %t", tt.ptr, err, tt.badPtr)
+				t.Fatalf("SplitPointer(%q) error %v, want error %t", tt.ptr, err, tt.badPtr)
 			}
 			got, ok := resolvePointer(doc, tt.ptr)
 			if tt.want == "" {
@@ -103,40 +104,40 @@ func TestExpectRequest(t *testing.T) {
 	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
 	tests := []struct {
 		name string
-		want ExpectRequest
+		want scenario.ExpectRequest
 		msg  string // "" for a pass
 	}{
-		{name: "last by default", want: ExpectRequest{JSON: map[string]json.RawMessage{"/stream": raw("true")}}},
-		{name: "first", want: ExpectRequest{Index: intp2(0), JSON: map[string]json.RawMessage{"/max_tokens": raw("4096"), "/messages/0/content": raw(`"hi"`)}}},
-		{name: "negative index", want: ExpectRequest{Index: intp2(-2), Headers: map[string]string{"anthropic-version": "2023-06-01"}}},
-		{name: "out of range", want: ExpectRequest{Index: intp2(2)}, msg: "the step sent 2 request(s); there is no request 2"},
-		{name: "wrong value", want: ExpectRequest{JSON: map[string]json.RawMessage{"/system": raw(`"T"`)}}, msg: `/system: "S", want "T"`},
-		{name: "missing", want: ExpectRequest{JSON: map[string]json.RawMessage{"/temperature": raw(`0.5`)}}, msg: "/temperature: missing, want 0.5"},
+		{name: "last by default", want: scenario.ExpectRequest{JSON: map[string]json.RawMessage{"/stream": raw("true")}}},
+		{name: "first", want: scenario.ExpectRequest{Index: intp2(0), JSON: map[string]json.RawMessage{"/max_tokens": raw("4096"), "/messages/0/content": raw(`"hi"`)}}},
+		{name: "negative index", want: scenario.ExpectRequest{Index: intp2(-2), Headers: map[string]string{"anthropic-version": "2023-06-01"}}},
+		{name: "out of range", want: scenario.ExpectRequest{Index: intp2(2)}, msg: "the step sent 2 request(s); there is no request 2"},
+		{name: "wrong value", want: scenario.ExpectRequest{JSON: map[string]json.RawMessage{"/system": raw(`"T"`)}}, msg: `/system: "S", want "T"`},
+		{name: "missing", want: scenario.ExpectRequest{JSON: map[string]json.RawMessage{"/temperature": raw(`0.5`)}}, msg: "/temperature: missing, want 0.5"},
 		// json and absent hold up to the wire forms the API treats alike
 		// (docs/request-matching.md).
-		{name: "equivalent forms", want: ExpectRequest{Index: intp2(0), JSON: map[string]json.RawMessage{
+		{name: "equivalent forms", want: scenario.ExpectRequest{Index: intp2(0), JSON: map[string]json.RawMessage{
 			"/system": raw(`[{"type":"text","text":"S"}]`), "/messages/0/content": raw(`[{"text":"hi","type":"text"}]`),
 			"/stream": raw(`false`), "/tools": raw(`[]`)}}},
-		{name: "not equivalent", want: ExpectRequest{Index: intp2(0), JSON: map[string]json.RawMessage{"/system": raw(`[{"type":"text","text":"T"}]`)}},
+		{name: "not equivalent", want: scenario.ExpectRequest{Index: intp2(0), JSON: map[string]json.RawMessage{"/system": raw(`[{"type":"text","text":"T"}]`)}},
 			msg: `/system: "S", want [`},
-		{name: "absent", want: ExpectRequest{Absent: []string{"/tools", "/system"}}, msg: `/system: "S", want it absent`},
-		{name: "present", want: ExpectRequest{Index: intp2(0), Present: []string{"/max_tokens", "/messages/0/content"}}},
-		{name: "present missing", want: ExpectRequest{Present: []string{"/messages/0", "/max_tokens"}}, msg: "/max_tokens: missing, want a value"},
-		{name: "contains", want: ExpectRequest{Contains: raw(`{"messages":[{"content":"again"}]}`)}},
-		{name: "contains fails", want: ExpectRequest{Contains: raw(`{"messages":[{"content":"hi"}]}`)}, msg: `contains: /messages/0/content: "again", want "hi"`},
-		{name: "path", want: ExpectRequest{Method: "post", Path: "/v1/messages"}},
-		{name: "wrong path", want: ExpectRequest{Path: "/v1/chat/completions"}, msg: "path /v1/messages, want /v1/chat/completions"},
-		{name: "header", want: ExpectRequest{Headers: map[string]string{"anthropic-version": "2023-06-01"}}, msg: `header Anthropic-Version "", want "2023-06-01"`},
-		{name: "header prefix", want: ExpectRequest{Index: intp2(0), Headers: map[string]string{"anthropic-version": "2023-*", "x-absent": ""}}},
-		{name: "header any value", want: ExpectRequest{Index: intp2(0), Headers: map[string]string{"anthropic-version": "*"}}},
-		{name: "header any value, absent", want: ExpectRequest{Headers: map[string]string{"anthropic-version": "*"}}, msg: `header Anthropic-Version "", want "*"`},
-		{name: "header wrong prefix", want: ExpectRequest{Index: intp2(0), Headers: map[string]string{"anthropic-version": "2024-*"}}, msg: `header Anthropic-Version "2023-06-01", want "2024-*"`},
-		{name: "includes", want: ExpectRequest{Includes: []string{`"again"`}, Excludes: []string{"hi"}}},
-		{name: "excludes", want: ExpectRequest{Excludes: []string{"again"}}, msg: `body contains "again"`},
-		{name: "equal", want: ExpectRequest{Equal: [][]string{{"/system", "/system"}, {"/messages/0/role", "/messages/-1/role"}}}},
-		{name: "not equal", want: ExpectRequest{Equal: [][]string{{"/messages/0/role", "/system"}}}, msg: `equal: /messages/0/role is "user" but /system is "S"`},
-		{name: "equal missing", want: ExpectRequest{Equal: [][]string{{"/system", "/tools"}}}, msg: "equal: /tools is missing"},
-		{name: "unordered", want: ExpectRequest{Unordered: map[string]json.RawMessage{"/messages/0": raw(`["again","user"]`)}}, msg: `/messages/0: {"content":"again","role":"user"}, want ["again","user"] in any order`},
+		{name: "absent", want: scenario.ExpectRequest{Absent: []string{"/tools", "/system"}}, msg: `/system: "S", want it absent`},
+		{name: "present", want: scenario.ExpectRequest{Index: intp2(0), Present: []string{"/max_tokens", "/messages/0/content"}}},
+		{name: "present missing", want: scenario.ExpectRequest{Present: []string{"/messages/0", "/max_tokens"}}, msg: "/max_tokens: missing, want a value"},
+		{name: "contains", want: scenario.ExpectRequest{Contains: raw(`{"messages":[{"content":"again"}]}`)}},
+		{name: "contains fails", want: scenario.ExpectRequest{Contains: raw(`{"messages":[{"content":"hi"}]}`)}, msg: `contains: /messages/0/content: "again", want "hi"`},
+		{name: "path", want: scenario.ExpectRequest{Method: "post", Path: "/v1/messages"}},
+		{name: "wrong path", want: scenario.ExpectRequest{Path: "/v1/chat/completions"}, msg: "path /v1/messages, want /v1/chat/completions"},
+		{name: "header", want: scenario.ExpectRequest{Headers: map[string]string{"anthropic-version": "2023-06-01"}}, msg: `header Anthropic-Version "", want "2023-06-01"`},
+		{name: "header prefix", want: scenario.ExpectRequest{Index: intp2(0), Headers: map[string]string{"anthropic-version": "2023-*", "x-absent": ""}}},
+		{name: "header any value", want: scenario.ExpectRequest{Index: intp2(0), Headers: map[string]string{"anthropic-version": "*"}}},
+		{name: "header any value, absent", want: scenario.ExpectRequest{Headers: map[string]string{"anthropic-version": "*"}}, msg: `header Anthropic-Version "", want "*"`},
+		{name: "header wrong prefix", want: scenario.ExpectRequest{Index: intp2(0), Headers: map[string]string{"anthropic-version": "2024-*"}}, msg: `header Anthropic-Version "2023-06-01", want "2024-*"`},
+		{name: "includes", want: scenario.ExpectRequest{Includes: []string{`"again"`}, Excludes: []string{"hi"}}},
+		{name: "excludes", want: scenario.ExpectRequest{Excludes: []string{"again"}}, msg: `body contains "again"`},
+		{name: "equal", want: scenario.ExpectRequest{Equal: [][]string{{"/system", "/system"}, {"/messages/0/role", "/messages/-1/role"}}}},
+		{name: "not equal", want: scenario.ExpectRequest{Equal: [][]string{{"/messages/0/role", "/system"}}}, msg: `equal: /messages/0/role is "user" but /system is "S"`},
+		{name: "equal missing", want: scenario.ExpectRequest{Equal: [][]string{{"/system", "/tools"}}}, msg: "equal: /tools is missing"},
+		{name: "unordered", want: scenario.ExpectRequest{Unordered: map[string]json.RawMessage{"/messages/0": raw(`["again","user"]`)}}, msg: `/messages/0: {"content":"again","role":"user"}, want ["again","user"] in any order`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,10 +153,10 @@ func TestExpectRequest(t *testing.T) {
 			}
 		})
 	}
-	if c := expectRequest(ExpectRequest{Present: []string{"/max_tokens"}}, []*exchange{{body: []byte(`{"max_tokens":null}`)}}); c.OK {
+	if c := expectRequest(scenario.ExpectRequest{Present: []string{"/max_tokens"}}, []*exchange{{body: []byte(`{"max_tokens":null}`)}}); c.OK {
 		t.Fatal("a null value passed a present check")
 	}
-	if c := expectRequest(ExpectRequest{JSON: map[string]json.RawMessage{"/a": raw("1")}}, []*exchange{{body: []byte("not json")}}); c.OK {
+	if c := expectRequest(scenario.ExpectRequest{JSON: map[string]json.RawMessage{"/a": raw("1")}}, []*exchange{{body: []byte("not json")}}); c.OK {
 		t.Fatal("a body that is not JSON passed a json check")
 	}
 }
@@ -196,19 +197,19 @@ func TestExpectLogs(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		want ExpectLog
+		want scenario.ExpectLog
 		ok   bool
 	}{
-		{"any warn", ExpectLog{Level: "WARN"}, true},
-		{"lower case level", ExpectLog{Level: "warn", Fields: map[string]string{"block_type": "thinking"}}, true},
-		{"message and field", ExpectLog{Message: "dropped", Fields: map[string]string{"adapter": "openai"}}, true},
-		{"exact count", ExpectLog{Level: "WARN", Count: intp2(2)}, true},
-		{"wrong count", ExpectLog{Level: "WARN", Count: intp2(1)}, false},
-		{"none wanted", ExpectLog{Level: "ERROR", Count: intp2(0)}, true},
-		{"none wanted but some", ExpectLog{Level: "INFO", Count: intp2(0)}, false},
-		{"wrong field value", ExpectLog{Fields: map[string]string{"adapter": "anthropic"}}, false},
-		{"missing field", ExpectLog{Fields: map[string]string{"session_id": "s"}}, false},
-		{"wrong level", ExpectLog{Level: "ERROR"}, false},
+		{"any warn", scenario.ExpectLog{Level: "WARN"}, true},
+		{"lower case level", scenario.ExpectLog{Level: "warn", Fields: map[string]string{"block_type": "thinking"}}, true},
+		{"message and field", scenario.ExpectLog{Message: "dropped", Fields: map[string]string{"adapter": "openai"}}, true},
+		{"exact count", scenario.ExpectLog{Level: "WARN", Count: intp2(2)}, true},
+		{"wrong count", scenario.ExpectLog{Level: "WARN", Count: intp2(1)}, false},
+		{"none wanted", scenario.ExpectLog{Level: "ERROR", Count: intp2(0)}, true},
+		{"none wanted but some", scenario.ExpectLog{Level: "INFO", Count: intp2(0)}, false},
+		{"wrong field value", scenario.ExpectLog{Fields: map[string]string{"adapter": "anthropic"}}, false},
+		{"missing field", scenario.ExpectLog{Fields: map[string]string{"session_id": "s"}}, false},
+		{"wrong level", scenario.ExpectLog{Level: "ERROR"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -239,17 +240,17 @@ func TestLogCaptureFlattensGroupsAndAttrs(t *testing.T) {
 func TestExpectWaits(t *testing.T) {
 	tests := []struct {
 		name string
-		want []ExpectWait
+		want []scenario.ExpectWait
 		got  []time.Duration
 		ok   bool
 	}{
-		{"exact", []ExpectWait{{Exact: 2 * time.Second}}, []time.Duration{2 * time.Second}, true},
-		{"range", []ExpectWait{{Min: time.Second, Max: 1250 * time.Millisecond}}, []time.Duration{1100 * time.Millisecond}, true},
-		{"below range", []ExpectWait{{Min: time.Second, Max: 1250 * time.Millisecond}}, []time.Duration{999 * time.Millisecond}, false},
-		{"too many", []ExpectWait{{Exact: time.Second}}, []time.Duration{time.Second, time.Second}, false},
-		{"none", []ExpectWait{}, nil, true},
-		{"none but one", []ExpectWait{}, []time.Duration{time.Second}, false},
-		{"wrong", []ExpectWait{{Exact: 60 * time.Second}}, []time.Duration{90 * time.Second}, false},
+		{"exact", []scenario.ExpectWait{{Exact: 2 * time.Second}}, []time.Duration{2 * time.Second}, true},
+		{"range", []scenario.ExpectWait{{Min: time.Second, Max: 1250 * time.Millisecond}}, []time.Duration{1100 * time.Millisecond}, true},
+		{"below range", []scenario.ExpectWait{{Min: time.Second, Max: 1250 * time.Millisecond}}, []time.Duration{999 * time.Millisecond}, false},
+		{"too many", []scenario.ExpectWait{{Exact: time.Second}}, []time.Duration{time.Second, time.Second}, false},
+		{"none", []scenario.ExpectWait{}, nil, true},
+		{"none but one", []scenario.ExpectWait{}, []time.Duration{time.Second}, false},
+		{"wrong", []scenario.ExpectWait{{Exact: 60 * time.Second}}, []time.Duration{90 * time.Second}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -283,40 +284,40 @@ func TestExpectFragments(t *testing.T) {
 
 func TestExpectUsageAndCost(t *testing.T) {
 	resp := &canonical.Response{Usage: canonical.TokenUsage{InputTokens: 8, OutputTokens: 42, CachedInputTokens: 3}}
-	if c := expectUsage(&ExpectUsage{InputTokens: intp2(8), OutputTokens: intp2(42), CachedInputTokens: intp2(3)}, resp); !c.OK {
+	if c := expectUsage(&scenario.ExpectUsage{InputTokens: intp2(8), OutputTokens: intp2(42), CachedInputTokens: intp2(3)}, resp); !c.OK {
 		t.Fatal(c.Message)
 	}
-	if c := expectUsage(&ExpectUsage{CacheCreationInputTokens: intp2(1)}, resp); c.OK || !strings.Contains(c.Message, "cache_creation_input_tokens 0, want 1") {
+	if c := expectUsage(&scenario.ExpectUsage{CacheCreationInputTokens: intp2(1)}, resp); c.OK || !strings.Contains(c.Message, "cache_creation_input_tokens 0, want 1") {
 		t.Fatalf("got %+v", c)
 	}
 	msg := &canonical.Message{Metadata: canonical.MessageMetadata{Usage: &canonical.Usage{CostUSD: decimal.RequireFromString("0.000654"), PricingVersion: "2026-05-08"}}}
-	if c := expectCost(&ExpectCost{USD: "0.0006540", PricingVersion: "2026-05-08"}, msg); !c.OK {
+	if c := expectCost(&scenario.ExpectCost{USD: "0.0006540", PricingVersion: "2026-05-08"}, msg); !c.OK {
 		t.Fatal(c.Message)
 	}
-	if c := expectCost(&ExpectCost{USD: "0.000655"}, msg); c.OK {
+	if c := expectCost(&scenario.ExpectCost{USD: "0.000655"}, msg); c.OK {
 		t.Fatal("a wrong cost passed")
 	}
-	if c := expectCost(&ExpectCost{USD: "0.000654", PricingVersion: "2025-01-01"}, msg); c.OK {
+	if c := expectCost(&scenario.ExpectCost{USD: "0.000654", PricingVersion: "2025-01-01"}, msg); c.OK {
 		t.Fatal("a wrong pricing version passed")
 	}
-	if c := expectCost(&ExpectCost{USD: "0"}, nil); c.OK {
+	if c := expectCost(&scenario.ExpectCost{USD: "0"}, nil); c.OK {
 		t.Fatal("a cost passed without a message")
 	}
 }
 
 func TestRefine(t *testing.T) {
-	base := &Expect{
+	base := &scenario.Expect{
 		StopReason: canonical.StopEndTurn,
 		Events:     map[canonical.EventType]int{canonical.EventMessageStart: 1},
-		PerWire: map[string]*Expect{
-			WireChat: {StopReason: canonical.StopToolUse, Events: map[canonical.EventType]int{canonical.EventToolUseEnd: 1}},
+		PerWire: map[string]*scenario.Expect{
+			scenario.WireChat: {StopReason: canonical.StopToolUse, Events: map[canonical.EventType]int{canonical.EventToolUseEnd: 1}},
 		},
-		PerModel: map[string]*Expect{
+		PerModel: map[string]*scenario.Expect{
 			"vllm":   {ProviderStopReason: "stop"},
 			"ollama": {StopReason: canonical.StopMaxTokens},
 		},
 	}
-	got := base.refine(WireChat, []string{"vllm", "vllm", "vllm:qwen"}, nil)
+	got := base.Refine(scenario.WireChat, []string{"vllm", "vllm", "vllm:qwen"}, nil)
 	if got.StopReason != canonical.StopToolUse || got.ProviderStopReason != "stop" {
 		t.Fatalf("refined %+v", got)
 	}
@@ -326,14 +327,14 @@ func TestRefine(t *testing.T) {
 	if base.Events[canonical.EventToolUseEnd] != 0 {
 		t.Fatal("refine changed the general expectation")
 	}
-	if got := base.refine(WireAnthropic, []string{"anthropic"}, nil); got.StopReason != canonical.StopEndTurn || got.PerWire != nil {
+	if got := base.Refine(scenario.WireAnthropic, []string{"anthropic"}, nil); got.StopReason != canonical.StopEndTurn || got.PerWire != nil {
 		t.Fatalf("refined for anthropic %+v", got)
 	}
-	if got := base.refine(WireChat, []string{"ollama"}, nil); got.StopReason != canonical.StopMaxTokens {
+	if got := base.Refine(scenario.WireChat, []string{"ollama"}, nil); got.StopReason != canonical.StopMaxTokens {
 		t.Fatalf("per_model does not win over per_wire: %+v", got)
 	}
-	base.PerRun = map[string]*Expect{"gemini": {StopReason: canonical.StopContentFilter}}
-	if got := base.refine(WireChat, []string{"ollama"}, []string{"gemini"}); got.StopReason != canonical.StopContentFilter {
+	base.PerRun = map[string]*scenario.Expect{"gemini": {StopReason: canonical.StopContentFilter}}
+	if got := base.Refine(scenario.WireChat, []string{"ollama"}, []string{"gemini"}); got.StopReason != canonical.StopContentFilter {
 		t.Fatalf("per_run does not win over per_model: %+v", got)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // TestExpectRequestURL checks request:'s url, scheme, host, query and
@@ -38,30 +40,30 @@ func TestExpectRequestURL(t *testing.T) {
 	tests := []struct {
 		name string
 		ex   *exchange
-		want ExpectRequest
+		want scenario.ExpectRequest
 		msg  string // "" for a pass
 	}{
-		{name: "url", ex: azure, want: ExpectRequest{URL: "https://metis-emu.openai.azure.com/openai/deployments/chat-mini-eu/chat/completions?api-version=2024-10-21"}},
-		{name: "url escaped", ex: bedrock, want: ExpectRequest{URL: "https://bedrock-runtime.eu-west-3.amazonaws.com/model/arn%3Aaws%3Abedrock%3Aeu-west-3%3A123456789012%3Ainference-profile%2Feu.anthropic.claude-v1%3A0/invoke"}},
-		{name: "url unescaped", ex: bedrock, want: ExpectRequest{URL: "https://bedrock-runtime.eu-west-3.amazonaws.com/model/arn:aws:bedrock:eu-west-3:123456789012:inference-profile/eu.anthropic.claude-v1:0/invoke"}, msg: "url https://bedrock-runtime.eu-west-3.amazonaws.com/model/arn%3Aaws"},
-		{name: "url pattern", ex: azure, want: ExpectRequest{URL: "https://metis-emu.openai.azure.com/openai/deployments/*/chat/completions?*"}},
-		{name: "url wrong host", ex: azure, want: ExpectRequest{URL: "https://api.openai.com/openai/deployments/chat-mini-eu/chat/completions?api-version=2024-10-21"}, msg: "url https://metis-emu.openai.azure.com/"},
-		{name: "scheme", ex: azure, want: ExpectRequest{Scheme: "https"}},
-		{name: "wrong scheme", ex: azure, want: ExpectRequest{Scheme: "http"}, msg: "scheme https, want http"},
-		{name: "host", ex: bedrock, want: ExpectRequest{Host: "bedrock-runtime.eu-west-3.amazonaws.com"}},
-		{name: "host pattern", ex: bedrock, want: ExpectRequest{Host: "bedrock-runtime.*.amazonaws.com"}},
-		{name: "wrong host", ex: bedrock, want: ExpectRequest{Host: "bedrock-runtime.us-east-1.amazonaws.com"}, msg: "host bedrock-runtime.eu-west-3.amazonaws.com, want bedrock-runtime.us-east-1.amazonaws.com"},
-		{name: "query", ex: azure, want: ExpectRequest{Query: map[string]string{"api-version": "2024-10-21", "alt": ""}}},
-		{name: "query wrong", ex: azure, want: ExpectRequest{Query: map[string]string{"api-version": "2025-04-01-preview"}}, msg: `query api-version="2024-10-21", want "2025-04-01-preview"`},
-		{name: "query missing", ex: bedrock, want: ExpectRequest{Query: map[string]string{"api-version": "*"}}, msg: `query api-version missing, want "*"`},
-		{name: "query present", ex: azure, want: ExpectRequest{Query: map[string]string{"api-version": ""}}, msg: `query api-version="2024-10-21", want it absent`},
-		{name: "header inner pattern", ex: bedrock, want: ExpectRequest{Headers: map[string]string{"authorization": "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/*/eu-west-3/bedrock/aws4_request, *"}}},
-		{name: "header inner pattern fails", ex: bedrock, want: ExpectRequest{Headers: map[string]string{"authorization": "AWS4-HMAC-SHA256 Credential=*/us-east-1/bedrock/aws4_request*"}}, msg: `header Authorization "AWS4-HMAC-SHA256`},
-		{name: "header absent", ex: bedrock, want: ExpectRequest{Headers: map[string]string{"x-amz-security-token": ""}}},
-		{name: "method", ex: azure, want: ExpectRequest{Method: "GET"}, msg: "method POST, want GET"},
-		{name: "proxied url from the path", ex: proxied, want: ExpectRequest{URL: "https://metis-emu.openai.azure.com/openai/deployments/chat-mini-eu/chat/completions?api-version=2024-10-21", Host: "metis-emu.openai.azure.com", Scheme: "https"}},
-		{name: "proxied path still checked", ex: proxied, want: ExpectRequest{URL: "https://metis-emu.openai.azure.com/openai/deployments/gpt-4.1-mini/chat/completions?api-version=2024-10-21"}, msg: "url /openai/deployments/chat-mini-eu/chat/completions?api-version=2024-10-21, want /openai/deployments/gpt-4.1-mini/"},
-		{name: "proxied query still checked", ex: proxied, want: ExpectRequest{Query: map[string]string{"api-version": "v1"}}, msg: `query api-version="2024-10-21", want "v1"`},
+		{name: "url", ex: azure, want: scenario.ExpectRequest{URL: "https://metis-emu.openai.azure.com/openai/deployments/chat-mini-eu/chat/completions?api-version=2024-10-21"}},
+		{name: "url escaped", ex: bedrock, want: scenario.ExpectRequest{URL: "https://bedrock-runtime.eu-west-3.amazonaws.com/model/arn%3Aaws%3Abedrock%3Aeu-west-3%3A123456789012%3Ainference-profile%2Feu.anthropic.claude-v1%3A0/invoke"}},
+		{name: "url unescaped", ex: bedrock, want: scenario.ExpectRequest{URL: "https://bedrock-runtime.eu-west-3.amazonaws.com/model/arn:aws:bedrock:eu-west-3:123456789012:inference-profile/eu.anthropic.claude-v1:0/invoke"}, msg: "url https://bedrock-runtime.eu-west-3.amazonaws.com/model/arn%3Aaws"},
+		{name: "url pattern", ex: azure, want: scenario.ExpectRequest{URL: "https://metis-emu.openai.azure.com/openai/deployments/*/chat/completions?*"}},
+		{name: "url wrong host", ex: azure, want: scenario.ExpectRequest{URL: "https://api.openai.com/openai/deployments/chat-mini-eu/chat/completions?api-version=2024-10-21"}, msg: "url https://metis-emu.openai.azure.com/"},
+		{name: "scheme", ex: azure, want: scenario.ExpectRequest{Scheme: "https"}},
+		{name: "wrong scheme", ex: azure, want: scenario.ExpectRequest{Scheme: "http"}, msg: "scheme https, want http"},
+		{name: "host", ex: bedrock, want: scenario.ExpectRequest{Host: "bedrock-runtime.eu-west-3.amazonaws.com"}},
+		{name: "host pattern", ex: bedrock, want: scenario.ExpectRequest{Host: "bedrock-runtime.*.amazonaws.com"}},
+		{name: "wrong host", ex: bedrock, want: scenario.ExpectRequest{Host: "bedrock-runtime.us-east-1.amazonaws.com"}, msg: "host bedrock-runtime.eu-west-3.amazonaws.com, want bedrock-runtime.us-east-1.amazonaws.com"},
+		{name: "query", ex: azure, want: scenario.ExpectRequest{Query: map[string]string{"api-version": "2024-10-21", "alt": ""}}},
+		{name: "query wrong", ex: azure, want: scenario.ExpectRequest{Query: map[string]string{"api-version": "2025-04-01-preview"}}, msg: `query api-version="2024-10-21", want "2025-04-01-preview"`},
+		{name: "query missing", ex: bedrock, want: scenario.ExpectRequest{Query: map[string]string{"api-version": "*"}}, msg: `query api-version missing, want "*"`},
+		{name: "query present", ex: azure, want: scenario.ExpectRequest{Query: map[string]string{"api-version": ""}}, msg: `query api-version="2024-10-21", want it absent`},
+		{name: "header inner pattern", ex: bedrock, want: scenario.ExpectRequest{Headers: map[string]string{"authorization": "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/*/eu-west-3/bedrock/aws4_request, *"}}},
+		{name: "header inner pattern fails", ex: bedrock, want: scenario.ExpectRequest{Headers: map[string]string{"authorization": "AWS4-HMAC-SHA256 Credential=*/us-east-1/bedrock/aws4_request*"}}, msg: `header Authorization "AWS4-HMAC-SHA256`},
+		{name: "header absent", ex: bedrock, want: scenario.ExpectRequest{Headers: map[string]string{"x-amz-security-token": ""}}},
+		{name: "method", ex: azure, want: scenario.ExpectRequest{Method: "GET"}, msg: "method POST, want GET"},
+		{name: "proxied url from the path", ex: proxied, want: scenario.ExpectRequest{URL: "https://metis-emu.openai.azure.com/openai/deployments/chat-mini-eu/chat/completions?api-version=2024-10-21", Host: "metis-emu.openai.azure.com", Scheme: "https"}},
+		{name: "proxied path still checked", ex: proxied, want: scenario.ExpectRequest{URL: "https://metis-emu.openai.azure.com/openai/deployments/gpt-4.1-mini/chat/completions?api-version=2024-10-21"}, msg: "url /openai/deployments/chat-mini-eu/chat/completions?api-version=2024-10-21, want /openai/deployments/gpt-4.1-mini/"},
+		{name: "proxied query still checked", ex: proxied, want: scenario.ExpectRequest{Query: map[string]string{"api-version": "v1"}}, msg: `query api-version="2024-10-21", want "v1"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/scenarios"
 )
 
@@ -39,7 +40,7 @@ var (
 func emulatedSuite(t *testing.T) []emulatedRun {
 	t.Helper()
 	emulatedOnce.Do(func() {
-		scs, err := harness.LoadFS(scenarios.FS)
+		scs, err := scenario.LoadFS(scenarios.FS)
 		if err != nil {
 			emulatedErr = err
 			return

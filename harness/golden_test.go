@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 func TestCompareGolden(t *testing.T) {
@@ -66,14 +67,14 @@ steps:
 	}
 	// Two anthropic models: each gets its own anthropic cassette; every
 	// run swaps to openai, so openai's are split too.
-	assert.Equal(t, filepath.FromSlash("c/anthropic/swap/x@claude-sonnet-4-6.yaml"), harness.CassettePath("c", sc, "anthropic:claude-sonnet-4-6", "anthropic"))
-	assert.Equal(t, filepath.FromSlash("c/openai/swap/x@claude-haiku-4-5.yaml"), harness.CassettePath("c", sc, "anthropic:claude-haiku-4-5", "openai"))
+	assert.Equal(t, filepath.FromSlash("c/anthropic/swap/x@claude-sonnet-4-6.yaml"), scenario.CassettePath("c", sc, "anthropic:claude-sonnet-4-6", "anthropic"))
+	assert.Equal(t, filepath.FromSlash("c/openai/swap/x@claude-haiku-4-5.yaml"), scenario.CassettePath("c", sc, "anthropic:claude-haiku-4-5", "openai"))
 	// gemini is used only by the gemini run.
-	assert.Equal(t, filepath.FromSlash("c/gemini/swap/x.yaml"), harness.CassettePath("c", sc, "gemini:gemini-2.5-flash", "gemini"))
-	assert.Equal(t, filepath.FromSlash("g/swap/x/gemini/gemini-2.5-flash"), harness.GoldenDir("g", sc, "gemini:gemini-2.5-flash"))
+	assert.Equal(t, filepath.FromSlash("c/gemini/swap/x.yaml"), scenario.CassettePath("c", sc, "gemini:gemini-2.5-flash", "gemini"))
+	assert.Equal(t, filepath.FromSlash("g/swap/x/gemini/gemini-2.5-flash"), scenario.GoldenDir("g", sc, "gemini:gemini-2.5-flash"))
 
 	one := parse(t, "o.yaml", "id: tools/y\ntitle: t\nmodels: [anthropic:claude-sonnet-4-6, openai:gpt-5]\nsteps: [{user: hi}]\n")
-	assert.Equal(t, filepath.FromSlash("c/openai/tools/y.yaml"), harness.CassettePath("c", one, "openai:gpt-5", "openai"))
+	assert.Equal(t, filepath.FromSlash("c/openai/tools/y.yaml"), scenario.CassettePath("c", one, "openai:gpt-5", "openai"))
 }
 
 func TestSelect(t *testing.T) {
@@ -86,7 +87,7 @@ func TestSelect(t *testing.T) {
 		}
 		return out
 	}
-	all := []*harness.Scenario{a, b}
+	all := []*scenario.Scenario{a, b}
 	if diff := cmp.Diff([]string{"basic/b openai:gpt-5", "tools/a anthropic:claude-sonnet-4-6", "tools/a openai:gpt-5", "tools/a gemini:gemini-2.5-flash"}, names(harness.Select(all, harness.Config{}))); diff != "" {
 		t.Errorf("Select(Config{}) mismatch (-want +got):\n%s", diff)
 	}

@@ -7,32 +7,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-)
 
-// splitPointer splits a JSON Pointer (RFC 6901) into its unescaped
-// reference tokens. "" is the whole document.
-func splitPointer(ptr string) ([]string, error) {
-	if ptr == "" {
-		return nil, nil
-	}
-	if ptr[0] != '/' {
-		return nil, fmt.Errorf("JSON pointer %q must start with /", ptr)
-	}
-	parts := strings.Split(ptr[1:], "/")
-	for i, p := range parts {
-		if strings.Contains(strings.ReplaceAll(strings.ReplaceAll(p, "~0", ""), "~1", ""), "~") {
-			return nil, fmt.Errorf("JSON pointer %q: ~ must be followed by 0 or 1", ptr)
-		}
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
-	}
-	return parts, nil
-}
+	"github.com/metis-llm/metis/harness/scenario"
+)
 
 // resolvePointer returns the value at ptr in doc (a decoded JSON value).
 // An array index may be negative, counting from the end (-1 is the last
 // element), which RFC 6901 does not define but expectations need.
 func resolvePointer(doc any, ptr string) (any, bool) {
-	tokens, err := splitPointer(ptr)
+	tokens, err := scenario.SplitPointer(ptr)
 	if err != nil {
 		return nil, false
 	}
@@ -82,8 +65,8 @@ func jsonValueEqual(a, b any) bool {
 	an, aok := a.(json.Number)
 	bn, bok := b.(json.Number)
 	if aok && bok {
-		x, err1 := parseDecimal(an.String())
-		y, err2 := parseDecimal(bn.String())
+		x, err1 := scenario.ParseDecimal(an.String())
+		y, err2 := scenario.ParseDecimal(bn.String())
 		if err1 == nil && err2 == nil {
 			return x.Equal(y)
 		}
@@ -131,9 +114,9 @@ func jsonContains(want, got any, at string) string {
 		for _, k := range sortedKeys(w) {
 			gv, ok := g[k]
 			if !ok {
-				return fmt.Sprintf("%s: missing", at+"/"+escapePointer(k))
+				return fmt.Sprintf("%s: missing", at+"/"+scenario.EscapePointer(k))
 			}
-			if m := jsonContains(w[k], gv, at+"/"+escapePointer(k)); m != "" {
+			if m := jsonContains(w[k], gv, at+"/"+scenario.EscapePointer(k)); m != "" {
 				return m
 			}
 		}

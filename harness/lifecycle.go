@@ -3,27 +3,15 @@ package harness
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // CheckLifecycle names the expectation on lifecycle events.
 const CheckLifecycle = "lifecycle"
-
-// lifecycleTypes are the event types expect.lifecycle may name.
-var lifecycleTypes = []adapters.EventType{
-	adapters.EventCallStarted, adapters.EventCallFailed, adapters.EventRetryScheduled, adapters.EventCallCompleted,
-	adapters.EventToolInputInvalid, adapters.EventLossyDrop, adapters.EventRoutingConstraintFailure,
-}
-
-// lifecycleFields are the field names expect.lifecycle may compare.
-var lifecycleFields = []string{
-	"adapter", "model", "stream", "attempt", "retry_count", "status", "error_class", "error_code", "will_retry",
-	"wait", "stop_reason", "input_tokens", "output_tokens", "tool_name", "block_type", "reason",
-}
 
 // lifecycleRecord is one lifecycle event of a run, its fields as text.
 type lifecycleRecord struct {
@@ -65,30 +53,9 @@ func (r *run) lifecycleOf(i int) []lifecycleRecord {
 	return out
 }
 
-// check reports what is wrong with the expectation itself.
-func (e ExpectLifecycle) check() error {
-	if !slices.Contains(lifecycleTypes, e.Type) {
-		return fmt.Errorf("unknown lifecycle event type %q (want one of %s)", e.Type, joinTypes(lifecycleTypes))
-	}
-	for k := range e.Fields {
-		if !slices.Contains(lifecycleFields, k) {
-			return fmt.Errorf("unknown lifecycle field %q (want one of %s)", k, strings.Join(lifecycleFields, ", "))
-		}
-	}
-	return nil
-}
-
-func joinTypes(ts []adapters.EventType) string {
-	s := make([]string, len(ts))
-	for i, t := range ts {
-		s[i] = string(t)
-	}
-	return strings.Join(s, ", ")
-}
-
-// matches reports whether rec satisfies e: the type, and every field
+// lifecycleMatches reports whether rec satisfies e: the type, and every field
 // equal as text, except reason, which rec's must contain.
-func (e ExpectLifecycle) matches(rec lifecycleRecord) bool {
+func lifecycleMatches(e scenario.ExpectLifecycle, rec lifecycleRecord) bool {
 	if rec.Type != e.Type {
 		return false
 	}
@@ -105,28 +72,15 @@ func (e ExpectLifecycle) matches(rec lifecycleRecord) bool {
 	return true
 }
 
-func (e ExpectLifecycle) String() string {
-	keys := make([]string, 0, len(e.Fields))
-	for k := range e.Fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := []string{string(e.Type)}
-	for _, k := range keys {
-		parts = append(parts, k+"="+e.Fields[k])
-	}
-	return strings.Join(parts, " ")
-}
-
-func expectLifecycle(want ExpectLifecycle, recs []lifecycleRecord) Check {
+func expectLifecycle(want scenario.ExpectLifecycle, recs []lifecycleRecord) Check {
 	n := 0
 	for _, r := range recs {
-		if want.matches(r) {
+		if lifecycleMatches(want, r) {
 			n++
 		}
 	}
 	c := countCheck(CheckLifecycle, n, want.Count, "event(s) "+want.String(), "the step emitted "+describeLifecycle(recs))
-	c.Oracle = want.oracle()
+	c.Oracle = lifecycleOracle(want)
 	return c
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // TestExpectLifecycleParse: expect.lifecycle is checked when the scenario
@@ -17,18 +18,18 @@ func TestExpectLifecycleParse(t *testing.T) {
 		{"no type", "      lifecycle: [{count: 1}]\n", "x.yaml:8:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("x.yaml", []byte(head+tc.yaml))
+			_, err := scenario.Parse("x.yaml", []byte(head+tc.yaml))
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("got %v, want an error at %s", err, tc.want)
 			}
 		})
 	}
-	sc, err := Parse("x.yaml", []byte(head+"      lifecycle: [{type: tool_input_invalid, fields: {tool_name: read_file}, count: 1}]\n"))
+	sc, err := scenario.Parse("x.yaml", []byte(head+"      lifecycle: [{type: tool_input_invalid, fields: {tool_name: read_file}, count: 1}]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	one := 1
-	want := []ExpectLifecycle{{Type: "tool_input_invalid", Fields: map[string]string{"tool_name": "read_file"}, Count: &one}}
+	want := []scenario.ExpectLifecycle{{Type: "tool_input_invalid", Fields: map[string]string{"tool_name": "read_file"}, Count: &one}}
 	if diff := cmp.Diff(want, sc.Steps[1].Expect.Lifecycle); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
@@ -45,16 +46,16 @@ func TestExpectLifecycleCheck(t *testing.T) {
 	zero, two := 0, 2
 	for _, tc := range []struct {
 		name string
-		want ExpectLifecycle
+		want scenario.ExpectLifecycle
 		ok   bool
 	}{
-		{"two failures", ExpectLifecycle{Type: "llm.call_failed", Count: &two}, true},
-		{"one final failure", ExpectLifecycle{Type: "llm.call_failed", Fields: map[string]string{"will_retry": "false", "attempt": "2"}}, true},
-		{"wrong count", ExpectLifecycle{Type: "llm.call_failed", Fields: map[string]string{"error_class": "rate_limit"}, Count: &zero}, false},
-		{"reason contained", ExpectLifecycle{Type: "tool_input_invalid", Fields: map[string]string{"reason": "want string"}}, true},
-		{"other fields exact", ExpectLifecycle{Type: "tool_input_invalid", Fields: map[string]string{"tool_name": "read"}}, false},
-		{"none of a type", ExpectLifecycle{Type: "llm.call_completed"}, false},
-		{"none expected", ExpectLifecycle{Type: "llm.call_completed", Count: &zero}, true},
+		{"two failures", scenario.ExpectLifecycle{Type: "llm.call_failed", Count: &two}, true},
+		{"one final failure", scenario.ExpectLifecycle{Type: "llm.call_failed", Fields: map[string]string{"will_retry": "false", "attempt": "2"}}, true},
+		{"wrong count", scenario.ExpectLifecycle{Type: "llm.call_failed", Fields: map[string]string{"error_class": "rate_limit"}, Count: &zero}, false},
+		{"reason contained", scenario.ExpectLifecycle{Type: "tool_input_invalid", Fields: map[string]string{"reason": "want string"}}, true},
+		{"other fields exact", scenario.ExpectLifecycle{Type: "tool_input_invalid", Fields: map[string]string{"tool_name": "read"}}, false},
+		{"none of a type", scenario.ExpectLifecycle{Type: "llm.call_completed"}, false},
+		{"none expected", scenario.ExpectLifecycle{Type: "llm.call_completed", Count: &zero}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := expectLifecycle(tc.want, recs)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // logRecord is one log record an adapter or the session wrote during a
@@ -138,19 +140,10 @@ func addAttr(m map[string]string, prefix string, a slog.Attr) {
 	m[prefix+a.Key] = v.String()
 }
 
-// parseLevel reads a level name as slog does ("WARN", "info", "ERROR+2").
-func parseLevel(s string) (slog.Level, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(s)); err != nil {
-		return 0, fmt.Errorf("unknown log level %q (want DEBUG, INFO, WARN or ERROR)", s)
-	}
-	return l, nil
-}
-
-// matches reports whether rec satisfies the expectation e.
-func (e ExpectLog) matches(rec logRecord) bool {
+// logMatches reports whether rec satisfies the expectation e.
+func logMatches(e scenario.ExpectLog, rec logRecord) bool {
 	if e.Level != "" {
-		if l, err := parseLevel(e.Level); err != nil || l != rec.Level {
+		if l, err := scenario.ParseLevel(e.Level); err != nil || l != rec.Level {
 			return false
 		}
 	}
@@ -163,26 +156,4 @@ func (e ExpectLog) matches(rec logRecord) bool {
 		}
 	}
 	return true
-}
-
-func (e ExpectLog) String() string {
-	var parts []string
-	if e.Level != "" {
-		parts = append(parts, e.Level)
-	}
-	if e.Message != "" {
-		parts = append(parts, fmt.Sprintf("message containing %q", e.Message))
-	}
-	keys := make([]string, 0, len(e.Fields))
-	for k := range e.Fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		parts = append(parts, k+"="+e.Fields[k])
-	}
-	if len(parts) == 0 {
-		return "any record"
-	}
-	return strings.Join(parts, " ")
 }

@@ -10,26 +10,7 @@ import (
 	"slices"
 
 	"github.com/metis-llm/metis/canonical"
-)
-
-// Oracle names who decides whether a check passes. The contract is what
-// the seeds (000 adapter contract, 001 canonical format, 003 translation,
-// 004 conformance fixtures) require of any adapter; the regression is
-// what metis's own adapters happen to do — byte shapes of their wire
-// requests, their event chunking, their backoff schedule, their log and
-// error texts. conform run checks both; a certificate checks only the
-// contract (docs/oracles.md has the table).
-type Oracle string
-
-// Oracles.
-const (
-	// OracleContract: what any correct adapter must satisfy.
-	OracleContract Oracle = "contract"
-	// OracleRegression: metis's own choices, checked so that they do not
-	// change unnoticed, never asked of another adapter.
-	OracleRegression Oracle = "regression"
-	// OracleBoth, as Config.Oracle (or its zero value), checks both.
-	OracleBoth Oracle = "both"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // Check names of the regression halves of expectations that mix both
@@ -48,46 +29,46 @@ const (
 // error_detail, events and event_chunks); usage and lifecycle are set
 // per expectation where they are built (an estimated usage, a lifecycle
 // field the contract leaves open).
-var checkOracles = map[string]Oracle{
-	CheckError:        OracleContract,   // 000 §6.1 class; 004 §7 categories
-	CheckErrorDetail:  OracleRegression, // metis's finer codes and texts
-	CheckStopReason:   OracleContract,   // 000 §3.3
-	CheckBlocks:       OracleContract,   // 001 §4.2, 000 §3.3
-	CheckAttempts:     OracleContract,   // 000 §6.4: 1 + max_retries, bounded
-	CheckEvents:       OracleContract,   // 000 §5.1–§5.2: starts, ends, completes
-	CheckEventChunks:  OracleRegression, // how many deltas: the provider's and metis's cut
-	CheckText:         OracleContract,   // 001 §4.2 content
-	CheckTextMatch:    OracleContract,   // 001 §4.2 content
-	CheckTextExact:    OracleContract,   // 001 §4.2 content
-	CheckUsage:        OracleContract,   // 000 §7.1 reported counts (estimates: regression)
-	CheckStream:       OracleContract,   // 000 §5.2, §5.3
-	CheckBoth:         OracleContract,   // 000 §5: a stream equals its completion
-	CheckRefused:      OracleContract,   // 000 §3.4 honest capabilities
-	CheckReasons:      OracleRegression, // the session's refusal texts
-	CheckProviderStop: OracleRegression, // metis's Response field; seeds need the canonical reason only
-	CheckServedModel:  OracleContract,   // 000 §3.3 the model that served
-	CheckStatus:       OracleContract,   // 001 §4.3, 000 §5.3
-	CheckCost:         OracleContract,   // 000 §7.1: the core's price table over reported counts
-	CheckSessionCost:  OracleContract,   // 000 §7.1
-	CheckLogs:         OracleRegression, // log records are metis's texts and attribute names
-	CheckLifecycle:    OracleContract,   // event types and fields (wait, reason: regression)
-	CheckRequest:      OracleContract,   // wire fields the contract or the provider's API requires
-	CheckWaits:        OracleRegression, // metis's backoff schedule
-	CheckFragments:    OracleContract,   // 000 §5.4 fragments verbatim
-	CheckRaw:          OracleContract,   // 004 §8.2 raw body verbatim (none given: regression)
-	CheckProviderRaw:  OracleRegression, // 001 §6.5: opaque, the adapter's own
-	CheckReload:       OracleContract,   // 001 §9 persistence round trip
-	CheckSameAs:       OracleContract,   // 000 §2.1 substitutability
+var checkOracles = map[string]scenario.Oracle{
+	CheckError:        scenario.OracleContract,   // 000 §6.1 class; 004 §7 categories
+	CheckErrorDetail:  scenario.OracleRegression, // metis's finer codes and texts
+	CheckStopReason:   scenario.OracleContract,   // 000 §3.3
+	CheckBlocks:       scenario.OracleContract,   // 001 §4.2, 000 §3.3
+	CheckAttempts:     scenario.OracleContract,   // 000 §6.4: 1 + max_retries, bounded
+	CheckEvents:       scenario.OracleContract,   // 000 §5.1–§5.2: starts, ends, completes
+	CheckEventChunks:  scenario.OracleRegression, // how many deltas: the provider's and metis's cut
+	CheckText:         scenario.OracleContract,   // 001 §4.2 content
+	CheckTextMatch:    scenario.OracleContract,   // 001 §4.2 content
+	CheckTextExact:    scenario.OracleContract,   // 001 §4.2 content
+	CheckUsage:        scenario.OracleContract,   // 000 §7.1 reported counts (estimates: regression)
+	CheckStream:       scenario.OracleContract,   // 000 §5.2, §5.3
+	CheckBoth:         scenario.OracleContract,   // 000 §5: a stream equals its completion
+	CheckRefused:      scenario.OracleContract,   // 000 §3.4 honest capabilities
+	CheckReasons:      scenario.OracleRegression, // the session's refusal texts
+	CheckProviderStop: scenario.OracleRegression, // metis's Response field; seeds need the canonical reason only
+	CheckServedModel:  scenario.OracleContract,   // 000 §3.3 the model that served
+	CheckStatus:       scenario.OracleContract,   // 001 §4.3, 000 §5.3
+	CheckCost:         scenario.OracleContract,   // 000 §7.1: the core's price table over reported counts
+	CheckSessionCost:  scenario.OracleContract,   // 000 §7.1
+	CheckLogs:         scenario.OracleRegression, // log records are metis's texts and attribute names
+	CheckLifecycle:    scenario.OracleContract,   // event types and fields (wait, reason: regression)
+	CheckRequest:      scenario.OracleContract,   // wire fields the contract or the provider's API requires
+	CheckWaits:        scenario.OracleRegression, // metis's backoff schedule
+	CheckFragments:    scenario.OracleContract,   // 000 §5.4 fragments verbatim
+	CheckRaw:          scenario.OracleContract,   // 004 §8.2 raw body verbatim (none given: regression)
+	CheckProviderRaw:  scenario.OracleRegression, // 001 §6.5: opaque, the adapter's own
+	CheckReload:       scenario.OracleContract,   // 001 §9 persistence round trip
+	CheckSameAs:       scenario.OracleContract,   // 000 §2.1 substitutability
 }
 
 // OracleOf returns the oracle of the check named name: contract for a
 // name it does not know, so that nothing unclassified escapes a
 // certificate.
-func OracleOf(name string) Oracle {
+func OracleOf(name string) scenario.Oracle {
 	if o, ok := checkOracles[name]; ok {
 		return o
 	}
-	return OracleContract
+	return scenario.OracleContract
 }
 
 // contractCodes are the error codes the seeds name (004 §7's
@@ -107,28 +88,28 @@ var chunkEvents = []canonical.EventType{
 var regressionLifecycleFields = []string{"wait", "reason"}
 
 // oracle returns the oracle of a lifecycle expectation.
-func (e ExpectLifecycle) oracle() Oracle {
+func lifecycleOracle(e scenario.ExpectLifecycle) scenario.Oracle {
 	for _, f := range regressionLifecycleFields {
 		if _, ok := e.Fields[f]; ok {
-			return OracleRegression
+			return scenario.OracleRegression
 		}
 	}
-	return OracleContract
+	return scenario.OracleContract
 }
 
 // checkOracle returns Config.Oracle, validated: "" is OracleBoth.
-func (c *Config) checkOracle() (Oracle, error) {
+func (c *Config) checkOracle() (scenario.Oracle, error) {
 	switch c.Oracle {
-	case "", OracleBoth:
-		return OracleBoth, nil
-	case OracleContract:
-		return OracleContract, nil
+	case "", scenario.OracleBoth:
+		return scenario.OracleBoth, nil
+	case scenario.OracleContract:
+		return scenario.OracleContract, nil
 	}
-	return "", fmt.Errorf("harness: Config.Oracle %q: want %q or %q", c.Oracle, OracleBoth, OracleContract)
+	return "", fmt.Errorf("harness: Config.Oracle %q: want %q or %q", c.Oracle, scenario.OracleBoth, scenario.OracleContract)
 }
 
 // contractOnly reports whether the run checks the contract alone.
-func (c *Config) contractOnly() bool { return c.Oracle == OracleContract }
+func (c *Config) contractOnly() bool { return c.Oracle == scenario.OracleContract }
 
 // oracleChecks sets each check's oracle (OracleOf its name, unless it was
 // set where it was built) and, when cfg checks the contract alone, drops
@@ -142,16 +123,16 @@ func (c *Config) oracleChecks(checks []Check) []Check {
 	if !c.contractOnly() {
 		return checks
 	}
-	return slices.DeleteFunc(checks, func(ch Check) bool { return ch.Oracle != OracleContract })
+	return slices.DeleteFunc(checks, func(ch Check) bool { return ch.Oracle != scenario.OracleContract })
 }
 
 // goldenOracles gives the oracle of each golden file. The transcript is
 // contract once projected on its contract fields (ContractTranscript);
 // compared byte for byte it is regression, as the other two always are.
-var goldenOracles = map[string]Oracle{
-	GoldenTranscript: OracleContract,
-	GoldenRequests:   OracleRegression,
-	GoldenEvents:     OracleRegression,
+var goldenOracles = map[string]scenario.Oracle{
+	GoldenTranscript: scenario.OracleContract,
+	GoldenRequests:   scenario.OracleRegression,
+	GoldenEvents:     scenario.OracleRegression,
 }
 
 // ContractTranscript projects a transcript.json on what seed 001 asks of

@@ -3,7 +3,6 @@ package harness
 import (
 	"encoding/json"
 	"errors"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // TestOracleOfEveryExpectation runs every expectation key of expect (the
@@ -25,44 +25,44 @@ func TestOracleOfEveryExpectation(t *testing.T) {
 	msg := &canonical.Message{Role: canonical.RoleAssistant, Metadata: canonical.MessageMetadata{Status: canonical.StatusComplete, Usage: &canonical.Usage{}}}
 	tests := []struct {
 		key    string
-		expect Expect
+		expect scenario.Expect
 		err    error
-		want   map[string]Oracle // check name → oracle
+		want   map[string]scenario.Oracle // check name → oracle
 	}{
-		{"error (class)", Expect{Error: &ExpectError{Class: canonical.ErrServer}}, errors.New("x"),
-			map[string]Oracle{CheckError: OracleContract}},
-		{"error (a code of 004 §7)", Expect{Error: &ExpectError{Class: canonical.ErrInvalidRequest, Code: canonical.CodeInvalidResponse}}, errors.New("x"),
-			map[string]Oracle{CheckError: OracleContract}},
-		{"error (a finer code and a message)", Expect{Error: &ExpectError{Class: canonical.ErrRateLimit, Code: canonical.CodeOverloaded, Message: "Overloaded"}}, errors.New("x"),
-			map[string]Oracle{CheckError: OracleContract, CheckErrorDetail: OracleRegression}},
-		{"stop_reason", Expect{StopReason: canonical.StopEndTurn}, nil, map[string]Oracle{CheckError: OracleContract, CheckStopReason: OracleContract}},
-		{"blocks", Expect{Blocks: []ExpectBlock{{Type: canonical.BlockText}}}, nil, map[string]Oracle{CheckError: OracleContract, CheckBlocks: OracleContract}},
-		{"attempts", Expect{Attempts: &one}, nil, map[string]Oracle{CheckError: OracleContract, CheckAttempts: OracleContract}},
-		{"events (starts, ends, none)", Expect{Events: map[canonical.EventType]int{canonical.EventToolUseEnd: 1, canonical.EventTextDelta: 0}}, nil,
-			map[string]Oracle{CheckError: OracleContract, CheckEvents: OracleContract}},
-		{"events (delta counts)", Expect{Events: map[canonical.EventType]int{canonical.EventMessageComplete: 1, canonical.EventTextDelta: 3}}, nil,
-			map[string]Oracle{CheckError: OracleContract, CheckEvents: OracleContract, CheckEventChunks: OracleRegression}},
-		{"text_contains", Expect{TextContains: []string{"x"}}, nil, map[string]Oracle{CheckError: OracleContract, CheckText: OracleContract}},
-		{"text", Expect{Text: &text}, nil, map[string]Oracle{CheckError: OracleContract, CheckTextExact: OracleContract}},
-		{"usage (reported)", Expect{Usage: &ExpectUsage{InputTokens: &three, Estimated: &no}}, nil, map[string]Oracle{CheckError: OracleContract, CheckUsage: OracleContract}},
-		{"usage (estimated)", Expect{Usage: &ExpectUsage{InputTokens: &three, Estimated: &yes}}, nil, map[string]Oracle{CheckError: OracleContract, CheckUsage: OracleRegression}},
-		{"provider_stop_reason", Expect{ProviderStopReason: "stop"}, nil, map[string]Oracle{CheckError: OracleContract, CheckProviderStop: OracleRegression}},
-		{"served_model", Expect{ServedModel: "m"}, nil, map[string]Oracle{CheckError: OracleContract, CheckServedModel: OracleContract}},
-		{"status", Expect{Status: canonical.StatusComplete}, nil, map[string]Oracle{CheckError: OracleContract, CheckStatus: OracleContract}},
-		{"cost", Expect{Cost: &ExpectCost{USD: "0"}}, nil, map[string]Oracle{CheckError: OracleContract, CheckCost: OracleContract}},
-		{"session_cost", Expect{SessionCost: "0"}, nil, map[string]Oracle{CheckError: OracleContract, CheckSessionCost: OracleContract}},
-		{"logs", Expect{Logs: []ExpectLog{{Level: "WARN"}}}, nil, map[string]Oracle{CheckError: OracleContract, CheckLogs: OracleRegression}},
-		{"lifecycle (type and fields)", Expect{Lifecycle: []ExpectLifecycle{{Type: "lossy_projection", Fields: map[string]string{"block_type": "image"}}}}, nil,
-			map[string]Oracle{CheckError: OracleContract, CheckLifecycle: OracleContract}},
-		{"lifecycle (a wait)", Expect{Lifecycle: []ExpectLifecycle{{Type: "llm.retry_scheduled", Fields: map[string]string{"wait": "1s"}}}}, nil,
-			map[string]Oracle{CheckError: OracleContract, CheckLifecycle: OracleRegression}},
-		{"request", Expect{Requests: []ExpectRequest{{Path: "/v1/messages"}}}, nil, map[string]Oracle{CheckError: OracleContract, CheckRequest: OracleContract}},
-		{"waits", Expect{Waits: []ExpectWait{{Exact: time.Second}}}, nil, map[string]Oracle{CheckError: OracleContract, CheckWaits: OracleRegression}},
-		{"fragments", Expect{Fragments: FragmentsVerbatim}, nil, map[string]Oracle{CheckError: OracleContract, CheckFragments: OracleContract}},
+		{"error (class)", scenario.Expect{Error: &scenario.ExpectError{Class: canonical.ErrServer}}, errors.New("x"),
+			map[string]scenario.Oracle{CheckError: scenario.OracleContract}},
+		{"error (a code of 004 §7)", scenario.Expect{Error: &scenario.ExpectError{Class: canonical.ErrInvalidRequest, Code: canonical.CodeInvalidResponse}}, errors.New("x"),
+			map[string]scenario.Oracle{CheckError: scenario.OracleContract}},
+		{"error (a finer code and a message)", scenario.Expect{Error: &scenario.ExpectError{Class: canonical.ErrRateLimit, Code: canonical.CodeOverloaded, Message: "Overloaded"}}, errors.New("x"),
+			map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckErrorDetail: scenario.OracleRegression}},
+		{"stop_reason", scenario.Expect{StopReason: canonical.StopEndTurn}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckStopReason: scenario.OracleContract}},
+		{"blocks", scenario.Expect{Blocks: []scenario.ExpectBlock{{Type: canonical.BlockText}}}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckBlocks: scenario.OracleContract}},
+		{"attempts", scenario.Expect{Attempts: &one}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckAttempts: scenario.OracleContract}},
+		{"events (starts, ends, none)", scenario.Expect{Events: map[canonical.EventType]int{canonical.EventToolUseEnd: 1, canonical.EventTextDelta: 0}}, nil,
+			map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckEvents: scenario.OracleContract}},
+		{"events (delta counts)", scenario.Expect{Events: map[canonical.EventType]int{canonical.EventMessageComplete: 1, canonical.EventTextDelta: 3}}, nil,
+			map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckEvents: scenario.OracleContract, CheckEventChunks: scenario.OracleRegression}},
+		{"text_contains", scenario.Expect{TextContains: []string{"x"}}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckText: scenario.OracleContract}},
+		{"text", scenario.Expect{Text: &text}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckTextExact: scenario.OracleContract}},
+		{"usage (reported)", scenario.Expect{Usage: &scenario.ExpectUsage{InputTokens: &three, Estimated: &no}}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckUsage: scenario.OracleContract}},
+		{"usage (estimated)", scenario.Expect{Usage: &scenario.ExpectUsage{InputTokens: &three, Estimated: &yes}}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckUsage: scenario.OracleRegression}},
+		{"provider_stop_reason", scenario.Expect{ProviderStopReason: "stop"}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckProviderStop: scenario.OracleRegression}},
+		{"served_model", scenario.Expect{ServedModel: "m"}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckServedModel: scenario.OracleContract}},
+		{"status", scenario.Expect{Status: canonical.StatusComplete}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckStatus: scenario.OracleContract}},
+		{"cost", scenario.Expect{Cost: &scenario.ExpectCost{USD: "0"}}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckCost: scenario.OracleContract}},
+		{"session_cost", scenario.Expect{SessionCost: "0"}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckSessionCost: scenario.OracleContract}},
+		{"logs", scenario.Expect{Logs: []scenario.ExpectLog{{Level: "WARN"}}}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckLogs: scenario.OracleRegression}},
+		{"lifecycle (type and fields)", scenario.Expect{Lifecycle: []scenario.ExpectLifecycle{{Type: "lossy_projection", Fields: map[string]string{"block_type": "image"}}}}, nil,
+			map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckLifecycle: scenario.OracleContract}},
+		{"lifecycle (a wait)", scenario.Expect{Lifecycle: []scenario.ExpectLifecycle{{Type: "llm.retry_scheduled", Fields: map[string]string{"wait": "1s"}}}}, nil,
+			map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckLifecycle: scenario.OracleRegression}},
+		{"request", scenario.Expect{Requests: []scenario.ExpectRequest{{Path: "/v1/messages"}}}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckRequest: scenario.OracleContract}},
+		{"waits", scenario.Expect{Waits: []scenario.ExpectWait{{Exact: time.Second}}}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckWaits: scenario.OracleRegression}},
+		{"fragments", scenario.Expect{Fragments: FragmentsVerbatim}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckFragments: scenario.OracleContract}},
 		// The response here has no raw body: giving one is metis's
 		// extension (TestRawOracle has a response with one).
-		{"raw (no raw body)", Expect{Raw: json.RawMessage(`{}`)}, nil, map[string]Oracle{CheckError: OracleContract, CheckRaw: OracleRegression}},
-		{"provider_raw", Expect{ProviderRaw: json.RawMessage(`{}`)}, nil, map[string]Oracle{CheckError: OracleContract, CheckProviderRaw: OracleRegression}},
+		{"raw (no raw body)", scenario.Expect{Raw: json.RawMessage(`{}`)}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckRaw: scenario.OracleRegression}},
+		{"provider_raw", scenario.Expect{ProviderRaw: json.RawMessage(`{}`)}, nil, map[string]scenario.Oracle{CheckError: scenario.OracleContract, CheckProviderRaw: scenario.OracleRegression}},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {
@@ -71,7 +71,7 @@ func TestOracleOfEveryExpectation(t *testing.T) {
 			covered[key] = true
 			o := &outcome{err: tt.err, resp: &canonical.Response{}}
 			var cfg Config
-			got := map[string]Oracle{}
+			got := map[string]scenario.Oracle{}
 			for _, c := range cfg.oracleChecks(expectCall(&tt.expect, o, &stepData{msg: msg})) {
 				got[c.Name] = c.Oracle
 			}
@@ -81,9 +81,9 @@ func TestOracleOfEveryExpectation(t *testing.T) {
 		})
 	}
 	// The keys checked elsewhere: swap and reload steps, the run.
-	for name, want := range map[string]Oracle{
-		CheckRefused: OracleContract, CheckReasons: OracleRegression, CheckReload: OracleContract,
-		CheckSameAs: OracleContract, CheckStream: OracleContract, CheckBoth: OracleContract, CheckTextMatch: OracleContract,
+	for name, want := range map[string]scenario.Oracle{
+		CheckRefused: scenario.OracleContract, CheckReasons: scenario.OracleRegression, CheckReload: scenario.OracleContract,
+		CheckSameAs: scenario.OracleContract, CheckStream: scenario.OracleContract, CheckBoth: scenario.OracleContract, CheckTextMatch: scenario.OracleContract,
 	} {
 		covered[name] = true
 		if got := OracleOf(name); got != want {
@@ -92,9 +92,11 @@ func TestOracleOfEveryExpectation(t *testing.T) {
 	}
 	covered["text_matches"] = true
 	covered["refused"], covered["reasons"] = true, true
-	typ := reflect.TypeFor[expectJSON]()
-	for i := range typ.NumField() {
-		key, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+	keys := scenario.ExpectKeys()
+	if len(keys) < 20 {
+		t.Fatalf("scenario.ExpectKeys() = %v: too few keys to be the expect mapping's", keys)
+	}
+	for _, key := range keys {
 		if strings.HasPrefix(key, "per_") {
 			continue
 		}
@@ -114,11 +116,11 @@ func TestRawOracle(t *testing.T) {
 		name   string
 		raw    string
 		ok     bool
-		oracle Oracle
+		oracle scenario.Oracle
 	}{
-		{"verbatim", `{"id": "x", "system_fingerprint": "fp_1"}`, true, OracleContract},
-		{"a field omitted", `{"id": "x"}`, false, OracleContract},
-		{"none given", ``, false, OracleRegression},
+		{"verbatim", `{"id": "x", "system_fingerprint": "fp_1"}`, true, scenario.OracleContract},
+		{"a field omitted", `{"id": "x"}`, false, scenario.OracleContract},
+		{"none given", ``, false, scenario.OracleRegression},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := expectRaw(want, []byte(tt.raw))
@@ -136,18 +138,18 @@ func TestOracleFilter(t *testing.T) {
 		return []Check{
 			{Name: CheckStopReason, OK: true},
 			{Name: CheckWaits, OK: false, Message: "waits [1s], want [2s]"},
-			{Name: CheckUsage, OK: false, Oracle: OracleRegression},
-			{Name: CheckLifecycle, OK: true, Oracle: OracleContract},
+			{Name: CheckUsage, OK: false, Oracle: scenario.OracleRegression},
+			{Name: CheckLifecycle, OK: true, Oracle: scenario.OracleContract},
 			{Name: "not-yet-classified", OK: true},
 		}
 	}
 	tests := []struct {
-		oracle Oracle
+		oracle scenario.Oracle
 		want   []string
 	}{
 		{"", []string{"stop_reason:contract", "waits:regression", "usage:regression", "lifecycle:contract", "not-yet-classified:contract"}},
-		{OracleBoth, []string{"stop_reason:contract", "waits:regression", "usage:regression", "lifecycle:contract", "not-yet-classified:contract"}},
-		{OracleContract, []string{"stop_reason:contract", "lifecycle:contract", "not-yet-classified:contract"}},
+		{scenario.OracleBoth, []string{"stop_reason:contract", "waits:regression", "usage:regression", "lifecycle:contract", "not-yet-classified:contract"}},
+		{scenario.OracleContract, []string{"stop_reason:contract", "lifecycle:contract", "not-yet-classified:contract"}},
 	}
 	for _, tt := range tests {
 		cfg := Config{Oracle: tt.oracle}
@@ -194,21 +196,21 @@ func TestErrorSplit(t *testing.T) {
 	overloaded := &canonical.AdapterError{Class: canonical.ErrRateLimit, Code: canonical.CodeOverloaded, Message: "Overloaded"}
 	tests := []struct {
 		name string
-		want *ExpectError
+		want *scenario.ExpectError
 		err  error
 		ok   map[string]bool
 	}{
-		{"all agree", &ExpectError{Class: canonical.ErrRateLimit, Code: canonical.CodeOverloaded, Message: "Overloaded"}, overloaded,
+		{"all agree", &scenario.ExpectError{Class: canonical.ErrRateLimit, Code: canonical.CodeOverloaded, Message: "Overloaded"}, overloaded,
 			map[string]bool{CheckError: true, CheckErrorDetail: true}},
-		{"another text", &ExpectError{Class: canonical.ErrRateLimit, Message: "Too many"}, overloaded,
+		{"another text", &scenario.ExpectError{Class: canonical.ErrRateLimit, Message: "Too many"}, overloaded,
 			map[string]bool{CheckError: true, CheckErrorDetail: false}},
-		{"another finer code", &ExpectError{Class: canonical.ErrRateLimit, Code: canonical.CodeQuotaExceeded}, overloaded,
+		{"another finer code", &scenario.ExpectError{Class: canonical.ErrRateLimit, Code: canonical.CodeQuotaExceeded}, overloaded,
 			map[string]bool{CheckError: true, CheckErrorDetail: false}},
-		{"another class", &ExpectError{Class: canonical.ErrServer, Code: canonical.CodeOverloaded}, overloaded,
+		{"another class", &scenario.ExpectError{Class: canonical.ErrServer, Code: canonical.CodeOverloaded}, overloaded,
 			map[string]bool{CheckError: false, CheckErrorDetail: true}},
-		{"another contract code", &ExpectError{Class: canonical.ErrRateLimit, Code: canonical.CodeModelNotLoaded}, overloaded,
+		{"another contract code", &scenario.ExpectError{Class: canonical.ErrRateLimit, Code: canonical.CodeModelNotLoaded}, overloaded,
 			map[string]bool{CheckError: false}},
-		{"no error", &ExpectError{Class: canonical.ErrRateLimit, Message: "x"}, nil,
+		{"no error", &scenario.ExpectError{Class: canonical.ErrRateLimit, Message: "x"}, nil,
 			map[string]bool{CheckError: false}},
 	}
 	for _, tt := range tests {

@@ -20,6 +20,7 @@ import (
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/session"
 )
 
@@ -30,7 +31,7 @@ const sessionID = "session_1"
 // run is the state of one scenario × model run.
 type run struct {
 	cfg   *Config
-	sc    *Scenario
+	sc    *scenario.Scenario
 	model string
 	reg   *adapters.Registry
 	clock *fakeClock
@@ -62,7 +63,7 @@ type run struct {
 	step       int // the current step's index, for trace lines
 
 	msgN, reqN    int
-	pendingCancel *CancelStep
+	pendingCancel *scenario.CancelStep
 	pendingInject map[string]any
 
 	// compReg is the registry compensate.Wrap reads when the scenario
@@ -71,7 +72,7 @@ type run struct {
 	compReg *adapters.Registry
 }
 
-func newRun(cfg *Config, sc *Scenario, model string, reg *adapters.Registry) *run {
+func newRun(cfg *Config, sc *scenario.Scenario, model string, reg *adapters.Registry) *run {
 	r := &run{
 		cfg: cfg, sc: sc, model: model, reg: reg, clock: newFakeClock(cfg.RealTimeTimers),
 		adapters: map[string]*observed{}, wires: map[string]*wire{},
@@ -354,11 +355,11 @@ func stepFailure(sr StepResult) string {
 	return strings.Join(msgs, "; ")
 }
 
-func (r *run) execStep(ctx context.Context, st *Step, res *ScenarioResult) StepResult {
+func (r *run) execStep(ctx context.Context, st *scenario.Step, res *ScenarioResult) StepResult {
 	sr := StepResult{Index: st.Index, Kind: st.Kind, Pos: st.Pos, Status: StatusPass}
 	var err error
 	switch st.Kind {
-	case StepUser:
+	case scenario.StepUser:
 		var blocks []canonical.Block
 		if st.User.Text != "" {
 			blocks = append(blocks, canonical.TextBlock{Text: st.User.Text})
@@ -367,23 +368,23 @@ func (r *run) execStep(ctx context.Context, st *Step, res *ScenarioResult) StepR
 			blocks = append(blocks, im.Block())
 		}
 		_, err = r.sess.AddUser(blocks...)
-	case StepToolResult:
+	case scenario.StepToolResult:
 		err = r.toolResult(st.ToolResult)
-	case StepSwap:
+	case scenario.StepSwap:
 		sr.Checks, err = r.swap(st)
-	case StepCancel:
+	case scenario.StepCancel:
 		r.pendingCancel = st.Cancel
-	case StepInject:
+	case scenario.StepInject:
 		r.pendingInject = st.Inject
-	case StepHistory:
+	case scenario.StepHistory:
 		err = r.history(ctx, st.History)
-	case StepReload:
+	case scenario.StepReload:
 		var c Check
 		c, err = r.reload(ctx)
 		sr.Checks = append(sr.Checks, c)
-	case StepReady:
+	case scenario.StepReady:
 		sr.Checks, err = r.ready(ctx, st)
-	case StepCall:
+	case scenario.StepCall:
 		var findings []Finding
 		sr.Checks, findings, err = r.call(ctx, st)
 		res.Findings = append(res.Findings, findings...)
@@ -412,7 +413,7 @@ func (r *run) execStep(ctx context.Context, st *Step, res *ScenarioResult) StepR
 
 // toolResult answers the first unanswered tool call of the last assistant
 // message (named ts.Tool, if set).
-func (r *run) toolResult(ts *ToolResultStep) error {
+func (r *run) toolResult(ts *scenario.ToolResultStep) error {
 	msgs := r.sess.Messages()
 	answered := map[string]bool{}
 	last := -1
@@ -453,7 +454,7 @@ func (r *run) toolResult(ts *ToolResultStep) error {
 }
 
 // swap runs a swap step and checks a refusal when one is expected.
-func (r *run) swap(st *Step) ([]Check, error) {
+func (r *run) swap(st *scenario.Step) ([]Check, error) {
 	err := r.sess.Swap(st.Swap.Model)
 	e := st.Expect
 	if refused := errors.As(err, new(*session.SwapError)); r.cfg.Certifying && (e != nil && e.Refused) != refused {

@@ -29,7 +29,7 @@ func (r *run) sameAs(ctx context.Context, res *ScenarioResult) {
 	cfg.NoGoldens = true
 	other := newRun(&cfg, r.sc, ref, r.reg)
 	var ores ScenarioResult
-	if r.sc.hasReload() {
+	if r.sc.HasReload() {
 		if err := other.openFileStore(); err != nil {
 			fail("%v", err)
 			return

@@ -11,13 +11,9 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/session"
 )
-
-// hasReload reports whether sc has a reload step.
-func (sc *Scenario) hasReload() bool {
-	return slices.ContainsFunc(sc.Steps, func(st Step) bool { return st.Kind == StepReload })
-}
 
 // openFileStore gives the run's session a SQLite store in a fresh
 // temporary directory, which finish removes, so that a reload step can
@@ -99,7 +95,7 @@ func sessionSnapshot(s *session.Session) ([]byte, error) {
 // ready runs a ready step: the adapter's readiness probe for the step's
 // model (default the active one), through the run's wire and the pending
 // fault, checked against the step's expect.
-func (r *run) ready(ctx context.Context, st *Step) ([]Check, error) {
+func (r *run) ready(ctx context.Context, st *scenario.Step) ([]Check, error) {
 	inject := r.pendingInject
 	r.pendingInject, r.pendingCancel = nil, nil
 	model := st.Ready.Model
@@ -134,7 +130,7 @@ func (r *run) ready(ctx context.Context, st *Step) ([]Check, error) {
 	r.addTrace(l)
 	e := r.expectFor(st.Expect, model)
 	if e == nil {
-		e = &Expect{}
+		e = &scenario.Expect{}
 	}
 	d := r.stepData(st.Index, sleeps)
 	checks := expectErrors(e.Error, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // The conformance suite under go test: one ginkgo table entry per
@@ -27,7 +28,7 @@ func TestConformance(t *testing.T) {
 }
 
 var _ = Describe("conformance", func() {
-	scs, err := harness.LoadDir("../scenarios")
+	scs, err := scenario.LoadDir("../scenarios")
 	if err != nil {
 		panic(err) // a broken scenario file is a programmer error here
 	}

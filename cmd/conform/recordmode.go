@@ -14,6 +14,7 @@ import (
 
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/record"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // Record modes of `conform run --record`, after vcrpy's: none replays
@@ -38,7 +39,7 @@ func recordMissingCassettes(ctx context.Context, cfg harness.Config, stdout io.W
 			continue
 		}
 		sum, err := record.Run(ctx, record.Config{
-			Scenarios: []*harness.Scenario{p.Scenario}, Models: []string{p.Model},
+			Scenarios: []*scenario.Scenario{p.Scenario}, Models: []string{p.Model},
 			ScenarioDir: cfg.ScenarioDir, CassetteDir: cfg.CassetteDir, GoldenDir: cfg.GoldenDir,
 			Emulator: true, Out: io.Discard,
 		})
@@ -64,7 +65,7 @@ func recordMissingCassettes(ctx context.Context, cfg harness.Config, stdout io.W
 }
 
 func lacksGoldens(cfg harness.Config, p harness.Pair) bool {
-	dir := harness.GoldenDir(cfg.GoldenDir, p.Scenario, p.Model)
+	dir := scenario.GoldenDir(cfg.GoldenDir, p.Scenario, p.Model)
 	return slices.ContainsFunc([]string{harness.GoldenTranscript, harness.GoldenRequests, harness.GoldenEvents}, func(name string) bool {
 		return missing(filepath.Join(dir, name))
 	})
@@ -72,7 +73,7 @@ func lacksGoldens(cfg harness.Config, p harness.Pair) bool {
 
 func lacksCassette(cfg harness.Config, p harness.Pair) bool {
 	return slices.ContainsFunc(p.Scenario.Providers(p.Model), func(prov string) bool {
-		return missing(harness.CassettePath(cfg.CassetteDir, p.Scenario, p.Model, prov))
+		return missing(scenario.CassettePath(cfg.CassetteDir, p.Scenario, p.Model, prov))
 	})
 }
 
@@ -112,8 +113,8 @@ func (g *newGoldens) write(cfg harness.Config, res *harness.Result, stdout io.Wr
 		if run.Status != harness.StatusPass {
 			continue
 		}
-		sc := &harness.Scenario{ID: run.ID}
-		dir := harness.GoldenDir(cfg.GoldenDir, sc, run.Model)
+		sc := &scenario.Scenario{ID: run.ID}
+		dir := scenario.GoldenDir(cfg.GoldenDir, sc, run.Model)
 		var wrote []string
 		for _, name := range []string{harness.GoldenTranscript, harness.GoldenRequests, harness.GoldenEvents} {
 			path := filepath.Join(dir, name)

@@ -18,6 +18,7 @@ import (
 	"github.com/metis-llm/metis/execadapter"
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // python returns the interpreter, or skips when there is none outside CI
@@ -88,7 +89,7 @@ func certifiable(t *testing.T) []string {
 			sc.ID == "faults/sse-framing",
 			// conform run's known failures of the Go Anthropic adapter
 			// have no goldens yet to certify against
-			slices.ContainsFunc(sc.KnownFailures, func(k harness.KnownFailure) bool {
+			slices.ContainsFunc(sc.KnownFailures, func(k scenario.KnownFailure) bool {
 				return len(k.Models) == 0 || slices.ContainsFunc(k.Models, func(m string) bool { return strings.HasPrefix(m, "anthropic") })
 			}):
 			continue

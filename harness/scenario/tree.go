@@ -1,4 +1,4 @@
-package harness
+package scenario
 
 import (
 	"encoding/json"
@@ -166,7 +166,7 @@ func (t *tree) value(n *yaml.Node, ptr string) (any, error) {
 			if k.Value == "<<" && k.Tag == "!!merge" {
 				return nil, &Error{Pos: t.at(k), Msg: "merge keys (<<) are not supported"}
 			}
-			child := ptr + "/" + escapePointer(k.Value)
+			child := ptr + "/" + EscapePointer(k.Value)
 			if _, dup := obj[k.Value]; dup {
 				first := t.keys[child]
 				return nil, &Error{Pos: t.at(k), Msg: fmt.Sprintf("duplicate key %q (first at line %d)", k.Value, first.Line)}
@@ -231,7 +231,9 @@ func (t *tree) scalar(n *yaml.Node) (any, error) {
 	return nil, &Error{Pos: t.at(n), Msg: fmt.Sprintf("unsupported YAML tag %s", n.Tag)}
 }
 
-func escapePointer(s string) string {
+// EscapePointer escapes s as one reference token of a JSON Pointer (RFC
+// 6901): ~ as ~0, / as ~1.
+func EscapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 

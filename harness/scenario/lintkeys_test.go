@@ -1,4 +1,4 @@
-package harness_test
+package scenario_test
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
-	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 func TestLintMatrixAndNewSteps(t *testing.T) {
@@ -116,7 +116,7 @@ steps: [{user: hi}]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sc := parse(t, tt.name+".yaml", tt.src)
-			errs := harness.Lint([]*harness.Scenario{sc}, reg)
+			errs := scenario.Lint([]*scenario.Scenario{sc}, reg)
 			var got []string
 			for _, e := range errs {
 				got = append(got, e.Error())

@@ -1,4 +1,4 @@
-package harness
+package scenario
 
 import (
 	"bytes"
@@ -69,7 +69,7 @@ func loadFS(fsys fs.FS, name func(rel string) string) ([]*Scenario, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || path.Ext(p) != ".yaml" || dataFiles[p] {
+		if d.IsDir() || path.Ext(p) != ".yaml" || DataFiles[p] {
 			return nil
 		}
 		data, err := fs.ReadFile(fsys, p)

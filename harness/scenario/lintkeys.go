@@ -1,4 +1,4 @@
-package harness
+package scenario
 
 import (
 	"fmt"
@@ -119,21 +119,21 @@ func (l *linter) lintCall(ptr string, st *Step) {
 // lintExpectKeys checks per_model keys, recursively.
 func (l *linter) lintExpectKeys(ptr string, e *Expect) {
 	for k, sub := range e.PerModel {
-		p := ptr + "/per_model/" + escapePointer(k)
+		p := ptr + "/per_model/" + EscapePointer(k)
 		if !l.modelKey(k) {
 			l.errorf(p, LintExpectModel, "%q is not a model of the registry, a column or a provider", k)
 		}
 		l.lintExpectKeys(p, sub)
 	}
 	for k, sub := range e.PerRun {
-		p := ptr + "/per_run/" + escapePointer(k)
+		p := ptr + "/per_run/" + EscapePointer(k)
 		if !l.modelKey(k) {
 			l.errorf(p, LintExpectModel, "%q is not a model of the registry, a column or a provider", k)
 		}
 		l.lintExpectKeys(p, sub)
 	}
 	for k, sub := range e.PerWire {
-		l.lintExpectKeys(ptr+"/per_wire/"+escapePointer(k), sub)
+		l.lintExpectKeys(ptr+"/per_wire/"+EscapePointer(k), sub)
 	}
 }
 
@@ -164,7 +164,7 @@ func LintColumns(scs []*Scenario, cols []Column) Errors {
 	var errs Errors
 	for _, sc := range scs {
 		for i, sel := range sc.Columns {
-			if !slices.ContainsFunc(cols, func(c Column) bool { return c.selectedBy(sel) }) {
+			if !slices.ContainsFunc(cols, func(c Column) bool { return c.SelectedBy(sel) }) {
 				errs = append(errs, &Error{Pos: sc.Position(fmt.Sprintf("/columns/%d", i)), Rule: LintColumn,
 					Msg: fmt.Sprintf("%q names no column and no column tag (columns: %s)", sel, columnNames(cols))})
 			}

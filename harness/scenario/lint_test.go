@@ -1,4 +1,4 @@
-package harness_test
+package scenario_test
 
 import (
 	"testing"
@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
-	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
-func parse(t *testing.T, name, src string) *harness.Scenario {
+func parse(t *testing.T, name, src string) *scenario.Scenario {
 	t.Helper()
-	sc, err := harness.Parse(name, []byte(src))
+	sc, err := scenario.Parse(name, []byte(src))
 	require.NoError(t, err)
 	return sc
 }
@@ -192,7 +192,7 @@ steps:
 		t.Run(tt.name, func(t *testing.T) {
 			name := tt.src[len("\nid: "):]
 			name = name[:indexByte(name, '\n')] + ".yaml"
-			errs := harness.Lint([]*harness.Scenario{parse(t, name, tt.src)}, reg)
+			errs := scenario.Lint([]*scenario.Scenario{parse(t, name, tt.src)}, reg)
 			var got []string
 			for _, e := range errs {
 				got = append(got, e.Error())
@@ -217,7 +217,7 @@ func TestLintDuplicateIDsAndPaths(t *testing.T) {
 	src := "id: a/b\ntitle: t\nmodels: [anthropic:claude-sonnet-4-6]\nsteps: [{user: hi}]\n"
 	one, two := parse(t, "one.yaml", src), parse(t, "two.yaml", src)
 	two.Rel = "a/c.yaml"
-	errs := harness.Lint([]*harness.Scenario{one, two}, nil)
+	errs := scenario.Lint([]*scenario.Scenario{one, two}, nil)
 	var got []string
 	for _, e := range errs {
 		got = append(got, e.Error())
@@ -233,7 +233,7 @@ func TestLintDuplicateIDsAndPaths(t *testing.T) {
 func TestLintBuiltInSuite(t *testing.T) {
 	reg, err := adapters.DefaultRegistry()
 	require.NoError(t, err)
-	scs, err := harness.LoadDir("../scenarios")
+	scs, err := scenario.LoadDir("../../scenarios")
 	require.NoError(t, err)
-	assert.Empty(t, harness.Lint(scs, reg))
+	assert.Empty(t, scenario.Lint(scs, reg))
 }

@@ -1,4 +1,4 @@
-package harness_test
+package scenario_test
 
 import (
 	"encoding/json"
@@ -10,13 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/canonical"
-	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 func TestSchemaIsPublished(t *testing.T) {
-	onDisk, err := os.ReadFile("../scenarios/schema.json")
+	onDisk, err := os.ReadFile("../../scenarios/schema.json")
 	require.NoError(t, err)
-	assert.Equal(t, string(onDisk), string(harness.SchemaJSON))
+	assert.Equal(t, string(onDisk), string(scenario.SchemaJSON))
 }
 
 // TestSchemaCapabilities keeps the schema's capability names in step with
@@ -27,18 +27,18 @@ func TestSchemaCapabilities(t *testing.T) {
 			Enum []string `json:"enum"`
 		} `json:"$defs"`
 	}
-	require.NoError(t, json.Unmarshal(harness.SchemaJSON, &doc))
-	if diff := cmp.Diff(harness.Capabilities(), doc.Defs["capability"].Enum); diff != "" {
+	require.NoError(t, json.Unmarshal(scenario.SchemaJSON, &doc))
+	if diff := cmp.Diff(scenario.Capabilities(), doc.Defs["capability"].Enum); diff != "" {
 		t.Errorf("doc.Defs.capability.Enum mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"images", "thinking", "tools", "system_prompt", "structured_output", "streaming",
-		"streaming_tool_calls", "parallel_tool_calls", "prompt_caching", "system_messages_in_list"}, harness.Capabilities()); diff != "" {
-		t.Errorf("harness.Capabilities() mismatch (-want +got):\n%s", diff)
+		"streaming_tool_calls", "parallel_tool_calls", "prompt_caching", "system_messages_in_list"}, scenario.Capabilities()); diff != "" {
+		t.Errorf("scenario.Capabilities() mismatch (-want +got):\n%s", diff)
 	}
-	has, known := harness.Has(canonical.Capabilities{SupportsParallelToolCalls: true}, "parallel_tool_calls")
+	has, known := scenario.Has(canonical.Capabilities{SupportsParallelToolCalls: true}, "parallel_tool_calls")
 	assert.True(t, has)
 	assert.True(t, known)
-	_, known = harness.Has(canonical.Capabilities{}, "telepathy")
+	_, known = scenario.Has(canonical.Capabilities{}, "telepathy")
 	assert.False(t, known)
 }
 
@@ -48,7 +48,7 @@ func TestSchemaEventAndStopEnums(t *testing.T) {
 			Enum []string `json:"enum"`
 		} `json:"$defs"`
 	}
-	require.NoError(t, json.Unmarshal(harness.SchemaJSON, &doc))
+	require.NoError(t, json.Unmarshal(scenario.SchemaJSON, &doc))
 	if diff := cmp.Diff([]string{
 		string(canonical.EventMessageStart), string(canonical.EventTextDelta), string(canonical.EventThinkingDelta),
 		string(canonical.EventToolUseStart), string(canonical.EventToolUseInput), string(canonical.EventToolUseEnd),

@@ -1,4 +1,4 @@
-package harness_test
+package scenario_test
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/canonical"
-	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/scenarios"
 )
 
@@ -48,26 +48,26 @@ func TestParseErrors(t *testing.T) {
 			path := "testdata/load/" + tt.file
 			data, err := os.ReadFile(path)
 			require.NoError(t, err)
-			_, err = harness.Parse(path, data)
+			_, err = scenario.Parse(path, data)
 			require.Error(t, err)
 			assert.Equal(t, tt.want, err.Error())
-			var e *harness.Error
-			assert.True(t, errors.As(err, &e), "errors are *harness.Error")
+			var e *scenario.Error
+			assert.True(t, errors.As(err, &e), "errors are *scenario.Error")
 		})
 	}
 }
 
 func TestLoadDirCollectsEveryError(t *testing.T) {
-	scs, err := harness.LoadDir("testdata/load")
+	scs, err := scenario.LoadDir("testdata/load")
 	assert.Empty(t, scs)
-	var errs harness.Errors
+	var errs scenario.Errors
 	require.ErrorAs(t, err, &errs)
 	assert.Len(t, errs, 22)
 	assert.Equal(t, filepath.Join("testdata", "load", "bad-credentials-env.yaml"), errs[0].Pos.File, "files are loaded in lexical order")
 }
 
 func TestParseScenario(t *testing.T) {
-	sc, err := harness.Parse("x.yaml", []byte(`
+	sc, err := scenario.Parse("x.yaml", []byte(`
 id: tools/x
 title: T
 tags: [tools]
@@ -105,8 +105,8 @@ steps:
 	require.Len(t, sc.Steps, 8)
 
 	u := sc.Steps[0]
-	assert.Equal(t, harness.StepUser, u.Kind)
-	if diff := cmp.Diff(harness.Pos{File: "x.yaml", Line: 12, Col: 5}, u.Pos); diff != "" {
+	assert.Equal(t, scenario.StepUser, u.Kind)
+	if diff := cmp.Diff(scenario.Pos{File: "x.yaml", Line: 12, Col: 5}, u.Pos); diff != "" {
 		t.Errorf("u.Pos mismatch (-want +got):\n%s", diff)
 	}
 	assert.Equal(t, "look", u.User.Text)
@@ -115,7 +115,7 @@ steps:
 	}
 
 	c := sc.Steps[1]
-	assert.Equal(t, harness.StepCall, c.Kind)
+	assert.Equal(t, scenario.StepCall, c.Kind)
 	assert.True(t, c.Call.Stream)
 	if diff := cmp.Diff(&canonical.ToolChoice{Mode: canonical.ToolChoiceTool, Name: "read_file"}, c.Call.ToolChoice); diff != "" {
 		t.Errorf("c.Call.ToolChoice mismatch (-want +got):\n%s", diff)
@@ -126,7 +126,7 @@ steps:
 	assert.Equal(t, "read_file", c.Call.Reply.ToolCalls[0].Name)
 	assert.JSONEq(t, `{"path":"a"}`, string(c.Call.Reply.ToolCalls[0].Input))
 	assert.Equal(t, 3, c.Call.Reply.Usage.InputTokens)
-	if diff := cmp.Diff([]harness.ExpectBlock{{Type: "thinking"}, {Type: "tool_use", Name: "read_file", Input: []byte(`{"path":"a"}`)}}, c.Expect.Blocks); diff != "" {
+	if diff := cmp.Diff([]scenario.ExpectBlock{{Type: "thinking"}, {Type: "tool_use", Name: "read_file", Input: []byte(`{"path":"a"}`)}}, c.Expect.Blocks); diff != "" {
 		t.Errorf("c.Expect.Blocks mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"x"}, c.Expect.TextContains); diff != "" {
@@ -137,10 +137,10 @@ steps:
 		t.Errorf("c.Expect.Events mismatch (-want +got):\n%s", diff)
 	}
 
-	if diff := cmp.Diff(&harness.ToolResultStep{Content: "done"}, sc.Steps[2].ToolResult); diff != "" {
+	if diff := cmp.Diff(&scenario.ToolResultStep{Content: "done"}, sc.Steps[2].ToolResult); diff != "" {
 		t.Errorf("sc.Steps[2].ToolResult mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(&harness.CancelStep{AfterEvents: 2}, sc.Steps[3].Cancel); diff != "" {
+	if diff := cmp.Diff(&scenario.CancelStep{AfterEvents: 2}, sc.Steps[3].Cancel); diff != "" {
 		t.Errorf("sc.Steps[3].Cancel mismatch (-want +got):\n%s", diff)
 	}
 	assert.Equal(t, "openai:gpt-5", sc.Steps[4].Call.Model)
@@ -148,16 +148,16 @@ steps:
 	if diff := cmp.Diff(map[string]any{"status": float64(429), "headers": map[string]any{"retry-after": "2"}, "body": map[string]any{"error": "x"}}, sc.Steps[6].Inject); diff != "" {
 		t.Errorf("sc.Steps[6].Inject mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(&harness.CallStep{}, sc.Steps[7].Call); diff != "" {
+	if diff := cmp.Diff(&scenario.CallStep{}, sc.Steps[7].Call); diff != "" {
 		t.Errorf("a bare call: is a non-streaming call (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(harness.Pos{File: "x.yaml", Line: 12, Col: 18}, sc.Position("/steps/0/user/text")); diff != "" {
+	if diff := cmp.Diff(scenario.Pos{File: "x.yaml", Line: 12, Col: 18}, sc.Position("/steps/0/user/text")); diff != "" {
 		t.Errorf("sc.Position(/steps/0/user/text) mismatch (-want +got):\n%s", diff)
 	}
 }
 
 func TestBuiltInSuiteLoads(t *testing.T) {
-	scs, err := harness.LoadFS(scenarios.FS)
+	scs, err := scenario.LoadFS(scenarios.FS)
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, len(scs), 12)
 	for _, sc := range scs {
@@ -166,9 +166,9 @@ func TestBuiltInSuiteLoads(t *testing.T) {
 }
 
 func TestLoadDirMatchesEmbeddedSuite(t *testing.T) {
-	a, err := harness.LoadDir("../scenarios")
+	a, err := scenario.LoadDir("../../scenarios")
 	require.NoError(t, err)
-	b, err := harness.LoadFS(scenarios.FS)
+	b, err := scenario.LoadFS(scenarios.FS)
 	require.NoError(t, err)
 	require.Equal(t, len(b), len(a))
 	for i := range a {
@@ -190,14 +190,14 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("steps: [{call: {stream: 1e400}}]"))
 	f.Add([]byte("compensations: {max_tools: 2.0, core_tools: [x], retry: {max_retries: 1, on: [teapot]}}\nsteps: [{user: hi}]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sc, err := harness.Parse("fuzz.yaml", data)
+		sc, err := scenario.Parse("fuzz.yaml", data)
 		if err == nil && sc == nil {
 			t.Fatal("nil scenario without error")
 		}
 		if err != nil {
-			var e *harness.Error
+			var e *scenario.Error
 			if !errors.As(err, &e) {
-				t.Fatalf("error is not a *harness.Error: %v", err)
+				t.Fatalf("error is not a *scenario.Error: %v", err)
 			}
 			if e.Pos.Line < 1 {
 				t.Fatalf("error without a line: %v", err)
@@ -231,10 +231,10 @@ func TestSyntaxErrorPositions(t *testing.T) {
 			path := "testdata/syntax/" + tt.file
 			data, err := os.ReadFile(path)
 			require.NoError(t, err)
-			_, err = harness.Parse(path, data)
+			_, err = scenario.Parse(path, data)
 			require.Error(t, err)
 			assert.Equal(t, path+":"+tt.want, err.Error())
-			var e *harness.Error
+			var e *scenario.Error
 			require.ErrorAs(t, err, &e)
 			assert.Positive(t, e.Pos.Col, "the column is known")
 		})

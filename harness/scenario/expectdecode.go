@@ -1,10 +1,11 @@
-package harness
+package scenario
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -89,24 +90,24 @@ func (t *tree) decodeExpect(ptr string, raw json.RawMessage) (*Expect, error) {
 				return nil, t.errorf(ptr+"/cost", "%v", err)
 			}
 		}
-		if _, err := parseDecimal(e.Cost.USD); err != nil {
+		if _, err := ParseDecimal(e.Cost.USD); err != nil {
 			return nil, t.errorf(ptr+"/cost", "%v", err)
 		}
 	}
 	if e.SessionCost != "" {
-		if _, err := parseDecimal(e.SessionCost); err != nil {
+		if _, err := ParseDecimal(e.SessionCost); err != nil {
 			return nil, t.errorf(ptr+"/session_cost", "%v", err)
 		}
 	}
 	for i, l := range e.Logs {
 		if l.Level != "" {
-			if _, err := parseLevel(l.Level); err != nil {
+			if _, err := ParseLevel(l.Level); err != nil {
 				return nil, t.errorf(fmt.Sprintf("%s/logs/%d/level", ptr, i), "%v", err)
 			}
 		}
 	}
 	for i, l := range e.Lifecycle {
-		if err := l.check(); err != nil {
+		if err := l.Check(); err != nil {
 			return nil, t.errorf(fmt.Sprintf("%s/lifecycle/%d", ptr, i), "%v", err)
 		}
 	}
@@ -146,7 +147,7 @@ func (t *tree) decodeExpectMap(ptr string, m map[string]json.RawMessage) (map[st
 	}
 	out := make(map[string]*Expect, len(m))
 	for k, raw := range m {
-		e, err := t.decodeExpect(ptr+"/"+escapePointer(k), raw)
+		e, err := t.decodeExpect(ptr+"/"+EscapePointer(k), raw)
 		if err != nil {
 			return nil, err
 		}
@@ -211,25 +212,25 @@ func (t *tree) decodeRequests(ptr string, raw json.RawMessage) ([]ExpectRequest,
 		}
 		for key, m := range map[string]map[string]json.RawMessage{"json": r.JSON, "parsed": r.Parsed, "unordered": r.Unordered} {
 			for k := range m {
-				if _, err := splitPointer(k); err != nil {
-					return nil, t.errorf(p+"/"+key+"/"+escapePointer(k), "%v", err)
+				if _, err := SplitPointer(k); err != nil {
+					return nil, t.errorf(p+"/"+key+"/"+EscapePointer(k), "%v", err)
 				}
 			}
 		}
 		for j, group := range r.Equal {
 			for k, q := range group {
-				if _, err := splitPointer(q); err != nil {
+				if _, err := SplitPointer(q); err != nil {
 					return nil, t.errorf(fmt.Sprintf("%s/equal/%d/%d", p, j, k), "%v", err)
 				}
 			}
 		}
 		for j, a := range r.Absent {
-			if _, err := splitPointer(a); err != nil {
+			if _, err := SplitPointer(a); err != nil {
 				return nil, t.errorf(fmt.Sprintf("%s/absent/%d", p, j), "%v", err)
 			}
 		}
 		for j, a := range r.Present {
-			if _, err := splitPointer(a); err != nil {
+			if _, err := SplitPointer(a); err != nil {
 				return nil, t.errorf(fmt.Sprintf("%s/present/%d", p, j), "%v", err)
 			}
 			if slices.Contains(r.Absent, a) {
@@ -305,4 +306,17 @@ func checkRequestURL(r ExpectRequest) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// ExpectKeys returns the keys an expect mapping may have, in the order
+// the format declares them (per_wire, per_model and per_run included), so
+// that a table over every expectation kind can be checked for gaps.
+func ExpectKeys() []string {
+	typ := reflect.TypeFor[expectJSON]()
+	keys := make([]string, 0, typ.NumField())
+	for i := range typ.NumField() {
+		key, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		keys = append(keys, key)
+	}
+	return keys
 }

@@ -1,4 +1,4 @@
-package harness
+package scenario
 
 import (
 	"bytes"
@@ -104,7 +104,7 @@ func (t *tree) schemaError(ve *jsonschema.ValidationError) error {
 	pos := t.position(best.ptr)
 	switch k := best.err.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
-		pos = t.keyPosition(best.ptr + "/" + escapePointer(k.Properties[0]))
+		pos = t.keyPosition(best.ptr + "/" + EscapePointer(k.Properties[0]))
 		msg = fmt.Sprintf("unknown key %s%s", quoteAll(k.Properties), allowedKeys(best.err.SchemaURL))
 	case *kind.Type:
 		// Merge the wants of every alternative that failed on type here.
@@ -212,7 +212,7 @@ func pointer(loc []string) string {
 	}
 	parts := make([]string, len(loc))
 	for i, p := range loc {
-		parts[i] = escapePointer(p)
+		parts[i] = EscapePointer(p)
 	}
 	return "/" + strings.Join(parts, "/")
 }

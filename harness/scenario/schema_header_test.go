@@ -1,4 +1,4 @@
-package harness_test
+package scenario_test
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 // that points editors at scenarios/schema.json, by a relative path that
 // resolves, so that an editor validates while you type.
 func TestScenarioFilesNameTheirSchema(t *testing.T) {
-	root := filepath.Join("..", "scenarios")
+	root := filepath.Join("..", "..", "scenarios")
 	n := 0
 	require.NoError(t, filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || filepath.Ext(path) != ".yaml" {
@@ -46,12 +46,12 @@ func TestScenarioFilesNameTheirSchema(t *testing.T) {
 // .vscode/settings.json maps the scenario files to their schema for the
 // YAML extension (the same yaml-language-server).
 func TestVSCodeMapsScenariosToTheSchema(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", ".vscode", "settings.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", ".vscode", "settings.json"))
 	require.NoError(t, err)
 	var settings struct {
 		Schemas map[string]any `json:"yaml.schemas"`
 	}
 	require.NoError(t, json.Unmarshal(data, &settings))
 	assert.Equal(t, "scenarios/**/*.yaml", settings.Schemas["./scenarios/schema.json"])
-	assert.FileExists(t, filepath.Join("..", "scenarios", "schema.json"))
+	assert.FileExists(t, filepath.Join("..", "..", "scenarios", "schema.json"))
 }
