@@ -21,6 +21,7 @@ import (
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/execadapter"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/faults"
 	"github.com/metis-llm/metis/harness/replay"
 	"github.com/metis-llm/metis/harness/scenario"
@@ -380,19 +381,19 @@ func (p *Plan) transport(provider string, sc *scenario.Scenario, model string) (
 }
 
 // golden compares got, a transcript projected on its contract fields
-// (harness.ContractTranscript: the harness's Golden hook under
+// (check.ContractTranscript: the harness's Golden hook under
 // OracleContract), with the projection of the suite's golden file at
 // path ("goldens/<id>/<provider>/<model-name>/transcript.json").
 func (p *Plan) golden(path string, got []byte) (string, error) {
 	name := strings.TrimPrefix(filepath.ToSlash(path), "goldens/")
 	want, err := fs.ReadFile(p.suite.Goldens, name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return harness.GoldenDiff(nil, got), fmt.Errorf("%w %s in the suite", harness.ErrNoGolden, path)
+		return check.GoldenDiff(nil, got), fmt.Errorf("%w %s in the suite", check.ErrNoGolden, path)
 	}
 	if err != nil {
 		return "", fmt.Errorf("reading golden %s: %w", path, err)
 	}
-	return harness.ContractGoldenDiff(want, got)
+	return check.ContractGoldenDiff(want, got)
 }
 
 // Capabilities builds the target once, without network, and returns

@@ -10,6 +10,7 @@ import (
 
 	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/scenario"
 )
 
@@ -164,7 +165,7 @@ func TestPlanGoldenIsPortable(t *testing.T) {
 		{"no provider_raw", strings.Replace(golden, `, "provider_raw": {"anthropic": {"id": "msg_emu_0001"}}`, "", 1), true},
 		{"another tool input", strings.Replace(golden, "a.md", "b.md", 1), false},
 	} {
-		got, err := harness.ContractTranscript([]byte(tt.got))
+		got, err := check.ContractTranscript([]byte(tt.got))
 		if err != nil {
 			t.Fatal(err)
 		}

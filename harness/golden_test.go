@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/scenario"
 )
 
@@ -18,28 +19,28 @@ func TestCompareGolden(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a", "b.json")
 
-	diff, err := harness.CompareGolden(path, []byte("x\n"), false)
-	assert.True(t, errors.Is(err, harness.ErrNoGolden))
+	diff, err := check.CompareGolden(path, []byte("x\n"), false)
+	assert.True(t, errors.Is(err, check.ErrNoGolden))
 	assert.Equal(t, "@@ line 1 @@\n+x\n", diff, "a missing golden diffs as all added")
 
-	diff, err = harness.CompareGolden(path, []byte("x\ny\n"), true)
+	diff, err = check.CompareGolden(path, []byte("x\ny\n"), true)
 	require.NoError(t, err)
 	assert.Empty(t, diff, "update creates the file")
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, "x\ny\n", string(data))
 
-	diff, err = harness.CompareGolden(path, []byte("x\ny\n"), false)
+	diff, err = check.CompareGolden(path, []byte("x\ny\n"), false)
 	require.NoError(t, err)
 	assert.Empty(t, diff)
 
-	diff, err = harness.CompareGolden(path, []byte("x\nz\n"), false)
+	diff, err = check.CompareGolden(path, []byte("x\nz\n"), false)
 	require.NoError(t, err)
 	assert.Equal(t, "@@ line 1 @@\n x\n-y\n+z\n", diff)
 	data, _ = os.ReadFile(path)
 	assert.Equal(t, "x\ny\n", string(data), "no update without update")
 
-	diff, err = harness.CompareGolden(path, []byte("x\nz\n"), true)
+	diff, err = check.CompareGolden(path, []byte("x\nz\n"), true)
 	require.NoError(t, err)
 	assert.Empty(t, diff)
 	data, _ = os.ReadFile(path)
@@ -49,8 +50,8 @@ func TestCompareGolden(t *testing.T) {
 }
 
 func TestGoldenDiff(t *testing.T) {
-	assert.Empty(t, harness.GoldenDiff([]byte("same"), []byte("same")))
-	assert.Equal(t, "@@ line 1 @@\n-a\n+b\n", harness.GoldenDiff([]byte("a\n"), []byte("b\n")))
+	assert.Empty(t, check.GoldenDiff([]byte("same"), []byte("same")))
+	assert.Equal(t, "@@ line 1 @@\n-a\n+b\n", check.GoldenDiff([]byte("a\n"), []byte("b\n")))
 }
 
 func TestPaths(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/scenario"
 )
 
@@ -60,8 +61,8 @@ func (r *Result) KnownFailures() []ScenarioResult {
 // findings, as the goldens are, so that a known failure reads the same on
 // every run.
 func normalizeMessages(res *ScenarioResult) {
-	n := newNormalizer()
-	norm := func(s string) string { return string(n.apply([]byte(s))) }
+	n := check.NewNormalizer()
+	norm := func(s string) string { return string(n.Apply([]byte(s))) }
 	res.Reason = norm(res.Reason)
 	for i := range res.Steps {
 		st := &res.Steps[i]

@@ -2,38 +2,12 @@ package harness
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 
-	"github.com/metis-llm/metis/harness/scenario"
+	"github.com/metis-llm/metis/harness/check"
 )
-
-// logRecord is one log record an adapter or the session wrote during a
-// run, with its attributes flattened to text ("group.key" for grouped
-// ones).
-type logRecord struct {
-	Step    int
-	Level   slog.Level
-	Message string
-	Attrs   map[string]string
-}
-
-func (l logRecord) String() string {
-	keys := make([]string, 0, len(l.Attrs))
-	for k := range l.Attrs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s %q", l.Level, l.Message)
-	for _, k := range keys {
-		fmt.Fprintf(&sb, " %s=%s", k, l.Attrs[k])
-	}
-	return sb.String()
-}
 
 // logCapture keeps a run's log records, each with the step that was
 // running, and passes them on to the configured logger.
@@ -42,7 +16,7 @@ type logCapture struct {
 
 	mu      sync.Mutex
 	step    int
-	records []logRecord
+	records []check.LogRecord
 }
 
 func newLogCapture(next *slog.Logger) *logCapture {
@@ -59,10 +33,10 @@ func (c *logCapture) setStep(i int) {
 }
 
 // forStep returns the records written while step i ran.
-func (c *logCapture) forStep(i int) []logRecord {
+func (c *logCapture) forStep(i int) []check.LogRecord {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []logRecord
+	var out []check.LogRecord
 	for _, r := range c.records {
 		if r.Step == i {
 			out = append(out, r)
@@ -83,7 +57,7 @@ type captureHandler struct {
 func (h *captureHandler) Enabled(context.Context, slog.Level) bool { return true }
 
 func (h *captureHandler) Handle(ctx context.Context, r slog.Record) error {
-	rec := logRecord{Level: r.Level, Message: r.Message, Attrs: map[string]string{}}
+	rec := check.LogRecord{Level: r.Level, Message: r.Message, Attrs: map[string]string{}}
 	for _, a := range h.attrs {
 		addAttr(rec.Attrs, "", a)
 	}
@@ -138,22 +112,4 @@ func addAttr(m map[string]string, prefix string, a slog.Attr) {
 		return
 	}
 	m[prefix+a.Key] = v.String()
-}
-
-// logMatches reports whether rec satisfies the expectation e.
-func logMatches(e scenario.ExpectLog, rec logRecord) bool {
-	if e.Level != "" {
-		if l, err := scenario.ParseLevel(e.Level); err != nil || l != rec.Level {
-			return false
-		}
-	}
-	if e.Message != "" && !strings.Contains(rec.Message, e.Message) {
-		return false
-	}
-	for k, v := range e.Fields {
-		if got, ok := rec.Attrs[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/scenario"
 )
 
@@ -34,7 +35,7 @@ func MissingFiles(cfg Config, scs []*scenario.Scenario) []*scenario.Error {
 			}
 			gdir := scenario.GoldenDir(cfg.goldenDir(), sc, model)
 			var missing []string
-			for _, name := range []string{GoldenTranscript, GoldenRequests, GoldenEvents} {
+			for _, name := range []string{check.GoldenTranscript, check.GoldenRequests, check.GoldenEvents} {
 				if _, err := os.Stat(filepath.Join(gdir, name)); errors.Is(err, fs.ErrNotExist) {
 					missing = append(missing, name)
 				}

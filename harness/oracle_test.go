@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/scenario"
 )
 
@@ -97,7 +98,7 @@ steps:
 		cfg := replayConfig(t)
 		cfg.NoGoldens, cfg.Oracle = true, scenario.OracleContract
 		res := harness.RunScenario(context.Background(), cfg, sc, "anthropic:claude-sonnet-4-6")
-		assert.Equal(t, harness.RegressionSkipReason, res.Reason)
+		assert.Equal(t, check.RegressionSkipReason, res.Reason)
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/internal/buildinfo"
 )
@@ -307,18 +308,8 @@ type StepResult struct {
 	Pos    scenario.Pos      `json:"pos"`
 	Status Status            `json:"status"`
 	// Error is the failure that stopped the step, if any.
-	Error  string  `json:"error,omitempty"`
-	Checks []Check `json:"checks,omitempty"`
-}
-
-// Check is one verified property of a step: an expectation, the stream
-// invariants, the stream-versus-complete comparison. Oracle says whether
-// it checks the contract or metis's own choices (OracleOf).
-type Check struct {
-	Name    string          `json:"name"`
-	OK      bool            `json:"ok"`
-	Message string          `json:"message,omitempty"`
-	Oracle  scenario.Oracle `json:"oracle,omitempty"`
+	Error  string        `json:"error,omitempty"`
+	Checks []check.Check `json:"checks,omitempty"`
 }
 
 // Finding levels.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/session"
 )
@@ -180,7 +181,7 @@ func RunScenario(ctx context.Context, cfg Config, sc *scenario.Scenario, model s
 		return fail("%v", err)
 	}
 	if cfg.contractOnly() && sc.Oracle == scenario.OracleRegression {
-		res.Status, res.Reason = StatusSkip, RegressionSkipReason
+		res.Status, res.Reason = StatusSkip, check.RegressionSkipReason
 		return res
 	}
 	reg, err := cfg.registry()
@@ -289,16 +290,18 @@ func (r *run) goldens(res *ScenarioResult) {
 		name   string
 		render func() ([]byte, error)
 	}{
-		{GoldenTranscript, func() ([]byte, error) { return transcriptJSON(r.sess.Messages()) }},
-		{GoldenRequests, func() ([]byte, error) { return requestsJSON(reqs) }},
-		{GoldenEvents, func() ([]byte, error) { return eventsJSON(trace) }},
+		{check.GoldenTranscript, func() ([]byte, error) { return check.TranscriptJSON(r.sess.Messages()) }},
+		{check.GoldenRequests, func() ([]byte, error) { return check.RequestsJSON(reqs) }},
+		{check.GoldenEvents, func() ([]byte, error) { return check.EventsJSON(trace) }},
 	}
-	norm := newNormalizer()
+	norm := check.NewNormalizer()
 	golden := r.cfg.Golden
 	if golden == nil {
-		golden = func(path string, got []byte) (string, error) { return CompareGolden(path, got, r.cfg.UpdateGoldens) }
+		golden = func(path string, got []byte) (string, error) {
+			return check.CompareGolden(path, got, r.cfg.UpdateGoldens)
+		}
 		if r.cfg.contractOnly() {
-			golden = compareContractGolden
+			golden = check.CompareContractGolden
 		}
 	}
 	if r.cfg.contractOnly() {
@@ -314,16 +317,16 @@ func (r *run) goldens(res *ScenarioResult) {
 			continue
 		}
 		p := filepath.Join(dir, f.name)
-		got := norm.apply(data)
+		got := norm.Apply(data)
 		if r.cfg.contractOnly() {
-			if got, err = ContractTranscript(got); err != nil {
+			if got, err = check.ContractTranscript(got); err != nil {
 				res.Findings = append(res.Findings, Finding{ID: id, Level: LevelError, Step: -1, Message: "projecting: " + err.Error()})
 				continue
 			}
 		}
 		diff, err := golden(p, got)
 		switch {
-		case errors.Is(err, ErrNoGolden):
+		case errors.Is(err, check.ErrNoGolden):
 			res.Findings = append(res.Findings, Finding{ID: id, Level: LevelError, Step: -1,
 				Message: fmt.Sprintf("%s does not exist: run with --update (GOLDIE_UPDATE=1 under go test) to create it", p)})
 		case err != nil:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/faults"
 	"github.com/metis-llm/metis/harness/scenario"
 )
@@ -72,7 +73,7 @@ func goldieCompare(path string, got []byte) (string, error) {
 		goldie.WithFixtureDir(filepath.Dir(path)),
 		goldie.WithNameSuffix(""),
 		goldie.WithDiffFn(func(actual, expected string) string {
-			return "(-want +got)\n" + harness.GoldenDiff([]byte(expected), []byte(actual))
+			return "(-want +got)\n" + check.GoldenDiff([]byte(expected), []byte(actual))
 		}),
 	)
 	g.Assert(GinkgoTB(), filepath.Base(path), got)

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/record"
 	"github.com/metis-llm/metis/harness/scenario"
 )
@@ -66,7 +67,7 @@ func recordMissingCassettes(ctx context.Context, cfg harness.Config, stdout io.W
 
 func lacksGoldens(cfg harness.Config, p harness.Pair) bool {
 	dir := scenario.GoldenDir(cfg.GoldenDir, p.Scenario, p.Model)
-	return slices.ContainsFunc([]string{harness.GoldenTranscript, harness.GoldenRequests, harness.GoldenEvents}, func(name string) bool {
+	return slices.ContainsFunc([]string{check.GoldenTranscript, check.GoldenRequests, check.GoldenEvents}, func(name string) bool {
 		return missing(filepath.Join(dir, name))
 	})
 }
@@ -101,7 +102,7 @@ func (g *newGoldens) compare(path string, got []byte) (string, error) {
 		g.held[path] = got
 		return "", nil
 	}
-	return harness.CompareGolden(path, got, g.update)
+	return check.CompareGolden(path, got, g.update)
 }
 
 // write writes the held-back goldens of res's passing runs and prints
@@ -116,13 +117,13 @@ func (g *newGoldens) write(cfg harness.Config, res *harness.Result, stdout io.Wr
 		sc := &scenario.Scenario{ID: run.ID}
 		dir := scenario.GoldenDir(cfg.GoldenDir, sc, run.Model)
 		var wrote []string
-		for _, name := range []string{harness.GoldenTranscript, harness.GoldenRequests, harness.GoldenEvents} {
+		for _, name := range []string{check.GoldenTranscript, check.GoldenRequests, check.GoldenEvents} {
 			path := filepath.Join(dir, name)
 			data, ok := g.held[path]
 			if !ok {
 				continue
 			}
-			if _, err := harness.CompareGolden(path, data, true); err != nil {
+			if _, err := check.CompareGolden(path, data, true); err != nil {
 				return err
 			}
 			wrote = append(wrote, name)

@@ -1,10 +1,11 @@
-package harness
+package check_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/scenario"
 )
 
@@ -38,7 +39,7 @@ func TestExpectLifecycleParse(t *testing.T) {
 // TestExpectLifecycleCheck: fields match as text, reason by containment;
 // a count is exact, no count means at least one.
 func TestExpectLifecycleCheck(t *testing.T) {
-	recs := []lifecycleRecord{
+	recs := []check.LifecycleRecord{
 		{Type: "llm.call_failed", Fields: map[string]string{"attempt": "1", "error_class": "rate_limit", "will_retry": "true"}},
 		{Type: "llm.call_failed", Fields: map[string]string{"attempt": "2", "error_class": "rate_limit", "will_retry": "false"}},
 		{Type: "tool_input_invalid", Fields: map[string]string{"tool_name": "read_file", "reason": "input#/path: got number, want string"}},
@@ -58,7 +59,7 @@ func TestExpectLifecycleCheck(t *testing.T) {
 		{"none expected", scenario.ExpectLifecycle{Type: "llm.call_completed", Count: &zero}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := expectLifecycle(tc.want, recs)
+			c := check.Lifecycle(tc.want, recs)
 			if c.OK != tc.ok {
 				t.Errorf("OK = %v, want %v (%s)", c.OK, tc.ok, c.Message)
 			}

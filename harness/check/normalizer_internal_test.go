@@ -1,4 +1,4 @@
-package harness
+package check
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 
 // regexpNormalize is what apply did before it scanned: ulidPattern's
 // ReplaceAllFunc with the same naming.
-func regexpNormalize(n *normalizer, b []byte) []byte {
+func regexpNormalize(n *Normalizer, b []byte) []byte {
 	return ulidPattern.ReplaceAllFunc(b, func(id []byte) []byte { return []byte(n.name(id)) })
 }
 
@@ -24,8 +24,8 @@ func FuzzNormalizer(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		want := string(regexpNormalize(newNormalizer(), append([]byte(nil), b...)))
-		if got := string(newNormalizer().apply(append([]byte(nil), b...))); got != want {
+		want := string(regexpNormalize(NewNormalizer(), append([]byte(nil), b...)))
+		if got := string(NewNormalizer().Apply(append([]byte(nil), b...))); got != want {
 			t.Fatalf("apply(%q) = %q, ulidPattern gives %q", b, got, want)
 		}
 	})
@@ -36,11 +36,11 @@ func BenchmarkNormalizer(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	for _, impl := range []struct {
 		name string
-		f    func(*normalizer, []byte) []byte
-	}{{"scan", (*normalizer).apply}, {"regexp", regexpNormalize}} {
+		f    func(*Normalizer, []byte) []byte
+	}{{"scan", (*Normalizer).Apply}, {"regexp", regexpNormalize}} {
 		b.Run(impl.name, func(b *testing.B) {
 			for b.Loop() {
-				impl.f(newNormalizer(), data)
+				impl.f(NewNormalizer(), data)
 			}
 		})
 	}

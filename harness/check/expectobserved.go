@@ -1,4 +1,4 @@
-package harness
+package check
 
 import (
 	"bytes"
@@ -40,25 +40,25 @@ const (
 const FragmentsVerbatim = "verbatim"
 
 // stepData is what a step produced besides its call's outcome.
-type stepData struct {
-	logs      []logRecord
-	lifecycle []lifecycleRecord
-	exchanges []*exchange
-	sleeps    []time.Duration
+type StepData struct {
+	Logs      []LogRecord
+	Lifecycle []LifecycleRecord
+	Exchanges []*Exchange
+	Sleeps    []time.Duration
 	// msg is the ASSISTANT message the call appended, if any.
-	msg *canonical.Message
+	Msg *canonical.Message
 	// sessionCost is the session's total cost after the step.
-	sessionCost decimal.Decimal
+	SessionCost decimal.Decimal
 }
 
 // expectObserved checks the expectations on the step's messages, usage, logs,
 // wire requests, waits and raw stream.
-func expectObserved(e *scenario.Expect, o *outcome, d *stepData) []Check {
+func Observed(e *scenario.Expect, o *Outcome, d *StepData) []Check {
 	var checks []Check
 	if e.ServedModel != "" {
 		got := ""
-		if o.resp != nil {
-			got = o.resp.ServedModel
+		if o.Resp != nil {
+			got = o.Resp.ServedModel
 		}
 		c := Check{Name: CheckServedModel, OK: got == e.ServedModel}
 		if !c.OK {
@@ -68,8 +68,8 @@ func expectObserved(e *scenario.Expect, o *outcome, d *stepData) []Check {
 	}
 	if e.ProviderStopReason != "" {
 		got := ""
-		if o.resp != nil {
-			got = o.resp.ProviderStopReason
+		if o.Resp != nil {
+			got = o.Resp.ProviderStopReason
 		}
 		c := Check{Name: CheckProviderStop, OK: got == e.ProviderStopReason}
 		if !c.OK {
@@ -78,55 +78,55 @@ func expectObserved(e *scenario.Expect, o *outcome, d *stepData) []Check {
 		checks = append(checks, c)
 	}
 	if e.Status != "" {
-		c := Check{Name: CheckStatus, OK: d.msg != nil && d.msg.Metadata.Status == e.Status}
+		c := Check{Name: CheckStatus, OK: d.Msg != nil && d.Msg.Metadata.Status == e.Status}
 		switch {
-		case d.msg == nil:
+		case d.Msg == nil:
 			c.Message = fmt.Sprintf("the call appended no message, want one with status %s", e.Status)
 		case !c.OK:
-			c.Message = fmt.Sprintf("message status %s, want %s", d.msg.Metadata.Status, e.Status)
+			c.Message = fmt.Sprintf("message status %s, want %s", d.Msg.Metadata.Status, e.Status)
 		}
 		checks = append(checks, c)
 	}
 	if e.Usage != nil {
-		checks = append(checks, expectUsage(e.Usage, o.resp))
+		checks = append(checks, expectUsage(e.Usage, o.Resp))
 	}
 	if e.Cost != nil {
-		checks = append(checks, expectCost(e.Cost, d.msg))
+		checks = append(checks, expectCost(e.Cost, d.Msg))
 	}
 	if e.SessionCost != "" {
 		want, _ := scenario.ParseDecimal(e.SessionCost)
-		c := Check{Name: CheckSessionCost, OK: d.sessionCost.Equal(want)}
+		c := Check{Name: CheckSessionCost, OK: d.SessionCost.Equal(want)}
 		if !c.OK {
-			c.Message = fmt.Sprintf("session cost $%s, want $%s", d.sessionCost, want)
+			c.Message = fmt.Sprintf("session cost $%s, want $%s", d.SessionCost, want)
 		}
 		checks = append(checks, c)
 	}
 	for _, l := range e.Logs {
-		checks = append(checks, expectLog(l, d.logs))
+		checks = append(checks, Log(l, d.Logs))
 	}
 	for _, l := range e.Lifecycle {
-		checks = append(checks, expectLifecycle(l, d.lifecycle))
+		checks = append(checks, Lifecycle(l, d.Lifecycle))
 	}
 	for _, rq := range e.Requests {
-		checks = append(checks, expectRequest(rq, d.exchanges))
+		checks = append(checks, expectRequest(rq, d.Exchanges))
 	}
 	if e.Waits != nil {
-		checks = append(checks, expectWaits(e.Waits, d.sleeps))
+		checks = append(checks, expectWaits(e.Waits, d.Sleeps))
 	}
 	if e.Fragments != "" {
-		checks = append(checks, expectFragments(o.events, d.exchanges))
+		checks = append(checks, expectFragments(o.Events, d.Exchanges))
 	}
 	if e.Raw != nil {
 		var raw []byte
-		if o.resp != nil {
-			raw = o.resp.RawBody
+		if o.Resp != nil {
+			raw = o.Resp.RawBody
 		}
 		checks = append(checks, expectRaw(e.Raw, raw))
 	}
 	if e.ProviderRaw != nil {
 		var raw []byte
-		if o.resp != nil {
-			raw = o.resp.ProviderRaw
+		if o.Resp != nil {
+			raw = o.Resp.ProviderRaw
 		}
 		checks = append(checks, expectPartial(CheckProviderRaw, "provider_raw", e.ProviderRaw, raw))
 	}
@@ -154,7 +154,7 @@ func expectCost(want *scenario.ExpectCost, msg *canonical.Message) Check {
 	return c
 }
 
-func expectLog(want scenario.ExpectLog, recs []logRecord) Check {
+func Log(want scenario.ExpectLog, recs []LogRecord) Check {
 	n := 0
 	for _, r := range recs {
 		if logMatches(want, r) {
@@ -164,7 +164,7 @@ func expectLog(want scenario.ExpectLog, recs []logRecord) Check {
 	return countCheck(CheckLogs, n, want.Count, "record(s) with "+want.String(), "the step logged "+describeLogs(recs))
 }
 
-func describeLogs(recs []logRecord) string {
+func describeLogs(recs []LogRecord) string {
 	if len(recs) == 0 {
 		return "nothing"
 	}
@@ -175,7 +175,7 @@ func describeLogs(recs []logRecord) string {
 	return strings.Join(parts, " | ")
 }
 
-func expectRequest(want scenario.ExpectRequest, exs []*exchange) Check {
+func expectRequest(want scenario.ExpectRequest, exs []*Exchange) Check {
 	c := Check{Name: CheckRequest, OK: true}
 	i := -1
 	if want.Index != nil {
@@ -190,32 +190,32 @@ func expectRequest(want scenario.ExpectRequest, exs []*exchange) Check {
 		return c
 	}
 	ex := exs[i]
-	label = fmt.Sprintf("request %d (%s %s)", i, ex.method, ex.path)
+	label = fmt.Sprintf("request %d (%s %s)", i, ex.Method, ex.Path)
 	var problems []string
-	if want.Method != "" && !strings.EqualFold(want.Method, ex.method) {
-		problems = append(problems, fmt.Sprintf("method %s, want %s", ex.method, want.Method))
+	if want.Method != "" && !strings.EqualFold(want.Method, ex.Method) {
+		problems = append(problems, fmt.Sprintf("method %s, want %s", ex.Method, want.Method))
 	}
-	if want.Path != "" && want.Path != ex.path {
-		problems = append(problems, fmt.Sprintf("path %s, want %s", ex.path, want.Path))
+	if want.Path != "" && want.Path != ex.Path {
+		problems = append(problems, fmt.Sprintf("path %s, want %s", ex.Path, want.Path))
 	}
 	problems = append(problems, urlChecks(want, ex)...)
 	for _, k := range slices.Sorted(maps.Keys(want.Headers)) {
-		if got, v := ex.header.Get(k), want.Headers[k]; !headerMatches(got, v) {
+		if got, v := ex.Header.Get(k), want.Headers[k]; !headerMatches(got, v) {
 			problems = append(problems, fmt.Sprintf("header %s %q, want %q", http.CanonicalHeaderKey(k), got, v))
 		}
 	}
 	for _, s := range want.Includes {
-		if !bytes.Contains(ex.body, []byte(s)) {
+		if !bytes.Contains(ex.Body, []byte(s)) {
 			problems = append(problems, fmt.Sprintf("body does not contain %q", s))
 		}
 	}
 	for _, s := range want.Excludes {
-		if bytes.Contains(ex.body, []byte(s)) {
+		if bytes.Contains(ex.Body, []byte(s)) {
 			problems = append(problems, fmt.Sprintf("body contains %q", s))
 		}
 	}
 	if len(want.JSON) > 0 || len(want.Parsed) > 0 || len(want.Unordered) > 0 || len(want.Equal) > 0 || want.Contains != nil || len(want.Absent) > 0 || len(want.Present) > 0 {
-		doc, err := decodeJSON(ex.body)
+		doc, err := decodeJSON(ex.Body)
 		if err != nil {
 			problems = append(problems, "body is not JSON: "+err.Error())
 		} else {
@@ -381,11 +381,11 @@ func expectWaits(want []scenario.ExpectWait, got []time.Duration) Check {
 // input fragment appears verbatim in the raw bodies of the step's
 // responses: as the provider sent it, JSON-string-encoded, not parsed
 // and re-serialized (000 §5.4).
-func expectFragments(events []canonical.StreamEvent, exs []*exchange) Check {
+func expectFragments(events []canonical.StreamEvent, exs []*Exchange) Check {
 	c := Check{Name: CheckFragments, OK: true}
 	var raw []byte
 	for _, ex := range exs {
-		raw = append(raw, unframed(ex.responseBody())...)
+		raw = append(raw, unframed(ex.Response)...)
 	}
 	n := 0
 	for i, ev := range events {
@@ -501,28 +501,28 @@ func globMatch(s, pattern string) bool {
 }
 
 // urlChecks checks the request's URL against want's url, scheme, host
-// and query. Over loopback HTTP (ex.proxied) the scheme and host are the
+// and query. Over loopback HTTP (ex.Proxied) the scheme and host are the
 // replay server's: scheme and host are skipped, and url is compared from
 // its path on.
-func urlChecks(want scenario.ExpectRequest, ex *exchange) []string {
+func urlChecks(want scenario.ExpectRequest, ex *Exchange) []string {
 	if want.URL == "" && want.Scheme == "" && want.Host == "" && len(want.Query) == 0 {
 		return nil
 	}
-	if ex.url == nil {
+	if ex.URL == nil {
 		return []string{"the request's URL was not recorded"}
 	}
 	var problems []string
-	u := ex.url
+	u := ex.URL
 	if want.URL != "" {
 		got, pattern := u.String(), want.URL
-		if ex.proxied {
+		if ex.Proxied {
 			got, pattern = requestURI(u), pathOf(pattern)
 		}
 		if !globMatch(got, pattern) {
 			problems = append(problems, fmt.Sprintf("url %s, want %s", got, pattern))
 		}
 	}
-	if !ex.proxied {
+	if !ex.Proxied {
 		if want.Scheme != "" && !strings.EqualFold(want.Scheme, u.Scheme) {
 			problems = append(problems, fmt.Sprintf("scheme %s, want %s", u.Scheme, want.Scheme))
 		}

@@ -1,4 +1,4 @@
-package harness
+package check
 
 import (
 	"github.com/metis-llm/metis/harness/replay/equiv"
@@ -16,8 +16,8 @@ type requestEquivalence struct {
 }
 
 // equivalenceOf is the equivalence for ex's request.
-func equivalenceOf(ex *exchange) requestEquivalence {
-	return requestEquivalence{format: equiv.FormatOf(ex.path), body: ex.body}
+func equivalenceOf(ex *Exchange) requestEquivalence {
+	return requestEquivalence{format: equiv.FormatOf(ex.Path), body: ex.Body}
 }
 
 // holds reports whether the request is equivalent to one whose value at

@@ -1,4 +1,4 @@
-package harness
+package check
 
 import (
 	"encoding/json"
@@ -12,17 +12,17 @@ import (
 )
 
 // outcome is what one call step produced.
-type outcome struct {
-	direct    bool
-	stream    bool
-	cancelled bool
+type Outcome struct {
+	Direct    bool
+	Stream    bool
+	Cancelled bool
 	// stoppedReading: the caller stopped reading the stream (cancel
 	// with stop_reading), so events are a prefix without message.complete.
-	stoppedReading bool
-	events         []canonical.StreamEvent
-	resp           *canonical.Response
-	err            error
-	attempts       int
+	StoppedReading bool
+	Events         []canonical.StreamEvent
+	Resp           *canonical.Response
+	Err            error
+	Attempts       int
 }
 
 // Check names of call expectations.
@@ -43,34 +43,34 @@ const (
 
 // expectCall checks a call's outcome and what its step produced against
 // e (which may be nil: the call must then succeed).
-func expectCall(e *scenario.Expect, o *outcome, d *stepData) []Check {
+func Call(e *scenario.Expect, o *Outcome, d *StepData) []Check {
 	if e == nil {
 		e = &scenario.Expect{}
 	}
-	checks := expectErrors(e.Error, o.err)
+	checks := Errors(e.Error, o.Err)
 	if e.StopReason != "" {
-		c := Check{Name: CheckStopReason, OK: o.resp != nil && o.resp.StopReason == e.StopReason}
+		c := Check{Name: CheckStopReason, OK: o.Resp != nil && o.Resp.StopReason == e.StopReason}
 		if !c.OK {
-			c.Message = fmt.Sprintf("stop_reason %s, want %s", stopOf(o.resp), e.StopReason)
+			c.Message = fmt.Sprintf("stop_reason %s, want %s", stopOf(o.Resp), e.StopReason)
 		}
 		checks = append(checks, c)
 	}
 	if e.Blocks != nil {
-		checks = append(checks, expectBlocks(e.Blocks, o.resp))
+		checks = append(checks, expectBlocks(e.Blocks, o.Resp))
 	}
 	if e.Attempts != nil {
-		c := Check{Name: CheckAttempts, OK: o.attempts == *e.Attempts}
+		c := Check{Name: CheckAttempts, OK: o.Attempts == *e.Attempts}
 		if !c.OK {
-			c.Message = fmt.Sprintf("%d HTTP attempt(s), want %d", o.attempts, *e.Attempts)
+			c.Message = fmt.Sprintf("%d HTTP attempt(s), want %d", o.Attempts, *e.Attempts)
 		}
 		checks = append(checks, c)
 	}
 	if e.Events != nil {
-		checks = append(checks, expectEvents(e.Events, o.events)...)
+		checks = append(checks, expectEvents(e.Events, o.Events)...)
 	}
 	text := ""
-	if o.resp != nil {
-		text = o.resp.Content.Text()
+	if o.Resp != nil {
+		text = o.Resp.Content.Text()
 	}
 	for _, want := range e.TextContains {
 		c := Check{Name: CheckText, OK: strings.Contains(text, want)}
@@ -87,13 +87,13 @@ func expectCall(e *scenario.Expect, o *outcome, d *stepData) []Check {
 		checks = append(checks, c)
 	}
 	if e.Text != nil {
-		c := Check{Name: CheckTextExact, OK: o.resp != nil && text == *e.Text}
+		c := Check{Name: CheckTextExact, OK: o.Resp != nil && text == *e.Text}
 		if !c.OK {
 			c.Message = fmt.Sprintf("response text %q, want %q", clip(text), clip(*e.Text))
 		}
 		checks = append(checks, c)
 	}
-	return append(checks, expectObserved(e, o, d)...)
+	return append(checks, Observed(e, o, d)...)
 }
 
 // expectUsage compares the usage fields want sets.
@@ -138,7 +138,7 @@ func expectUsage(want *scenario.ExpectUsage, resp *canonical.Response) Check {
 // error, the contract's part — whether the call failed, its class (000
 // §6.1) and a code the seeds name (contractCodes) — and, when want asks
 // for more, error_detail, metis's part: a finer code and the message.
-func expectErrors(want *scenario.ExpectError, err error) []Check {
+func Errors(want *scenario.ExpectError, err error) []Check {
 	checks := []Check{expectError(want, err)}
 	if want == nil || err == nil || (want.Message == "" && (want.Code == "" || slices.Contains(contractCodes, want.Code))) {
 		return checks

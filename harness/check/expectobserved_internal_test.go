@@ -1,4 +1,4 @@
-package harness
+package check
 
 import (
 	"encoding/json"
@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/shopspring/decimal"
 
 	"github.com/metis-llm/metis/canonical"
@@ -95,11 +94,11 @@ func TestJSONContains(t *testing.T) {
 }
 
 func TestExpectRequest(t *testing.T) {
-	exs := []*exchange{
-		{method: "POST", path: "/v1/messages", header: http.Header{"Anthropic-Version": {"2023-06-01"}},
-			body: []byte(`{"system":"S","messages":[{"role":"user","content":"hi"}],"max_tokens":4096}`)},
-		{method: "POST", path: "/v1/messages", header: http.Header{},
-			body: []byte(`{"system":"S","messages":[{"role":"user","content":"again"}],"stream":true}`)},
+	exs := []*Exchange{
+		{Method: "POST", Path: "/v1/messages", Header: http.Header{"Anthropic-Version": {"2023-06-01"}},
+			Body: []byte(`{"system":"S","messages":[{"role":"user","content":"hi"}],"max_tokens":4096}`)},
+		{Method: "POST", Path: "/v1/messages", Header: http.Header{},
+			Body: []byte(`{"system":"S","messages":[{"role":"user","content":"again"}],"stream":true}`)},
 	}
 	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
 	tests := []struct {
@@ -153,10 +152,10 @@ func TestExpectRequest(t *testing.T) {
 			}
 		})
 	}
-	if c := expectRequest(scenario.ExpectRequest{Present: []string{"/max_tokens"}}, []*exchange{{body: []byte(`{"max_tokens":null}`)}}); c.OK {
+	if c := expectRequest(scenario.ExpectRequest{Present: []string{"/max_tokens"}}, []*Exchange{{Body: []byte(`{"max_tokens":null}`)}}); c.OK {
 		t.Fatal("a null value passed a present check")
 	}
-	if c := expectRequest(scenario.ExpectRequest{JSON: map[string]json.RawMessage{"/a": raw("1")}}, []*exchange{{body: []byte("not json")}}); c.OK {
+	if c := expectRequest(scenario.ExpectRequest{JSON: map[string]json.RawMessage{"/a": raw("1")}}, []*Exchange{{Body: []byte("not json")}}); c.OK {
 		t.Fatal("a body that is not JSON passed a json check")
 	}
 }
@@ -190,7 +189,7 @@ func TestParsedAndUnordered(t *testing.T) {
 }
 
 func TestExpectLogs(t *testing.T) {
-	recs := []logRecord{
+	recs := []LogRecord{
 		{Level: slog.LevelWarn, Message: "adapters: dropped a block the provider cannot represent", Attrs: map[string]string{"block_type": "thinking", "adapter": "openai"}},
 		{Level: slog.LevelWarn, Message: "adapters: dropped a block the provider cannot represent", Attrs: map[string]string{"block_type": "redacted_thinking", "adapter": "openai"}},
 		{Level: slog.LevelInfo, Message: "retrying", Attrs: map[string]string{"attempt": "2"}},
@@ -213,27 +212,11 @@ func TestExpectLogs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := expectLog(tt.want, recs)
+			c := Log(tt.want, recs)
 			if c.OK != tt.ok {
 				t.Fatalf("ok %t, want %t: %s", c.OK, tt.ok, c.Message)
 			}
 		})
-	}
-}
-
-func TestLogCaptureFlattensGroupsAndAttrs(t *testing.T) {
-	c := newLogCapture(slog.New(slog.DiscardHandler))
-	c.setStep(3)
-	log := c.logger().With("adapter", "openai").WithGroup("req")
-	log.Warn("dropped", "id", "r1", slog.Group("block", "type", "thinking"))
-	recs := c.forStep(3)
-	want := []logRecord{{Step: 3, Level: slog.LevelWarn, Message: "dropped",
-		Attrs: map[string]string{"adapter": "openai", "req.id": "r1", "req.block.type": "thinking"}}}
-	if diff := cmp.Diff(want, recs); diff != "" {
-		t.Fatalf("records (-want +got):\n%s", diff)
-	}
-	if got := c.forStep(2); len(got) != 0 {
-		t.Fatalf("step 2 has %d records, want none", len(got))
 	}
 }
 
@@ -262,22 +245,21 @@ func TestExpectWaits(t *testing.T) {
 }
 
 func TestExpectFragments(t *testing.T) {
-	ex := &exchange{}
-	ex.response.WriteString(`data: {"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"{\"path\": \"REA"}}` + "\n\n" +
-		`data: {"delta":{"partial_json":"DME.md\"}"}}` + "\n\n" + `data: {"delta":{"text":"Hé <b>"}}`)
+	ex := &Exchange{Response: []byte(`data: {"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"{\"path\": \"REA"}}` + "\n\n" +
+		`data: {"delta":{"partial_json":"DME.md\"}"}}` + "\n\n" + `data: {"delta":{"text":"Hé <b>"}}`)}
 	verbatim := []canonical.StreamEvent{
 		{Type: canonical.EventToolUseInput, PartialJSON: `{"path": "REA`},
 		{Type: canonical.EventToolUseInput, PartialJSON: `DME.md"}`},
 		{Type: canonical.EventTextDelta, Text: "Hé <b>"},
 	}
-	if c := expectFragments(verbatim, []*exchange{ex}); !c.OK {
+	if c := expectFragments(verbatim, []*Exchange{ex}); !c.OK {
 		t.Fatalf("verbatim fragments failed: %s", c.Message)
 	}
 	reparsed := []canonical.StreamEvent{{Type: canonical.EventToolUseInput, PartialJSON: `{"path":"README.md"}`}}
-	if c := expectFragments(reparsed, []*exchange{ex}); c.OK {
+	if c := expectFragments(reparsed, []*Exchange{ex}); c.OK {
 		t.Fatal("a re-serialized fragment passed")
 	}
-	if c := expectFragments(nil, []*exchange{ex}); c.OK {
+	if c := expectFragments(nil, []*Exchange{ex}); c.OK {
 		t.Fatal("a call without fragments passed")
 	}
 }
@@ -302,67 +284,5 @@ func TestExpectUsageAndCost(t *testing.T) {
 	}
 	if c := expectCost(&scenario.ExpectCost{USD: "0"}, nil); c.OK {
 		t.Fatal("a cost passed without a message")
-	}
-}
-
-func TestRefine(t *testing.T) {
-	base := &scenario.Expect{
-		StopReason: canonical.StopEndTurn,
-		Events:     map[canonical.EventType]int{canonical.EventMessageStart: 1},
-		PerWire: map[string]*scenario.Expect{
-			scenario.WireChat: {StopReason: canonical.StopToolUse, Events: map[canonical.EventType]int{canonical.EventToolUseEnd: 1}},
-		},
-		PerModel: map[string]*scenario.Expect{
-			"vllm":   {ProviderStopReason: "stop"},
-			"ollama": {StopReason: canonical.StopMaxTokens},
-		},
-	}
-	got := base.Refine(scenario.WireChat, []string{"vllm", "vllm", "vllm:qwen"}, nil)
-	if got.StopReason != canonical.StopToolUse || got.ProviderStopReason != "stop" {
-		t.Fatalf("refined %+v", got)
-	}
-	if diff := cmp.Diff(map[canonical.EventType]int{canonical.EventMessageStart: 1, canonical.EventToolUseEnd: 1}, got.Events); diff != "" {
-		t.Fatalf("events (-want +got):\n%s", diff)
-	}
-	if base.Events[canonical.EventToolUseEnd] != 0 {
-		t.Fatal("refine changed the general expectation")
-	}
-	if got := base.Refine(scenario.WireAnthropic, []string{"anthropic"}, nil); got.StopReason != canonical.StopEndTurn || got.PerWire != nil {
-		t.Fatalf("refined for anthropic %+v", got)
-	}
-	if got := base.Refine(scenario.WireChat, []string{"ollama"}, nil); got.StopReason != canonical.StopMaxTokens {
-		t.Fatalf("per_model does not win over per_wire: %+v", got)
-	}
-	base.PerRun = map[string]*scenario.Expect{"gemini": {StopReason: canonical.StopContentFilter}}
-	if got := base.Refine(scenario.WireChat, []string{"ollama"}, []string{"gemini"}); got.StopReason != canonical.StopContentFilter {
-		t.Fatalf("per_run does not win over per_model: %+v", got)
-	}
-}
-
-func TestSubstitutable(t *testing.T) {
-	mk := func(model, provider, sig string) []canonical.Message {
-		return []canonical.Message{
-			{ID: "msg_1", Role: canonical.RoleUser, Content: canonical.Blocks{canonical.TextBlock{Text: "hi"}}},
-			{ID: "msg_2", Role: canonical.RoleAssistant, Content: canonical.Blocks{
-				canonical.ThinkingBlock{Text: "t", Signature: sig},
-				canonical.TextBlock{Text: "hello"},
-			}, Metadata: canonical.MessageMetadata{Model: model, Provider: provider,
-				Usage:       &canonical.Usage{InputTokens: len(model)},
-				ProviderRaw: map[string]json.RawMessage{provider: json.RawMessage(`{"x":1}`)}}},
-		}
-	}
-	a, err := substitutable(mk("anthropic:claude-sonnet-4-6", "anthropic", "sig-a"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := substitutable(mk("openai:gpt-5", "openai", "sig-b"))
-	if diff := GoldenDiff(a, b); diff != "" {
-		t.Fatalf("transcripts differing only by model, provider, usage, provider_raw and thinking differ:\n%s", diff)
-	}
-	other := mk("openai:gpt-5", "openai", "")
-	other[1].Content[1] = canonical.TextBlock{Text: "hello!"}
-	c, _ := substitutable(other)
-	if GoldenDiff(a, c) == "" {
-		t.Fatal("different text compared equal")
 	}
 }

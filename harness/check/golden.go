@@ -1,4 +1,4 @@
-package harness
+package check
 
 import (
 	"bytes"
@@ -74,23 +74,23 @@ func writeAtomic(path string, data []byte) error {
 // first appearance across every file of a run: canonical tool ids
 // (tu_<ULID> → tu_1), request ids (req_<ULID> → req_1) and bare ULIDs
 // such as message ids (→ msg_1).
-type normalizer struct {
+type Normalizer struct {
 	seen  map[string]string
 	count map[string]int
 }
 
 var ulidPattern = regexp.MustCompile(`\b(?:(tu|req)_)?[0-9A-HJKMNP-TV-Z]{26}\b`)
 
-func newNormalizer() *normalizer {
-	return &normalizer{seen: map[string]string{}, count: map[string]int{}}
+func NewNormalizer() *Normalizer {
+	return &Normalizer{seen: map[string]string{}, count: map[string]int{}}
 }
 
-// apply replaces each id ulidPattern matches in b with its stable name,
+// Apply replaces each id ulidPattern matches in b with its stable name,
 // returning b itself when it holds none.
 // It scans b once (see nextULID) rather than running ulidPattern, whose
 // backtracking was a tenth of conform run's CPU; FuzzNormalizer holds the
 // two to the same output.
-func (n *normalizer) apply(b []byte) []byte {
+func (n *Normalizer) Apply(b []byte) []byte {
 	var out []byte
 	last := 0
 	for i := 0; ; {
@@ -109,7 +109,7 @@ func (n *normalizer) apply(b []byte) []byte {
 }
 
 // name returns the stable name of id: prefix_N in order of appearance.
-func (n *normalizer) name(id []byte) string {
+func (n *Normalizer) name(id []byte) string {
 	if r, ok := n.seen[string(id)]; ok {
 		return r
 	}
@@ -179,7 +179,7 @@ func isWordByte(c byte) bool {
 
 // encodeIndented is json.MarshalIndent without HTML escaping, ending in a
 // newline.
-func encodeIndented(v any) ([]byte, error) {
+func EncodeIndented(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -192,7 +192,7 @@ func encodeIndented(v any) ([]byte, error) {
 
 // transcriptJSON renders the session's messages with latency zeroed:
 // created_at is already fixed by the run's clock.
-func transcriptJSON(msgs []canonical.Message) ([]byte, error) {
+func TranscriptJSON(msgs []canonical.Message) ([]byte, error) {
 	out := make([]canonical.Message, len(msgs))
 	for i, m := range msgs {
 		if m.Metadata.Usage != nil {
@@ -202,27 +202,27 @@ func transcriptJSON(msgs []canonical.Message) ([]byte, error) {
 		}
 		out[i] = m
 	}
-	return encodeIndented(out)
+	return EncodeIndented(out)
 }
 
 // wireRequest is one HTTP request as requests.json records it.
-type wireRequest struct {
+type WireRequest struct {
 	Provider string          `json:"provider"`
 	Method   string          `json:"method"`
 	Path     string          `json:"path"`
 	Body     json.RawMessage `json:"body,omitempty"`
 }
 
-func requestsJSON(reqs []wireRequest) ([]byte, error) {
+func RequestsJSON(reqs []WireRequest) ([]byte, error) {
 	if reqs == nil {
-		reqs = []wireRequest{}
+		reqs = []WireRequest{}
 	}
-	return encodeIndented(reqs)
+	return EncodeIndented(reqs)
 }
 
 // traceLine is one line of events.json: a stream event, a non-streamed
 // response, an HTTP attempt or a call's error.
-type traceLine struct {
+type TraceLine struct {
 	Step       int                   `json:"step"`
 	Type       string                `json:"type"`
 	Index      *int                  `json:"index,omitempty"`
@@ -244,8 +244,8 @@ type traceLine struct {
 	Code       string                `json:"code,omitempty"`
 }
 
-func eventLine(step int, ev canonical.StreamEvent) traceLine {
-	l := traceLine{Step: step, Type: string(ev.Type)}
+func EventLine(step int, ev canonical.StreamEvent) TraceLine {
+	l := TraceLine{Step: step, Type: string(ev.Type)}
 	switch ev.Type {
 	case canonical.EventMessageStart:
 		l.Model = ev.Model
@@ -285,7 +285,7 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 }
 
 // eventsJSON renders the trace as a JSON array with one line per entry.
-func eventsJSON(lines []traceLine) ([]byte, error) {
+func EventsJSON(lines []TraceLine) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString("[")
 	for i, l := range lines {

@@ -1,4 +1,4 @@
-package harness
+package check
 
 import (
 	"net/http"
@@ -19,27 +19,27 @@ func TestExpectRequestURL(t *testing.T) {
 		}
 		return u
 	}
-	bedrock := &exchange{
-		method: "POST", path: "/model/arn:aws:bedrock:eu-west-3:123456789012:inference-profile/eu.anthropic.claude-v1:0/invoke",
-		url: mustURL("https://bedrock-runtime.eu-west-3.amazonaws.com/model/arn%3Aaws%3Abedrock%3Aeu-west-3%3A123456789012%3Ainference-profile%2Feu.anthropic.claude-v1%3A0/invoke"),
-		header: http.Header{
+	bedrock := &Exchange{
+		Method: "POST", Path: "/model/arn:aws:bedrock:eu-west-3:123456789012:inference-profile/eu.anthropic.claude-v1:0/invoke",
+		URL: mustURL("https://bedrock-runtime.eu-west-3.amazonaws.com/model/arn%3Aaws%3Abedrock%3Aeu-west-3%3A123456789012%3Ainference-profile%2Feu.anthropic.claude-v1%3A0/invoke"),
+		Header: http.Header{
 			"Authorization":        {"AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261129/eu-west-3/bedrock/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature=abc"},
 			"X-Amz-Security-Token": nil,
 		},
 	}
-	azure := &exchange{
-		method: "POST", path: "/openai/deployments/chat-mini-eu/chat/completions",
-		url:    mustURL("https://metis-emu.openai.azure.com/openai/deployments/chat-mini-eu/chat/completions?api-version=2024-10-21"),
-		header: http.Header{"Api-Key": {"k"}},
+	azure := &Exchange{
+		Method: "POST", Path: "/openai/deployments/chat-mini-eu/chat/completions",
+		URL:    mustURL("https://metis-emu.openai.azure.com/openai/deployments/chat-mini-eu/chat/completions?api-version=2024-10-21"),
+		Header: http.Header{"Api-Key": {"k"}},
 	}
-	proxied := &exchange{
-		method: "POST", path: azure.path, proxied: true,
-		url:    mustURL("http://127.0.0.1:4711/openai/deployments/chat-mini-eu/chat/completions?api-version=2024-10-21"),
-		header: azure.header,
+	proxied := &Exchange{
+		Method: "POST", Path: azure.Path, Proxied: true,
+		URL:    mustURL("http://127.0.0.1:4711/openai/deployments/chat-mini-eu/chat/completions?api-version=2024-10-21"),
+		Header: azure.Header,
 	}
 	tests := []struct {
 		name string
-		ex   *exchange
+		ex   *Exchange
 		want scenario.ExpectRequest
 		msg  string // "" for a pass
 	}{
@@ -67,7 +67,7 @@ func TestExpectRequestURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := expectRequest(tt.want, []*exchange{tt.ex})
+			c := expectRequest(tt.want, []*Exchange{tt.ex})
 			if tt.msg == "" {
 				if !c.OK {
 					t.Fatalf("failed: %s", c.Message)
