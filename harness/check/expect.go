@@ -11,7 +11,7 @@ import (
 	"github.com/metis-llm/metis/harness/scenario"
 )
 
-// outcome is what one call step produced.
+// Outcome is what one call step produced.
 type Outcome struct {
 	Direct    bool
 	Stream    bool
@@ -41,7 +41,7 @@ const (
 	CheckRefused    = "refused"
 )
 
-// expectCall checks a call's outcome and what its step produced against
+// Call checks a call's outcome and what its step produced against
 // e (which may be nil: the call must then succeed).
 func Call(e *scenario.Expect, o *Outcome, d *StepData) []Check {
 	if e == nil {
@@ -134,7 +134,7 @@ func expectUsage(want *scenario.ExpectUsage, resp *canonical.Response) Check {
 	return c
 }
 
-// expectErrors checks err against want (nil: no error) as two checks:
+// Errors checks err against want (nil: no error) as two checks:
 // error, the contract's part — whether the call failed, its class (000
 // §6.1) and a code the seeds name (contractCodes) — and, when want asks
 // for more, error_detail, metis's part: a finer code and the message.

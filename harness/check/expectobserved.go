@@ -39,7 +39,7 @@ const (
 // FragmentsVerbatim is the one value of expect.fragments.
 const FragmentsVerbatim = "verbatim"
 
-// stepData is what a step produced besides its call's outcome.
+// StepData is what a step produced besides its call's outcome.
 type StepData struct {
 	Logs      []LogRecord
 	Lifecycle []LifecycleRecord
@@ -51,7 +51,7 @@ type StepData struct {
 	SessionCost decimal.Decimal
 }
 
-// expectObserved checks the expectations on the step's messages, usage, logs,
+// Observed checks the expectations on the step's messages, usage, logs,
 // wire requests, waits and raw stream.
 func Observed(e *scenario.Expect, o *Outcome, d *StepData) []Check {
 	var checks []Check
@@ -154,6 +154,7 @@ func expectCost(want *scenario.ExpectCost, msg *canonical.Message) Check {
 	return c
 }
 
+// Log checks one expect.logs entry against the step's log records.
 func Log(want scenario.ExpectLog, recs []LogRecord) Check {
 	n := 0
 	for _, r := range recs {

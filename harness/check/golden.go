@@ -70,7 +70,7 @@ func writeAtomic(path string, data []byte) error {
 	return nil
 }
 
-// normalizer renumbers the ids that differ between runs, in order of
+// Normalizer renumbers the ids that differ between runs, in order of
 // first appearance across every file of a run: canonical tool ids
 // (tu_<ULID> → tu_1), request ids (req_<ULID> → req_1) and bare ULIDs
 // such as message ids (→ msg_1).
@@ -81,6 +81,7 @@ type Normalizer struct {
 
 var ulidPattern = regexp.MustCompile(`\b(?:(tu|req)_)?[0-9A-HJKMNP-TV-Z]{26}\b`)
 
+// NewNormalizer returns a Normalizer that has seen no id yet.
 func NewNormalizer() *Normalizer {
 	return &Normalizer{seen: map[string]string{}, count: map[string]int{}}
 }
@@ -177,7 +178,7 @@ func isWordByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
 }
 
-// encodeIndented is json.MarshalIndent without HTML escaping, ending in a
+// EncodeIndented is json.MarshalIndent without HTML escaping, ending in a
 // newline.
 func EncodeIndented(v any) ([]byte, error) {
 	var buf bytes.Buffer
@@ -190,7 +191,7 @@ func EncodeIndented(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// transcriptJSON renders the session's messages with latency zeroed:
+// TranscriptJSON renders the session's messages with latency zeroed:
 // created_at is already fixed by the run's clock.
 func TranscriptJSON(msgs []canonical.Message) ([]byte, error) {
 	out := make([]canonical.Message, len(msgs))
@@ -205,7 +206,7 @@ func TranscriptJSON(msgs []canonical.Message) ([]byte, error) {
 	return EncodeIndented(out)
 }
 
-// wireRequest is one HTTP request as requests.json records it.
+// WireRequest is one HTTP request as requests.json records it.
 type WireRequest struct {
 	Provider string          `json:"provider"`
 	Method   string          `json:"method"`
@@ -213,6 +214,7 @@ type WireRequest struct {
 	Body     json.RawMessage `json:"body,omitempty"`
 }
 
+// RequestsJSON renders a run's wire requests as requests.json.
 func RequestsJSON(reqs []WireRequest) ([]byte, error) {
 	if reqs == nil {
 		reqs = []WireRequest{}
@@ -220,7 +222,7 @@ func RequestsJSON(reqs []WireRequest) ([]byte, error) {
 	return EncodeIndented(reqs)
 }
 
-// traceLine is one line of events.json: a stream event, a non-streamed
+// TraceLine is one line of events.json: a stream event, a non-streamed
 // response, an HTTP attempt or a call's error.
 type TraceLine struct {
 	Step       int                   `json:"step"`
@@ -244,6 +246,7 @@ type TraceLine struct {
 	Code       string                `json:"code,omitempty"`
 }
 
+// EventLine is the events.json line of stream event ev of step.
 func EventLine(step int, ev canonical.StreamEvent) TraceLine {
 	l := TraceLine{Step: step, Type: string(ev.Type)}
 	switch ev.Type {
@@ -284,7 +287,7 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 	return c
 }
 
-// eventsJSON renders the trace as a JSON array with one line per entry.
+// EventsJSON renders the trace as a JSON array with one line per entry.
 func EventsJSON(lines []TraceLine) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString("[")

@@ -11,7 +11,7 @@ import (
 // CheckLifecycle names the expectation on lifecycle events.
 const CheckLifecycle = "lifecycle"
 
-// lifecycleRecord is one lifecycle event of a run, its fields as text.
+// LifecycleRecord is one lifecycle event of a run, its fields as text.
 type LifecycleRecord struct {
 	Step   int
 	Type   adapters.EventType
@@ -37,6 +37,8 @@ func lifecycleMatches(e scenario.ExpectLifecycle, rec LifecycleRecord) bool {
 	return true
 }
 
+// Lifecycle checks one expect.lifecycle entry against the step's
+// lifecycle events.
 func Lifecycle(want scenario.ExpectLifecycle, recs []LifecycleRecord) Check {
 	n := 0
 	for _, r := range recs {

@@ -9,7 +9,7 @@ import (
 	"github.com/metis-llm/metis/harness/scenario"
 )
 
-// logRecord is one log record an adapter or the session wrote during a
+// LogRecord is one log record an adapter or the session wrote during a
 // run, with its attributes flattened to text ("group.key" for grouped
 // ones).
 type LogRecord struct {
@@ -19,6 +19,7 @@ type LogRecord struct {
 	Attrs   map[string]string
 }
 
+// String is the record as a failure message quotes it.
 func (l LogRecord) String() string {
 	keys := make([]string, 0, len(l.Attrs))
 	for k := range l.Attrs {

@@ -149,7 +149,7 @@ func ContractTranscript(data []byte) ([]byte, error) {
 // regression is skipped when only the contract is checked.
 const RegressionSkipReason = "oracle: regression: the scenario checks only metis's own choices, not the contract"
 
-// compareContractGolden is the default Golden hook under OracleContract:
+// CompareContractGolden is the default Golden hook under OracleContract:
 // it compares got, a projected transcript, with the projection of the
 // golden file at path, and never rewrites it.
 func CompareContractGolden(path string, got []byte) (string, error) {
