@@ -15,7 +15,10 @@
 //     message.complete, each SDK through its stream decoder and its
 //     accumulator, and the floor, a minimal hand-written framer that
 //     extracts the same text, reasoning and tool arguments and nothing else.
-//     TestImplsAgree checks that the three assemble the same content, so
+//     The floor checks no JSON syntax, which the contract demands of a
+//     decoder; impl=checkedfloor is the floor after a syntax check of each
+//     event (driver.ValidJSON), the contract's minimum.
+//     TestImplsAgree checks that all of them assemble the same content, so
 //     that no column skips work another does.
 //   - BenchmarkReplay serves suite cassettes through harness/replay and
 //     through go-vcr v4: serve (the player already loaded) and load+serve

@@ -3,10 +3,13 @@ package bench
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/metis-llm/metis/adapters/driver"
 )
 
 // The floors: for each dialect, the least code that frames the events of
@@ -15,6 +18,28 @@ import (
 // content, no JSON decoding, no validation, no events to a caller. They
 // are the speed that no real decoder can beat, measured on the same
 // bytes.
+
+// checkedFloor is a floor that does the least the contract demands of a
+// decoder beyond framing and extracting: every event's data is one valid
+// JSON value (000 §6.5: malformed JSON anywhere in an event is an
+// invalid_response, scenario faults/malformed-event-json), checked
+// in one pass of driver.ValidJSON, the fastest checker at hand, before
+// floor extracts from it. Chat's "[DONE]" sentinel is not JSON and is
+// not checked.
+func checkedFloor(floor func(body []byte) (outcome, error)) func(body []byte) (outcome, error) {
+	return func(body []byte) (outcome, error) {
+		var err error
+		dataLines(body, func(d []byte) {
+			if err == nil && string(d) != "[DONE]" && !driver.ValidJSON(d) {
+				err = fmt.Errorf("checked floor: malformed event %.40q", d)
+			}
+		})
+		if err != nil {
+			return outcome{}, err
+		}
+		return floor(body)
+	}
+}
 
 // dataLines calls fn with the data of each "data:" line of body.
 func dataLines(body []byte, fn func(data []byte)) {

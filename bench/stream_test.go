@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,6 +128,7 @@ func BenchmarkStream(b *testing.B) {
 			{"metis", metisImpl(b, c.d, c.body)},
 			{"sdk", c.d.sdk(b, c.body)},
 			{"floor", func() (outcome, error) { return c.d.floor(c.body) }},
+			{"checkedfloor", func() (outcome, error) { return checkedFloor(c.d.floor)(c.body) }},
 		}
 		out, boundaries := outEvents(b, c.d, c.body)
 		for _, im := range impls {
@@ -221,6 +223,41 @@ func TestImplsAgree(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, floor); diff != "" {
 				t.Errorf("the floor assembles other content than metis (-metis +floor):\n%s", diff)
+			}
+			checked, err := checkedFloor(c.d.floor)(c.body)
+			if err != nil {
+				t.Fatalf("checked floor: %v", err)
+			}
+			if diff := cmp.Diff(want, checked); diff != "" {
+				t.Errorf("the checked floor assembles other content than metis (-metis +checked):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCheckedFloorRejectsMalformed checks that the checked floor does
+// the syntax check it is named for: a malformed member that no floor
+// reads fails the stream, as it fails metis's.
+func TestCheckedFloorRejectsMalformed(t *testing.T) {
+	for _, c := range streamCases(t) {
+		if c.name != "large" {
+			continue
+		}
+		t.Run(c.d.name, func(t *testing.T) {
+			i := bytes.LastIndex(c.body, []byte("data: {"))
+			if i < 0 {
+				i = bytes.LastIndex(c.body, []byte("data:{"))
+			}
+			if i < 0 {
+				t.Fatal("no JSON event in the large stream")
+			}
+			j := i + bytes.IndexByte(c.body[i:], '{') + 1
+			body := slices.Concat(c.body[:j], []byte(`"unread":tru,`), c.body[j:])
+			if _, err := c.d.floor(body); err != nil {
+				t.Fatalf("the plain floor checks syntax after all: %v", err)
+			}
+			if _, err := checkedFloor(c.d.floor)(body); err == nil {
+				t.Error("the checked floor accepts a malformed event")
 			}
 		})
 	}

@@ -38,8 +38,9 @@ func fastEvent(data []byte, ev *streamEvent, strs *driver.Strings) bool {
 	})
 }
 
+// fastDelta reads the delta member, whose syntax fastEvent's scan checked.
 func fastDelta(data []byte, d *streamDelta, strs *driver.Strings) bool {
-	return driver.JSONMembers(data, func(key, v []byte) bool {
+	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
 		if driver.IsJSONNull(v) {
 			switch string(key) {
 			case "type", "text", "partial_json", "thinking", "signature":

@@ -29,18 +29,32 @@ const maxFastDepth = 64
 // when f returns false.
 func JSONMembers(data []byte, f func(key, value []byte) bool) bool {
 	i := skipWS(data, 0)
-	end, ok := members(data, i, 0, f)
+	end, ok := members(data, i, 0, f, false)
 	return ok && skipWS(data, end) == len(data)
 }
 
+// InnerJSONMembers is JSONMembers for an object value that an enclosing
+// JSONMembers or JSONElements (or an InnerJSON one) passed to its f: that
+// scan checked its syntax, so this one only finds each member's end (a
+// string's closing quote by a byte search), where JSONMembers would check
+// every byte of every value again. The keys are read as JSONMembers reads
+// them; a value that no enclosing scan checked must go to JSONMembers.
+// It never panics on any input, but it may accept malformed JSON.
+func InnerJSONMembers(value []byte, f func(key, value []byte) bool) bool {
+	i := skipWS(value, 0)
+	end, ok := members(value, i, 0, f, true)
+	return ok && skipWS(value, end) == len(value)
+}
+
 // members reads the object at data[i], calling f for each member (f may
-// be nil), and returns the index after it.
-func members(data []byte, i, depth int, f func(key, value []byte) bool) (int, bool) {
+// be nil), and returns the index after it. When checked, data is known
+// to be valid JSON and the values are only skipped over (skipChecked).
+func members(data []byte, i, depth int, f func(key, value []byte) bool, checked bool) (int, bool) {
 	if i >= len(data) || data[i] != '{' || depth >= maxFastDepth {
 		return i, false
 	}
-	var seen [16]uint64 // keys of this object (start<<32 | end in data), to decline duplicates
-	n := 0
+	var first [16]uint64 // keys of this object (start<<32 | end in data), to decline duplicates
+	seen := first[:0]    // on the heap past 16 keys (a Responses response object has 30)
 	i = skipWS(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return i + 1, true
@@ -55,23 +69,24 @@ func members(data []byte, i, depth int, f func(key, value []byte) bool) (int, bo
 		}
 		key := data[i+1 : kEnd-1]
 		if f != nil {
-			if n == len(seen) {
-				return i, false
-			}
-			for _, k := range seen[:n] {
+			for _, k := range seen {
 				if string(data[k>>32:k&0xffffffff]) == string(key) {
 					return i, false
 				}
 			}
-			seen[n] = uint64(i+1)<<32 | uint64(kEnd-1)
-			n++
+			seen = append(seen, uint64(i+1)<<32|uint64(kEnd-1))
 		}
 		i = skipWS(data, kEnd)
 		if i >= len(data) || data[i] != ':' {
 			return i, false
 		}
 		vStart := skipWS(data, i+1)
-		vEnd, ok := skipValue(data, vStart, depth+1)
+		var vEnd int
+		if checked {
+			vEnd, ok = skipChecked(data, vStart)
+		} else {
+			vEnd, ok = skipValue(data, vStart, depth+1)
+		}
 		if !ok {
 			return i, false
 		}
@@ -95,6 +110,16 @@ func members(data []byte, i, depth int, f func(key, value []byte) bool) (int, bo
 
 // JSONElements calls f with each element of the JSON array value holds.
 func JSONElements(value []byte, f func(elem []byte) bool) bool {
+	return elements(value, f, false)
+}
+
+// InnerJSONElements is JSONElements for an array value that an enclosing
+// scan checked (see InnerJSONMembers): it only finds each element's end.
+func InnerJSONElements(value []byte, f func(elem []byte) bool) bool {
+	return elements(value, f, true)
+}
+
+func elements(value []byte, f func(elem []byte) bool, checked bool) bool {
 	i := skipWS(value, 0)
 	if i >= len(value) || value[i] != '[' {
 		return false
@@ -104,7 +129,13 @@ func JSONElements(value []byte, f func(elem []byte) bool) bool {
 		return skipWS(value, i+1) == len(value)
 	}
 	for {
-		end, ok := skipValue(value, i, 1)
+		var end int
+		var ok bool
+		if checked {
+			end, ok = skipChecked(value, i)
+		} else {
+			end, ok = skipValue(value, i, 1)
+		}
 		if !ok || !f(value[i:end]) {
 			return false
 		}
@@ -337,47 +368,59 @@ func isHex(c byte) bool {
 // them) to out, decoded as encoding/json decodes them.
 func unquote(out *strings.Builder, raw []byte) {
 	for k := 0; k < len(raw); {
-		c := raw[k]
-		switch {
-		case c == '\\':
-			switch e := raw[k+1]; e {
-			case '"', '\\', '/':
-				out.WriteByte(e)
-			case 'b':
-				out.WriteByte('\b')
-			case 'f':
-				out.WriteByte('\f')
-			case 'n':
-				out.WriteByte('\n')
-			case 'r':
-				out.WriteByte('\r')
-			case 't':
-				out.WriteByte('\t')
-			case 'u':
-				r := hexRune(raw[k+2 : k+6])
-				k += 6
-				if utf16.IsSurrogate(r) {
-					if k+6 <= len(raw) && raw[k] == '\\' && raw[k+1] == 'u' {
-						if d := utf16.DecodeRune(r, hexRune(raw[k+2:k+6])); d != utf8.RuneError {
-							out.WriteRune(d)
-							k += 6
-							continue
-						}
-					}
-					r = utf8.RuneError
-				}
-				out.WriteRune(r)
-				continue
+		if raw[k] != '\\' {
+			// The run up to the next escape in one copy when it is
+			// valid UTF-8, as it mostly is (a tool call's arguments
+			// restated as a string escape each quote, between plain
+			// runs); else rune by rune, U+FFFD for each invalid byte,
+			// as encoding/json decodes it.
+			e := bytes.IndexByte(raw[k:], '\\')
+			if e < 0 {
+				e = len(raw) - k
 			}
-			k += 2
-		case c < utf8.RuneSelf:
-			out.WriteByte(c)
-			k++
-		default:
-			r, size := utf8.DecodeRune(raw[k:])
-			out.WriteRune(r) // U+FFFD for invalid bytes, as encoding/json
-			k += size
+			run := raw[k : k+e]
+			if utf8.Valid(run) {
+				out.Write(run)
+			} else {
+				for len(run) > 0 {
+					r, size := utf8.DecodeRune(run)
+					out.WriteRune(r)
+					run = run[size:]
+				}
+			}
+			k += e
+			continue
 		}
+		switch e := raw[k+1]; e {
+		case '"', '\\', '/':
+			out.WriteByte(e)
+		case 'b':
+			out.WriteByte('\b')
+		case 'f':
+			out.WriteByte('\f')
+		case 'n':
+			out.WriteByte('\n')
+		case 'r':
+			out.WriteByte('\r')
+		case 't':
+			out.WriteByte('\t')
+		case 'u':
+			r := hexRune(raw[k+2 : k+6])
+			k += 6
+			if utf16.IsSurrogate(r) {
+				if k+6 <= len(raw) && raw[k] == '\\' && raw[k+1] == 'u' {
+					if d := utf16.DecodeRune(r, hexRune(raw[k+2:k+6])); d != utf8.RuneError {
+						out.WriteRune(d)
+						k += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			out.WriteRune(r)
+			continue
+		}
+		k += 2
 	}
 }
 
@@ -408,7 +451,7 @@ func skipValue(data []byte, i, depth int) (int, bool) {
 		end, _, ok := scanString(data, i)
 		return end, ok
 	case c == '{':
-		return members(data, i, depth, nil)
+		return members(data, i, depth, nil, false)
 	case c == '[':
 		if depth >= maxFastDepth {
 			return i, false
@@ -444,6 +487,70 @@ func skipValue(data []byte, i, depth int) (int, bool) {
 		return jsonNumber(data, i)
 	}
 	return i, false
+}
+
+// skipChecked returns the index after the JSON value at data[i], which
+// an enclosing scan found valid: strings are skipped to their closing
+// quote by a byte search, objects and arrays to their matching bracket,
+// without looking at what is between. On input that is not valid it
+// returns some index in data, or false; it never panics.
+func skipChecked(data []byte, i int) (int, bool) {
+	if i >= len(data) {
+		return i, false
+	}
+	switch data[i] {
+	case '"':
+		return skipCheckedString(data, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				end, ok := skipCheckedString(data, j)
+				if !ok {
+					return j, false
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1, true
+				}
+			}
+		}
+		return len(data), false
+	}
+	j := i // a number or a literal: to the next delimiter
+	for j < len(data) {
+		switch data[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return j, j > i
+		}
+		j++
+	}
+	return j, j > i
+}
+
+// skipCheckedString returns the index after the valid JSON string at
+// data[i]: after the first quote that an even run of backslashes
+// precedes.
+func skipCheckedString(data []byte, i int) (int, bool) {
+	for j := i + 1; j < len(data); j++ {
+		k := bytes.IndexByte(data[j:], '"')
+		if k < 0 {
+			break
+		}
+		j += k
+		n := 0
+		for data[j-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1, true
+		}
+	}
+	return len(data), false
 }
 
 func jsonLiteral(data []byte, i int, lit string) (int, bool) {

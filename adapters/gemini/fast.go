@@ -29,6 +29,9 @@ const maxFastParts = 4
 // reflection: one candidate whose parts are text (thought or not, signed
 // or not), its usage counts and model version, and the members the
 // structs ignore (role, responseId, totalTokenCount, token details, ...).
+// The whole chunk's syntax is checked once, by the scan of its top-level
+// members; what is inside a member is then only framed (InnerJSONMembers),
+// not checked again at each level it is read at.
 // It fills a generateResponse exactly as encoding/json fills a zero one,
 // or reports false and leaves the chunk to the full decoder (function
 // calls, finish reasons, safety ratings, feedback, errors, arrays). The
@@ -75,7 +78,7 @@ func (f *fastChunk) decode(data []byte) (*generateResponse, bool) {
 			return f.usageCounts(v)
 		case "candidates":
 			n := 0
-			ok := driver.JSONElements(v, func(elem []byte) bool {
+			ok := driver.InnerJSONElements(v, func(elem []byte) bool {
 				if n++; n > 1 {
 					return false
 				}
@@ -95,7 +98,7 @@ func (f *fastChunk) decode(data []byte) (*generateResponse, bool) {
 
 func (f *fastChunk) usageCounts(data []byte) bool {
 	u := &f.usage
-	return driver.JSONMembers(data, func(key, v []byte) bool {
+	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
 		var p *int
 		switch string(key) {
 		case "promptTokenCount":
@@ -121,7 +124,7 @@ func (f *fastChunk) usageCounts(data []byte) bool {
 }
 
 func (f *fastChunk) candidate(data []byte, c *candidate) bool {
-	return driver.JSONMembers(data, func(key, v []byte) bool {
+	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
 		switch string(key) {
 		case "index":
 			n, ok := driver.JSONInt(v)
@@ -130,12 +133,12 @@ func (f *fastChunk) candidate(data []byte, c *candidate) bool {
 		case "content":
 			f.content = responseContent{}
 			c.Content = &f.content
-			return driver.JSONMembers(v, func(key, v []byte) bool {
+			return driver.InnerJSONMembers(v, func(key, v []byte) bool {
 				if string(key) != "parts" {
 					return driver.JSONIgnores(key, contentFields)
 				}
 				n := 0
-				ok := driver.JSONElements(v, func(elem []byte) bool {
+				ok := driver.InnerJSONElements(v, func(elem []byte) bool {
 					if n == maxFastParts {
 						return false
 					}
@@ -152,7 +155,7 @@ func (f *fastChunk) candidate(data []byte, c *candidate) bool {
 }
 
 func (f *fastChunk) part(data []byte, p *responsePart) bool {
-	return driver.JSONMembers(data, func(key, v []byte) bool {
+	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
 		if driver.IsJSONNull(v) {
 			switch string(key) {
 			case "text", "thought", "thoughtSignature":
@@ -192,7 +195,7 @@ func (f *fastChunk) functionCall(data []byte, p *responsePart) bool {
 		return false // one per chunk: the next part would overwrite it
 	}
 	f.call, f.hasCall = responseFunction{}, true
-	ok := driver.JSONMembers(data, func(key, v []byte) bool {
+	ok := driver.InnerJSONMembers(data, func(key, v []byte) bool {
 		var ok bool
 		switch string(key) {
 		case "id":

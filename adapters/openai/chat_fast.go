@@ -49,7 +49,9 @@ func reuse(value []byte, prev string) (string, bool) {
 	return driver.JSONString(value)
 }
 
-// decode fills c from data, or reports false.
+// decode fills c from data, or reports false. The scan of the chunk's
+// members checks all of its syntax; the members it reads into are then
+// only framed (InnerJSONMembers).
 func (f *chatFast) decode(data []byte, c *chatChunk) bool {
 	if !fastPaths {
 		return false
@@ -68,7 +70,7 @@ func (f *chatFast) decode(data []byte, c *chatChunk) bool {
 			return driver.IsJSONNull(v)
 		case "choices":
 			n := 0
-			ok := driver.JSONElements(v, func(elem []byte) bool {
+			ok := driver.InnerJSONElements(v, func(elem []byte) bool {
 				if n++; n > 1 {
 					return false
 				}
@@ -82,7 +84,7 @@ func (f *chatFast) decode(data []byte, c *chatChunk) bool {
 }
 
 func (f *chatFast) choice(data []byte, ch *chatChoice) bool {
-	return driver.JSONMembers(data, func(key, v []byte) bool {
+	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
 		switch string(key) {
 		case "index":
 			n, ok := driver.JSONInt(v)
@@ -103,7 +105,7 @@ func (f *chatFast) choice(data []byte, ch *chatChoice) bool {
 }
 
 func (f *chatFast) delta(data []byte, d *chatDelta) bool {
-	return driver.JSONMembers(data, func(key, v []byte) bool {
+	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
 		switch string(key) {
 		case "content":
 			if driver.IsJSONNull(v) {
@@ -122,7 +124,7 @@ func (f *chatFast) delta(data []byte, d *chatDelta) bool {
 			return true
 		case "tool_calls":
 			n := 0
-			ok := driver.JSONElements(v, func(elem []byte) bool {
+			ok := driver.InnerJSONElements(v, func(elem []byte) bool {
 				if n++; n > 1 {
 					return false
 				}
@@ -139,7 +141,7 @@ func (f *chatFast) delta(data []byte, d *chatDelta) bool {
 }
 
 func (f *chatFast) toolCall(data []byte, tc *chatToolCallDelta) bool {
-	return driver.JSONMembers(data, func(key, v []byte) bool {
+	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
 		switch string(key) {
 		case "index":
 			n, ok := driver.JSONInt(v)
@@ -153,7 +155,7 @@ func (f *chatFast) toolCall(data []byte, tc *chatToolCallDelta) bool {
 			tc.ID = s
 			return ok
 		case "function":
-			return driver.JSONMembers(v, func(key, v []byte) bool {
+			return driver.InnerJSONMembers(v, func(key, v []byte) bool {
 				switch string(key) {
 				case "name":
 					if driver.IsJSONNull(v) {

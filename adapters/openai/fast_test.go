@@ -188,6 +188,11 @@ func FuzzResponsesFastEvent(f *testing.F) {
 	f.Add([]byte(`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":1,"delta":"**Plan**"}`))
 	f.Add([]byte(`{"type":"response.function_call_arguments.done","item_id":"fc_1","output_index":0,"arguments":"{\"a\": 1}","sequence_number":9}`))
 	f.Add([]byte(`{"type":"response.output_text.done","item_id":"msg_1","output_index":1,"content_index":0,"text":"Hi","logprobs":[],"refusal":null}`))
+	f.Add([]byte(`{"type":"response.output_item.done","sequence_number":12,"output_index":2,"item":{"id":"fc_1","type":"function_call","status":"completed","arguments":"{\"city\": \"Oslo\"}","call_id":"call_1","name":"get_weather"}}`))
+	f.Add([]byte(`{"type":"response.output_item.done","output_index":0,"item":{"id":"rs_1","type":"reasoning","encrypted_content":"gAAA","summary":[{"type":"summary_text","text":"**Plan**"},{"type":"summary_text","text":"b"}],"content":null}}`))
+	f.Add([]byte(`{"type":"response.output_item.done","output_index":1,"item":{"id":"msg_1","type":"message","status":"completed","content":[{"type":"output_text","annotations":[],"logprobs":[],"text":"Hi"},{"type":"refusal","refusal":"no"}],"role":"assistant"}}`))
+	f.Add([]byte(`{"type":"response.completed","sequence_number":30,"response":{"id":"resp_1","object":"response","created_at":1,"status":"completed","error":null,"incomplete_details":null,"instructions":null,"model":"gpt-4.1","output":[{"id":"msg_1","type":"message","content":[{"type":"output_text","text":"Hi"}]}],"tools":[],"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":2},"output_tokens":5,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":15}}}`))
+	f.Add([]byte(`{"type":"response.created","response":{"id":"resp_1","status":"in_progress","model":"gpt-4.1","output":[],"usage":null}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast respFast
 		var got respEvent

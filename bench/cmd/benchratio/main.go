@@ -6,7 +6,9 @@
 //	go run ./cmd/benchratio FILE...
 //
 // Streams: metis, SDK and floor time per stream, SDK÷metis (how many
-// times faster metis is), metis÷floor (how far from the floor), each the
+// times faster metis is), metis÷floor (how far from the floor) and, where
+// the run has it, metis÷the checked floor (one that also checks each
+// event's JSON syntax, as the contract requires), each the
 // median of the per-round ratios when every round has one sample, and
 // metis's allocations per wire event; on the large streams, the
 // canonical events metis emits against the wire events and block
@@ -248,6 +250,7 @@ func streams(out io.Writer, m measurements, v *verdict) {
 		fewEvents, fewAllocs, largeEvents, largeAllocs float64
 		// the large stream's ratios and canonical events
 		largeSDK, largeFloor, largeOut, largeBoundaries float64
+		largeChecked                                    float64 // metis÷the checked floor, 0 without one
 	}
 	ds := map[string]*dialect{}
 	var order []string
@@ -277,12 +280,32 @@ func streams(out io.Writer, m measurements, v *verdict) {
 		if stream == "large" {
 			d.maxAlloc, d.seen = allocs, true
 			d.largeSDK, d.largeFloor = sdk, floor
+			if m.opTime(n, "checkedfloor") > 0 {
+				d.largeChecked = m.timeRatio(n, "metis", "checkedfloor")
+			}
 			d.largeOut, d.largeBoundaries = m.median(n, "metis", "out-events/op"), m.median(n, "metis", "boundaries/op")
 			d.largeEvents, d.largeAllocs = events, m.median(n, "metis", "allocs/op")
 		}
 	}
 	tw.Flush()
 	fmt.Fprintln(out)
+	// The checked floor frames, checks every event's JSON syntax (which
+	// the contract demands and the plain floor skips) and extracts.
+	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	rows := 0
+	for _, api := range order {
+		if d := ds[api]; d.largeChecked > 0 {
+			if rows == 0 {
+				fmt.Fprintln(tw, "large stream	metis÷floor	metis÷checked floor	")
+			}
+			fmt.Fprintf(tw, "%s/large	%.2f×	%.2f×	\n", api, d.largeFloor, d.largeChecked)
+			rows++
+		}
+	}
+	tw.Flush()
+	if rows > 0 {
+		fmt.Fprintln(out)
+	}
 	for _, api := range order {
 		d := ds[api]
 		if !d.seen { // no large stream: every stream is held to the targets
@@ -292,6 +315,9 @@ func streams(out io.Writer, m measurements, v *verdict) {
 		if d.seen {
 			v.add(d.largeSDK >= sdkTarget, "%s: ≥%.0f× faster than its SDK on the large stream (%.2f×; least of all streams %.2f×, %s)", api, sdkTarget, d.largeSDK, d.minSDK, d.sdkAt)
 			v.add(d.largeFloor <= floorTarget, "%s: within %.1f× of the floor on the large stream (%.2f×; farthest of all streams %.2f×, %s)", api, floorTarget, d.largeFloor, d.maxFloor, d.floorAt)
+			if d.largeChecked > 0 {
+				v.add(d.largeChecked <= floorTarget, "%s: within %.1f× of the checked floor (frame, syntax check, extract) on the large stream (%.2f×)", api, floorTarget, d.largeChecked)
+			}
 			if d.largeOut > 0 {
 				v.add(d.largeOut <= d.largeEvents+d.largeBoundaries, "%s: canonical events ≤ wire events + block boundaries on the large stream (%.0f ≤ %.0f + %.0f)", api, d.largeOut, d.largeEvents, d.largeBoundaries)
 			}
