@@ -65,6 +65,14 @@ type Options struct {
 	// An adapter of an older version that refuses a newer init gets
 	// protocol.V1 here.
 	Protocol string
+	// HangSignal, when set, is sent to a child that hung before it is
+	// killed, and what the child writes to stderr in the next
+	// HangDumpWait (default 2 s) goes into the timeout's problem: a Go
+	// child given syscall.SIGQUIT writes every goroutine's stack, which
+	// shows where it hung. Leave it unset for a child whose runtime
+	// dumps core on the signal.
+	HangSignal   os.Signal
+	HangDumpWait time.Duration
 }
 
 // Factory returns an adapters.Factory that starts a child per adapter.
@@ -96,7 +104,7 @@ func (p ProbingAdapter) Ready(ctx context.Context, model string) error {
 		return a.processError("", err)
 	}
 	defer a.finish(c)
-	if err := a.send(&protocol.Message{Type: protocol.TypeProbe, ID: c.id, Model: model, Now: a.now()}); err != nil {
+	if err := c.write(&protocol.Message{Type: protocol.TypeProbe, ID: c.id, Model: model, Now: a.now()}, "its probe request"); err != nil {
 		return a.processError("", err)
 	}
 	m, err := a.next(ctx, c, c.cancel, a.opts.Timeout)
@@ -144,24 +152,55 @@ type Adapter struct {
 	closing  bool
 	exited   chan struct{} // closed once the process has been waited for
 	exitErr  error
+	// lines counts the lines read from the child's stdout; lastLine is
+	// when the latest was read; handling, while the reader handles a
+	// line rather than waits for one, says which (for a hang's message:
+	// whether metis's reader was still getting lines).
+	lines    int
+	lastLine time.Time
+	handling string
+	// dumping is set once HangSignal was sent: stderr goes to dump.
+	dumping bool
+	dump    []string
 }
 
-// call is a request in flight.
+// call is a request in flight. Only the call's own goroutine uses its
+// fields after begin, except msgs.
 type call struct {
 	a         *Adapter
 	id        string
 	requestID string
 	msgs      chan *protocol.Message
 	cancelled bool // the child was told to cancel it
+
+	// What the call last wrote and read, and when: a hang's message
+	// names the line the call is waiting to have answered.
+	sent, got     string
+	sentAt, gotAt time.Time
 }
 
 // cancel tells the child to cancel the call, once. Only the call's own
 // goroutine calls it.
 func (c *call) cancel() {
 	if !c.cancelled {
-		c.cancelled = true
-		c.a.send(&protocol.Message{Type: protocol.TypeCancel, ID: c.id}) //nolint:errcheck // a broken process shows on the next read
+		c.answerCancel("cancel")
 	}
+}
+
+// answerCancel sends cancel whether or not one went before: the answer
+// to a sleep the call will not wait out must be a line, and a cancel the
+// child took while it was waiting for nothing answered nothing. what
+// describes the line for a hang's message.
+func (c *call) answerCancel(what string) {
+	c.cancelled = true
+	c.write(&protocol.Message{Type: protocol.TypeCancel, ID: c.id}, what) //nolint:errcheck // a broken process shows on the next read
+}
+
+// write sends m for the call and remembers it (what describes it) for a
+// hang's message.
+func (c *call) write(m *protocol.Message, what string) error {
+	c.sent, c.sentAt = what, time.Now()
+	return c.a.send(m)
 }
 
 // New starts the child, sends init with c and waits for ready. An init
@@ -302,7 +341,14 @@ func (a *Adapter) violation(format string, args ...any) error {
 
 // breakWith marks the process unusable, wakes every call and kills it.
 func (a *Adapter) breakWith(err error) {
+	a.markBroken(err)
+	a.cmd.Process.Kill() //nolint:errcheck // it may have exited already
+}
+
+// markBroken marks the process unusable and wakes every call.
+func (a *Adapter) markBroken(err error) {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.broken == nil {
 		a.broken = err
 		for id, c := range a.calls {
@@ -310,7 +356,38 @@ func (a *Adapter) breakWith(err error) {
 			delete(a.calls, id)
 		}
 	}
-	a.mu.Unlock()
+}
+
+// maxDumpLines bounds what a hung child's stderr dump keeps.
+const maxDumpLines = 2000
+
+// hung records a hang (err) and kills the child: with HangSignal, it
+// first signals the child and waits up to HangDumpWait for it to exit,
+// keeping what it wrote to stderr meanwhile in the problem.
+func (a *Adapter) hung(err error) {
+	a.markBroken(err)
+	dump := ""
+	if a.opts.HangSignal != nil {
+		a.mu.Lock()
+		a.dumping = true
+		a.mu.Unlock()
+		if a.cmd.Process.Signal(a.opts.HangSignal) == nil {
+			wait := a.opts.HangDumpWait
+			if wait <= 0 {
+				wait = 2 * time.Second
+			}
+			select {
+			case <-a.exited:
+			case <-time.After(wait):
+			}
+		}
+		a.mu.Lock()
+		if len(a.dump) > 0 {
+			dump = fmt.Sprintf("\nits stderr after %v:\n%s", a.opts.HangSignal, strings.Join(a.dump, "\n"))
+		}
+		a.mu.Unlock()
+	}
+	a.problem("timeout", "%v%s", err, dump)
 	a.cmd.Process.Kill() //nolint:errcheck // it may have exited already
 }
 
@@ -338,10 +415,17 @@ func (a *Adapter) readStderr(r io.Reader, done chan struct{}) {
 	sc.Buffer(make([]byte, 4096), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
+		a.mu.Lock()
+		if a.dumping {
+			if len(a.dump) < maxDumpLines {
+				a.dump = append(a.dump, line)
+			}
+			a.mu.Unlock()
+			continue
+		}
 		if len(line) > 300 {
 			line = line[:300] + "…"
 		}
-		a.mu.Lock()
 		if len(a.stderr) < maxStderrLines {
 			a.stderr = append(a.stderr, "  ["+a.inFlight()+"] "+line)
 		} else if len(a.stderr) == maxStderrLines {
@@ -374,6 +458,9 @@ func (a *Adapter) readStdout(r io.Reader, stderrDone chan struct{}) {
 			}
 			break
 		}
+		a.mu.Lock()
+		a.lines, a.lastLine, a.handling = n, time.Now(), fmt.Sprintf("line %d", n)
+		a.mu.Unlock()
 		if a.opts.Trace != nil {
 			a.opts.Trace("adapter", line)
 		}
@@ -400,11 +487,17 @@ func (a *Adapter) readStdout(r io.Reader, stderrDone chan struct{}) {
 		}
 		if m.Type == protocol.TypeLog {
 			a.log(m)
+			a.mu.Lock()
+			a.handling = ""
+			a.mu.Unlock()
 			continue
 		}
 		if err := a.deliver(n, m); err != nil {
 			break
 		}
+		a.mu.Lock()
+		a.handling = ""
+		a.mu.Unlock()
 	}
 	io.Copy(io.Discard, r) //nolint:errcheck // draining so that Wait returns
 	select {
@@ -509,7 +602,7 @@ func (a *Adapter) open(typ string, req *canonical.Request) (*call, *idMapper, er
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := a.send(a.request(typ, c.id, ids, req)); err != nil {
+	if err := c.write(a.request(typ, c.id, ids, req), "its "+typ+" request"); err != nil {
 		a.finish(c)
 		return nil, nil, err
 	}
@@ -533,7 +626,8 @@ func (a *Adapter) brokenErr() error {
 
 // next waits for c's next line. When ctx is done first, onCancel runs
 // once and the wait goes on: the child must still end the call. A line
-// that does not come within the timeout is a hang.
+// that does not come within the timeout is a hang, whose message says
+// what the call waited for (waitingFor).
 func (a *Adapter) next(ctx context.Context, c *call, onCancel func(), timeout time.Duration) (*protocol.Message, error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -547,21 +641,52 @@ func (a *Adapter) next(ctx context.Context, c *call, onCancel func(), timeout ti
 			if !ok {
 				return nil, a.brokenErr()
 			}
+			c.got, c.gotAt = m.Type, time.Now()
 			return m, nil
 		case <-done:
 			done = nil
 			onCancel()
 		case <-timer.C:
-			what := "call " + c.id
-			if c.requestID != "" {
-				what = c.requestID
-			}
-			err := fmt.Errorf("sent nothing for %s while %s waited for its answer (a hang; the process was killed)", timeout, what)
-			a.problem("timeout", "%v", err)
-			a.breakWith(err)
+			err := fmt.Errorf("sent nothing for %s while %s (a hang; the process was killed)", timeout, a.waitingFor(c))
+			a.hung(err)
 			return nil, err
 		}
 	}
+}
+
+// waitingFor describes, for a hang's message, what c waits for: the
+// line metis last wrote for it, the last line the child wrote for it,
+// and whether metis's reader was still getting lines from the child.
+func (a *Adapter) waitingFor(c *call) string {
+	now := time.Now()
+	ago := func(t time.Time) string { return now.Sub(t).Round(time.Millisecond).String() + " ago" }
+	what := "call " + c.id
+	if c.requestID != "" {
+		what = c.requestID + " (call " + c.id + ")"
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s waited for the adapter's next line", what)
+	if c.sent != "" {
+		fmt.Fprintf(&sb, " after metis wrote %s, %s", c.sent, ago(c.sentAt))
+	}
+	if c.got == "" {
+		sb.WriteString("; the adapter had written no line for this call")
+	} else {
+		fmt.Fprintf(&sb, "; the adapter's last line for this call was %s, %s", c.got, ago(c.gotAt))
+	}
+	a.mu.Lock()
+	lines, last, handling, inflight := a.lines, a.lastLine, a.handling, a.inFlight()
+	a.mu.Unlock()
+	if lines == 0 {
+		sb.WriteString("; metis had read no line from the adapter at all")
+	} else {
+		fmt.Fprintf(&sb, "; metis last read a line from the adapter (line %d) %s", lines, ago(last))
+	}
+	if handling != "" {
+		fmt.Fprintf(&sb, " and was still handling %s", handling)
+	}
+	fmt.Fprintf(&sb, "; %s", inflight)
+	return sb.String()
 }
 
 // roundTrip sends a request that has exactly one answer.
@@ -572,7 +697,7 @@ func (a *Adapter) roundTrip(m *protocol.Message, timeout time.Duration) (*protoc
 	}
 	defer a.finish(c)
 	m.ID = c.id
-	if err := a.send(m); err != nil {
+	if err := c.write(m, "its "+m.Type+" request"); err != nil {
 		return nil, err
 	}
 	return a.next(nil, c, nil, timeout)
@@ -649,15 +774,14 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 		return nil, a.processError(req.RequestID, err)
 	}
 	defer a.finish(c)
-	cancel := c.cancel
 	for {
-		m, err := a.next(ctx, c, cancel, a.opts.Timeout)
+		m, err := a.next(ctx, c, c.cancel, a.opts.Timeout)
 		if err != nil {
 			return nil, a.processError(req.RequestID, err)
 		}
 		switch m.Type {
 		case protocol.TypeAttempt, protocol.TypeSleep, protocol.TypeLifecycle:
-			a.relay(ctx, c, req, ids, m, cancel)
+			a.relay(ctx, c, req, ids, m)
 		case protocol.TypeResponse:
 			ids.bind(m.ToolIDs)
 			ids.response(m.Response)
@@ -672,8 +796,8 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 }
 
 // relay hands an attempt to OnAttempt and a lifecycle event to the
-// Observer, or sleeps on the config's clock.
-func (a *Adapter) relay(ctx context.Context, c *call, req *canonical.Request, ids *idMapper, m *protocol.Message, cancel func()) {
+// Observer, or sleeps on the config's clock and answers the sleep.
+func (a *Adapter) relay(ctx context.Context, c *call, req *canonical.Request, ids *idMapper, m *protocol.Message) {
 	switch m.Type {
 	case protocol.TypeAttempt:
 		if a.cfg.OnAttempt != nil {
@@ -688,11 +812,17 @@ func (a *Adapter) relay(ctx context.Context, c *call, req *canonical.Request, id
 		}
 		return
 	}
-	if err := a.clock().Sleep(ctx, time.Duration(*m.MS)*time.Millisecond); err != nil {
-		cancel()
+	ms := *m.MS
+	if err := a.clock().Sleep(ctx, time.Duration(ms)*time.Millisecond); err != nil {
+		// Every sleep line is answered: the child waits for slept or
+		// cancel. A cancel sent before the sleep line came may have
+		// reached the child while it waited for nothing (between its
+		// last check of the call's context and the sleep), so it is
+		// sent again as this sleep's answer.
+		c.answerCancel(fmt.Sprintf("cancel (its answer to the adapter's sleep of %d ms)", ms))
 		return
 	}
-	a.send(&protocol.Message{Type: protocol.TypeSlept, ID: c.id, Now: a.now()}) //nolint:errcheck // a broken process shows on the next read
+	c.write(&protocol.Message{Type: protocol.TypeSlept, ID: c.id, Now: a.now()}, fmt.Sprintf("slept (its answer to the adapter's sleep of %d ms)", ms)) //nolint:errcheck // a broken process shows on the next read
 }
 
 // Stream sends a stream request and yields the child's events, answering
@@ -717,7 +847,7 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 			}
 			switch m.Type {
 			case protocol.TypeAttempt, protocol.TypeSleep, protocol.TypeLifecycle:
-				a.relay(ctx, c, req, ids, m, cancel)
+				a.relay(ctx, c, req, ids, m)
 			case protocol.TypeEvent:
 				ev := *m.Event
 				ids.bind(m.ToolIDs)
@@ -728,7 +858,7 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 				if !c.cancelled && (stopped || ctx.Err() != nil) {
 					cancel()
 				} else {
-					a.send(&protocol.Message{Type: protocol.TypeNext, ID: c.id}) //nolint:errcheck // a broken process shows on the next read
+					c.write(&protocol.Message{Type: protocol.TypeNext, ID: c.id}, "next (its answer to an event)") //nolint:errcheck // a broken process shows on the next read
 				}
 			case protocol.TypeEnd:
 				return

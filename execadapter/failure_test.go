@@ -60,6 +60,36 @@ func fakeAdapter(mode string) int {
 			case "hang":
 				io.Copy(io.Discard, os.Stdin)
 				return 0
+			case "hang-after-sleep":
+				// Asks for a sleep, takes its answer, then says nothing.
+				out(`{"type":"sleep","id":"` + m.ID + `","ms":1000}`)
+				r.ReadLine() // slept
+				io.Copy(io.Discard, os.Stdin)
+				return 0
+			case "sleep-after-cancel":
+				// The interleaving of a lost wake-up: metis's cancel
+				// arrives while the call waits for nothing (between its
+				// check of the context and its sleep), and the sleep that
+				// follows still waits for its answer, which must come.
+				for {
+					line, _, err := r.ReadLine()
+					if err != nil {
+						return 0
+					}
+					var c protocol.Message
+					json.Unmarshal(line, &c)
+					if c.Type == protocol.TypeCancel && c.ID == m.ID {
+						break
+					}
+				}
+				out(`{"type":"sleep","id":"` + m.ID + `","ms":60000}`)
+				line, _, err := r.ReadLine()
+				if err != nil {
+					return 0
+				}
+				var answer protocol.Message
+				json.Unmarshal(line, &answer)
+				out(`{"type":"error","id":"` + m.ID + `","error":{"class":"cancelled","message":"the sleep was answered with ` + answer.Type + `"}}`)
 			case "malformed":
 				out(`{"type":"event","id":"` + m.ID + `","event":{"type":"text.delta","message_id":"req_1"}}`)
 			case "not-json":
@@ -123,7 +153,10 @@ func TestChildFailuresAreAttributed(t *testing.T) {
 		want    []string // in the call's error and the problems
 	}{
 		{"crash", 0, []string{"[crash", "exited (exit status 3) with req_1 in flight", "ZeroDivisionError: boom"}},
-		{"hang", 300 * time.Millisecond, []string{"[timeout", "sent nothing for 300ms while req_1 waited", "hang"}},
+		{"hang", 300 * time.Millisecond, []string{"[timeout", "sent nothing for 300ms while req_1 (call 2) waited for the adapter's next line after metis wrote its stream request",
+			"the adapter had written no line for this call", "metis last read a line from the adapter (line 1)", "hang"}},
+		{"hang-after-sleep", 300 * time.Millisecond, []string{"[timeout", "sent nothing for 300ms while req_1 (call 2) waited for the adapter's next line after metis wrote slept (its answer to the adapter's sleep of 1000 ms)",
+			"the adapter's last line for this call was sleep", "metis last read a line from the adapter (line 2)"}},
 		{"malformed", 0, []string{"[malformed", "line 2 of its stdout is not valid metis.adapter/v1", "/event: missing property 'text'"}},
 		{"not-json", 0, []string{"[malformed", "line 2", "not JSON", "this is not json"}},
 		{"unknown-id", 0, []string{"[protocol", `line 2: a "end" line for id "99", which is no call in flight`}},
@@ -231,5 +264,29 @@ func TestVersionNegotiation(t *testing.T) {
 	_, err = startFake(t, "newer", execadapter.Options{})
 	if err == nil || !strings.Contains(err.Error(), `ready names protocol "metis.adapter/v3"; metis speaks metis.adapter/v1, metis.adapter/v2`) {
 		t.Errorf("a child of a newer version: %v", err)
+	}
+}
+
+// A cancel the child took while its call waited for nothing does not
+// answer the sleep the call asks for next: metis answers that sleep too
+// (with cancel), so the call ends instead of hanging until the timeout.
+// The fake child forces the order: it asks for the sleep only once the
+// cancel has arrived.
+func TestSleepAfterATakenCancelIsAnswered(t *testing.T) {
+	a, err := startFake(t, "sleep-after-cancel", execadapter.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := &canonical.Request{RequestID: "req_1", Model: "anthropic:x", Messages: []canonical.Message{{Role: canonical.RoleUser, Content: canonical.Blocks{canonical.TextBlock{Text: "hi"}}}}}
+	_, err = a.Complete(ctx, req)
+	var ae *canonical.AdapterError
+	if !errors.As(err, &ae) || ae.Class != canonical.ErrCancelled || !strings.Contains(ae.Message, "answered with cancel") {
+		t.Fatalf("Complete: %v; want the child's cancelled error, its sleep answered with cancel\n%s", err, problems(a))
+	}
+	if p := problems(a); p != "" {
+		t.Errorf("problems: %s", p)
 	}
 }

@@ -94,7 +94,7 @@ func TestBuiltinAdaptersCertifyThroughTheShim(t *testing.T) {
 	for _, provider := range providers {
 		t.Run(provider, func(t *testing.T) {
 			target := certify.Target{Provider: provider, Kind: "exec", Command: shim,
-				New: execadapter.Factory(execadapter.Options{Command: []string{shim}, Trace: lines.trace})}
+				New: execadapter.Factory(execadapter.Options{Command: []string{shim}, Trace: lines.trace, HangSignal: hangSignal})}
 			// Left out: conform run's known failures (adapter bugs still to
 			// fix, which no certificate excuses). Nothing else: every run
 			// gives the same outcome through the shim.

@@ -416,6 +416,11 @@ func (c protocolClock) Now() time.Time {
 }
 
 func (c protocolClock) Sleep(ctx context.Context, d time.Duration) error {
+	// A call cancelled already does not ask: a cancel that came while it
+	// waited for nothing has been taken, and metis has no sleep to answer.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	id, _ := ctx.Value(callKey{}).(string)
 	call := c.s.call(id)
 	if call == nil {

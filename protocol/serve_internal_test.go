@@ -3,8 +3,10 @@ package protocol
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/metis-llm/metis/adapters"
 )
@@ -28,5 +30,39 @@ func TestEndKeepsANewerCallsRoute(t *testing.T) {
 	s.end(second, "req_1")
 	if id, ok := s.byRequest["req_1"]; ok {
 		t.Errorf("after both calls ended, req_1 still routes to call %q", id)
+	}
+}
+
+// lineWriter records the lines written to it and calls onWrite after
+// each.
+type lineWriter struct {
+	lines   []string
+	onWrite func()
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.lines = append(w.lines, string(p))
+	if w.onWrite != nil {
+		w.onWrite()
+	}
+	return len(p), nil
+}
+
+// A call whose cancel has come (taken while the call waited for
+// nothing) does not ask metis for a sleep: Sleep returns at once, and no
+// sleep line waits for an answer. (Were one written, metis's input
+// ending releases the wait, so the test fails instead of hanging.)
+func TestSleepOfACancelledCallDoesNotAsk(t *testing.T) {
+	w := &lineWriter{}
+	s := &server{w: NewWriter(w), version: V2, calls: map[string]*serverCall{}, byRequest: map[string]string{}, done: make(chan struct{})}
+	w.onWrite = func() { close(s.done) }
+	call := s.start(context.Background(), "1", "req_1")
+	s.answer(&Message{Type: TypeCancel, ID: "1"})
+	err := protocolClock{s}.Sleep(call.ctx, time.Second)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Sleep of a cancelled call: %v, want context.Canceled", err)
+	}
+	if len(w.lines) != 0 {
+		t.Errorf("Sleep of a cancelled call wrote %q, want nothing", w.lines)
 	}
 }
