@@ -22,7 +22,7 @@ import (
 // checkedFloor is a floor that does the least the contract demands of a
 // decoder beyond framing and extracting: every event's data is one valid
 // JSON value (000 §6.5: malformed JSON anywhere in an event is an
-// invalid_response, scenario faults/fastjson-malformed-chunks), checked
+// invalid_response, scenario faults/malformed-event-json), checked
 // in one pass of driver.ValidJSON, the fastest checker at hand, before
 // floor extracts from it. Chat's "[DONE]" sentinel is not JSON and is
 // not checked.

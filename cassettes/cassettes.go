@@ -1,6 +1,6 @@
 // Package cassettes holds the conformance suite's recorded HTTP traffic:
 // go-vcr v4 cassettes, one per provider and scenario
-// (cassettes/<provider>/<scenario-id>.yaml, see harness.CassettePath),
+// (cassettes/<provider>/<scenario-id>.yaml, see scenario.CassettePath),
 // secrets scrubbed. Embedding them lets `conform certify` and
 // conformtest replay the built-in suite without a checkout.
 //

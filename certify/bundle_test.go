@@ -13,6 +13,7 @@ import (
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/internal/certifytest"
 )
 
@@ -57,7 +58,7 @@ func TestReportOfABrokenAdapter(t *testing.T) {
 			failed = &r.Runs[i]
 		}
 	}
-	if failed == nil || failed.Scenario != "tools/single-round-trip" || failed.FirstFailure == nil || failed.FirstFailure.Check != harness.CheckStream {
+	if failed == nil || failed.Scenario != "tools/single-round-trip" || failed.FirstFailure == nil || failed.FirstFailure.Check != check.CheckStream {
 		t.Fatalf("failed run %+v; want tools/single-round-trip failing its stream_invariants check", failed)
 	}
 	if got := r.Verdict(); got != "NOT CERTIFIED: 1 of 2 runs failed" {

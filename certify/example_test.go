@@ -5,13 +5,13 @@ import (
 	"fmt"
 
 	"github.com/metis-llm/metis/certify"
-	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // Every run belongs to one profile, the first that applies: a scenario
 // with a tool round trip and nothing more demanding is a tools run.
 func ExampleProfileOf() {
-	sc, err := harness.Parse("tools.yaml", []byte(`
+	sc, err := scenario.Parse("tools.yaml", []byte(`
 id: tools/example
 title: One tool call
 models: [anthropic:claude-sonnet-4-6]

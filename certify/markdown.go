@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // Markdown renders the report as a certificate: the verdict, what was
@@ -47,14 +47,14 @@ func (r *Report) Markdown() string {
 	}
 
 	if len(r.Capabilities) > 0 {
-		names := harness.Capabilities()
+		names := scenario.Capabilities()
 		sb.WriteString("\n## Declared capabilities\n\n| model | " + strings.Join(names, " | ") + " | context | output |\n|---|")
 		sb.WriteString(strings.Repeat("---|", len(names)+2) + "\n")
 		for _, model := range slices.Sorted(maps.Keys(r.Capabilities)) {
 			caps := r.Capabilities[model]
 			fmt.Fprintf(&sb, "| %s |", mdEscape(model))
 			for _, n := range names {
-				has, _ := harness.Has(caps, n)
+				has, _ := scenario.Has(caps, n)
 				fmt.Fprintf(&sb, " %s |", yesNo(has))
 			}
 			fmt.Fprintf(&sb, " %d | %d |\n", caps.MaxContextTokens, caps.MaxOutputTokens)

@@ -21,8 +21,10 @@ import (
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/execadapter"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/faults"
 	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // Target is the adapter under test.
@@ -112,7 +114,7 @@ type Plan struct {
 
 // Run is one scenario run on one matrix model.
 type Run struct {
-	Scenario *harness.Scenario
+	Scenario *scenario.Scenario
 	Model    string
 	Profile  string
 }
@@ -147,7 +149,7 @@ func NewPlan(target Target, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if errs := harness.Lint(scs, reg); errs != nil {
+	if errs := scenario.Lint(scs, reg); errs != nil {
 		return nil, errs
 	}
 	for _, sc := range scs {
@@ -168,7 +170,7 @@ func NewPlan(target Target, opts Options) (*Plan, error) {
 		if !slices.Contains(p.adaptersOf(pair.Scenario, pair.Model), target.Provider) {
 			continue
 		}
-		if pair.Scenario.Oracle == harness.OracleRegression {
+		if pair.Scenario.Oracle == scenario.OracleRegression {
 			// It checks only metis's own choices: no certificate asks
 			// them of another adapter.
 			continue
@@ -190,13 +192,13 @@ func fakeEnv(string) string { return harness.FakeKey }
 
 // adaptersOf returns the registry adapters the run of sc on model talks
 // to: its matrix model's, and those of every swap and per-call model.
-func (p *Plan) adaptersOf(sc *harness.Scenario, model string) []string {
+func (p *Plan) adaptersOf(sc *scenario.Scenario, model string) []string {
 	models := []string{model}
 	for _, st := range sc.Steps {
 		switch {
-		case st.Kind == harness.StepSwap && st.Swap.Model != "":
+		case st.Kind == scenario.StepSwap && st.Swap.Model != "":
 			models = append(models, st.Swap.Model)
-		case st.Kind == harness.StepCall && st.Call.Model != "":
+		case st.Kind == scenario.StepCall && st.Call.Model != "":
 			models = append(models, st.Call.Model)
 		}
 	}
@@ -250,7 +252,7 @@ func (p *Plan) Exec(ctx context.Context, run Run) harness.ScenarioResult {
 	}
 	// A certificate holds the contract alone: regression checks,
 	// requests.json and events.json are metis's own choices.
-	cfg.Oracle = harness.OracleContract
+	cfg.Oracle = scenario.OracleContract
 	res := harness.RunScenario(ctx, cfg, run.Scenario, run.Model)
 	e.finish(&res)
 	return res
@@ -364,7 +366,7 @@ type identifier interface {
 }
 
 // transport replays the suite's cassette for a run's provider.
-func (p *Plan) transport(provider string, sc *harness.Scenario, model string) (http.RoundTripper, error) {
+func (p *Plan) transport(provider string, sc *scenario.Scenario, model string) (http.RoundTripper, error) {
 	name := CassetteName(sc, model, provider)
 	// Certification matches requests semantically (docs/request-matching.md).
 	opts := []replay.Option{replay.WithSemantic()}
@@ -379,19 +381,19 @@ func (p *Plan) transport(provider string, sc *harness.Scenario, model string) (h
 }
 
 // golden compares got, a transcript projected on its contract fields
-// (harness.ContractTranscript: the harness's Golden hook under
+// (check.ContractTranscript: the harness's Golden hook under
 // OracleContract), with the projection of the suite's golden file at
 // path ("goldens/<id>/<provider>/<model-name>/transcript.json").
 func (p *Plan) golden(path string, got []byte) (string, error) {
 	name := strings.TrimPrefix(filepath.ToSlash(path), "goldens/")
 	want, err := fs.ReadFile(p.suite.Goldens, name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return harness.GoldenDiff(nil, got), fmt.Errorf("%w %s in the suite", harness.ErrNoGolden, path)
+		return check.GoldenDiff(nil, got), fmt.Errorf("%w %s in the suite", check.ErrNoGolden, path)
 	}
 	if err != nil {
 		return "", fmt.Errorf("reading golden %s: %w", path, err)
 	}
-	return harness.ContractGoldenDiff(want, got)
+	return check.ContractGoldenDiff(want, got)
 }
 
 // Capabilities builds the target once, without network, and returns

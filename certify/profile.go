@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // Profiles name what a certificate covers. Every scenario run belongs to
@@ -36,17 +36,17 @@ const (
 )
 
 // ProfileOf returns the profile of the run of sc on matrix model.
-func ProfileOf(sc *harness.Scenario, model string) string {
+func ProfileOf(sc *scenario.Scenario, model string) string {
 	var swaps, faults, streams, thinks bool
 	for _, st := range sc.Steps {
 		switch st.Kind {
-		case harness.StepSwap:
+		case scenario.StepSwap:
 			swaps = true
-		case harness.StepInject, harness.StepHistory:
+		case scenario.StepInject, scenario.StepHistory:
 			faults = true
-		case harness.StepCancel:
+		case scenario.StepCancel:
 			streams = true
-		case harness.StepCall:
+		case scenario.StepCall:
 			streams = streams || st.Call.Both
 			thinks = thinks || st.Call.Thinking != nil
 		}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 func TestProfileOf(t *testing.T) {
@@ -30,7 +32,7 @@ func TestProfileOf(t *testing.T) {
 		{"per-call model", "steps:\n  - user: hi\n  - call: {model: openai:gpt-5}\n", ProfileSwap},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sc, err := harness.Parse("x.yaml", []byte(head+tc.yaml))
+			sc, err := scenario.Parse("x.yaml", []byte(head+tc.yaml))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,13 +92,13 @@ func TestParseProfiles(t *testing.T) {
 // those.
 func TestPlanSkip(t *testing.T) {
 	target := Target{Provider: "anthropic", New: providers.Factories()["anthropic"]}
-	plan := func(opts Options) map[string]*harness.Scenario {
+	plan := func(opts Options) map[string]*scenario.Scenario {
 		t.Helper()
 		p, err := NewPlan(target, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := map[string]*harness.Scenario{}
+		out := map[string]*scenario.Scenario{}
 		for _, r := range p.Runs {
 			out[r.Scenario.ID] = r.Scenario
 		}
@@ -124,7 +126,7 @@ func TestPlanLeavesOutRegressionScenarios(t *testing.T) {
 	}
 	regression := map[string]bool{}
 	for _, sc := range scs {
-		if sc.Oracle == harness.OracleRegression {
+		if sc.Oracle == scenario.OracleRegression {
 			regression[sc.ID] = true
 		}
 	}
@@ -163,7 +165,7 @@ func TestPlanGoldenIsPortable(t *testing.T) {
 		{"no provider_raw", strings.Replace(golden, `, "provider_raw": {"anthropic": {"id": "msg_emu_0001"}}`, "", 1), true},
 		{"another tool input", strings.Replace(golden, "a.md", "b.md", 1), false},
 	} {
-		got, err := harness.ContractTranscript([]byte(tt.got))
+		got, err := check.ContractTranscript([]byte(tt.got))
 		if err != nil {
 			t.Fatal(err)
 		}

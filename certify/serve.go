@@ -14,6 +14,7 @@ import (
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/faults"
 	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // What `conform serve` keeps: a run unused for ServeRunIdle is forgotten,
@@ -46,7 +47,7 @@ func (s Suite) NewServer(reg *adapters.Registry, pacing time.Duration) (*replay.
 	if scs, err = harness.Expand(scs, harness.Config{Registry: reg}); err != nil {
 		return nil, err
 	}
-	byID := map[string]*harness.Scenario{}
+	byID := map[string]*scenario.Scenario{}
 	for _, sc := range scs {
 		byID[sc.ID] = sc
 	}
@@ -72,8 +73,8 @@ func (s Suite) NewServer(reg *adapters.Registry, pacing time.Duration) (*replay.
 
 // CassetteName is the path of a run's cassette for provider in a suite's
 // cassettes, slash-separated.
-func CassetteName(sc *harness.Scenario, model, provider string) string {
-	return filepath.ToSlash(harness.CassettePath("", sc, model, provider))
+func CassetteName(sc *scenario.Scenario, model, provider string) string {
+	return filepath.ToSlash(scenario.CassettePath("", sc, model, provider))
 }
 
 // ServeClockStart is where every run's virtual clock on `conform serve`

@@ -16,7 +16,7 @@ import (
 
 	"github.com/metis-llm/metis/cassettes"
 	"github.com/metis-llm/metis/goldens"
-	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/scenarios"
 )
 
@@ -49,8 +49,8 @@ func DirSuite(root string) Suite {
 
 // Load parses and returns every scenario of the suite. Errors name the
 // file, line and column.
-func (s Suite) Load() ([]*harness.Scenario, error) {
-	return harness.LoadFS(s.Scenarios)
+func (s Suite) Load() ([]*scenario.Scenario, error) {
+	return scenario.LoadFS(s.Scenarios)
 }
 
 // Hash returns the suite's content hash, "sha256:<hex>": the SHA-256 of

@@ -2,6 +2,7 @@ package certify
 
 import (
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/internal/buildinfo"
 )
 
@@ -23,10 +24,10 @@ func Metis() MetisInfo {
 func evidenceOf(res harness.ScenarioResult) map[string][]byte {
 	out := map[string][]byte{}
 	if len(res.WireRequests) > 0 {
-		out[harness.GoldenRequests] = res.WireRequests
+		out[check.GoldenRequests] = res.WireRequests
 	}
 	if len(res.Events) > 0 {
-		out[harness.GoldenEvents] = res.Events
+		out[check.GoldenEvents] = res.Events
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/metis-llm/metis/certify"
 	"github.com/metis-llm/metis/conformtest"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/internal/certifytest"
 )
 
@@ -103,7 +104,7 @@ func TestSkipAndWires(t *testing.T) {
 }
 
 func TestLine(t *testing.T) {
-	run := certify.Run{Scenario: &harness.Scenario{ID: "retry/x"}, Model: "anthropic:m", Profile: "errors"}
+	run := certify.Run{Scenario: &scenario.Scenario{ID: "retry/x"}, Model: "anthropic:m", Profile: "errors"}
 	for _, tc := range []struct {
 		res  harness.ScenarioResult
 		want string

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/metis-llm/metis/adapters"
-	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // brokenPages reads testdata/broken/*.md: pages whose every block, link
@@ -117,7 +117,7 @@ func TestBrokenDataBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cols, err := harness.DefaultColumns()
+	cols, err := scenario.DefaultColumns()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/canonical"
-	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // yamlKind says what a YAML block is: a scenario (it has steps), a
@@ -37,7 +37,7 @@ func yamlKind(doc map[string]any) string {
 // gets placeholders for them. A models.yaml is loaded by the registry
 // and each adapter it defines is opened (typed options checked); one that
 // defines only models is read with the default registry's adapters.
-func checkYAML(b block, reg *adapters.Registry, cols []harness.Column) []string {
+func checkYAML(b block, reg *adapters.Registry, cols []scenario.Column) []string {
 	var doc map[string]any
 	if err := yaml.Unmarshal([]byte(b.text), &doc); err != nil {
 		return []string{fmt.Sprintf("%s: YAML that does not parse: %v", b.where(), err)}
@@ -61,15 +61,15 @@ func checkYAML(b block, reg *adapters.Registry, cols []harness.Column) []string 
 		if doc["title"] == nil {
 			src += "title: an excerpt in the docs\n"
 		}
-		sc, err := harness.Parse("block", []byte(src))
+		sc, err := scenario.Parse("block", []byte(src))
 		if err != nil {
 			return fail(err)
 		}
-		scs := []*harness.Scenario{sc}
-		if e := harness.Lint(scs, reg); e != nil {
+		scs := []*scenario.Scenario{sc}
+		if e := scenario.Lint(scs, reg); e != nil {
 			fail(e)
 		}
-		if e := harness.LintColumns(scs, cols); e != nil {
+		if e := scenario.LintColumns(scs, cols); e != nil {
 			fail(e)
 		}
 		return errs
@@ -140,7 +140,7 @@ func TestYAMLBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cols, err := harness.DefaultColumns()
+	cols, err := scenario.DefaultColumns()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // Package goldens holds the conformance suite's golden files:
 // goldens/<scenario-id>/<provider>/<model-name>/{transcript,requests,events}.json
-// (see harness.GoldenDir). Embedding them lets `conform certify` and
+// (see scenario.GoldenDir). Embedding them lets `conform certify` and
 // conformtest compare any adapter's canonical output with the built-in
 // adapters' without a checkout.
 //

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/internal/secrets"
 )
 
@@ -203,8 +204,8 @@ func headerWait(h http.Header, now time.Time) (time.Duration, bool) {
 
 // backoffCheck judges the attempts exs of one call (see CheckBackoff);
 // maxRetries < 0 means the retry count is not known.
-func backoffCheck(exs []*exchange, maxRetries int) Check {
-	c := Check{Name: CheckBackoff, OK: true}
+func backoffCheck(exs []*exchange, maxRetries int) check.Check {
+	c := check.Check{Name: CheckBackoff, OK: true}
 	var problems []string
 	// A request resent once after a 401 with another credential is a
 	// reauthorization (an expired token refreshed), not a retry.

@@ -9,7 +9,9 @@ import (
 	"net/http"
 
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/harness/streamcheck"
 	"github.com/metis-llm/metis/session"
 )
@@ -18,7 +20,7 @@ import (
 // call through the session (or, with direct, straight to the adapter),
 // and checks the stream invariants, the expectations and, with both:
 // true, the agreement of the streamed and unstreamed results.
-func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
+func (r *run) call(ctx context.Context, st *scenario.Step) ([]check.Check, []Finding, error) {
 	c := st.Call
 	cancelSpec, inject := r.pendingCancel, r.pendingInject
 	r.pendingCancel, r.pendingInject = nil, nil
@@ -63,10 +65,10 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 			return nil, nil, fmt.Errorf("before call: %w", err)
 		}
 	}
-	o := &outcome{stream: c.Streams(), direct: c.Direct, cancelled: cancelSpec != nil && (cancelSpec.BeforeFirstByte || cancelSpec.DuringBackoff)}
+	o := &check.Outcome{Stream: c.Streams(), Direct: c.Direct, Cancelled: cancelSpec != nil && (cancelSpec.BeforeFirstByte || cancelSpec.DuringBackoff)}
 	sleeps := len(r.clock.Sleeps())
 	before := len(r.sess.Messages())
-	r.countAttempts(&o.attempts)
+	r.countAttempts(&o.Attempts)
 	opts := session.CallOptions{
 		Model: c.Model, MaxOutputTokens: c.MaxOutputTokens, ToolChoice: c.ToolChoice,
 		Thinking: c.Thinking, StopSequences: c.StopSequences, Temperature: c.Temperature,
@@ -75,19 +77,19 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 	switch {
 	case c.Direct:
 		r.direct(callCtx, cancel, cancelSpec, obs, model, opts, st.Index, o)
-	case o.stream:
+	case o.Stream:
 		r.stream(callCtx, cancel, cancelSpec, opts, st.Index, o)
 	default:
-		_, o.err = r.sess.Call(callCtx, opts)
-		_, o.resp = obs.last()
-		if o.resp != nil {
-			r.addTrace(responseLine(st.Index, o.resp))
+		_, o.Err = r.sess.Call(callCtx, opts)
+		_, o.Resp = obs.last()
+		if o.Resp != nil {
+			r.addTrace(responseLine(st.Index, o.Resp))
 		}
 	}
 	r.countAttempts(nil)
 	exceeded := stopWatch()
-	if o.err != nil {
-		r.addTrace(errorLine(st.Index, o.err))
+	if o.Err != nil {
+		r.addTrace(errorLine(st.Index, o.Err))
 	}
 	if err := r.transportFailure(); err != nil {
 		return nil, nil, err
@@ -97,22 +99,22 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 	}
 	attempts := r.callAttempts(st.Index, obs.Name())
 
-	var checks []Check
+	var checks []check.Check
 	var findings []Finding
-	if o.stream {
-		var sc Check
+	if o.Stream {
+		var sc check.Check
 		sc, findings = streamChecks(st.Index, o)
 		checks = append(checks, sc)
 	}
 	d := r.stepData(st.Index, sleeps)
 	if msgs := r.sess.Messages(); len(msgs) > before && msgs[len(msgs)-1].Role == canonical.RoleAssistant {
 		m := msgs[len(msgs)-1]
-		d.msg = &m
+		d.Msg = &m
 	}
-	if o.stoppedReading && o.resp == nil && d.msg != nil {
+	if o.StoppedReading && o.Resp == nil && d.Msg != nil {
 		// No message.complete reached the caller: the call's outcome is
 		// the turn the session kept from what the caller saw.
-		o.resp = keptResponse(d.msg)
+		o.Resp = keptResponse(d.Msg)
 	}
 	e := r.expectFor(st.Expect, model)
 	if e != nil && (e.Attempts != nil || e.Waits != nil) {
@@ -129,13 +131,13 @@ func (r *run) call(ctx context.Context, st *Step) ([]Check, []Finding, error) {
 			cp := *e
 			cp.Waits = nil
 			e = &cp
-			o.attempts = len(attempts)
+			o.Attempts = len(attempts)
 		}
 	}
-	checks = append(checks, expectCall(e, o, d)...)
-	if c.Both && o.err == nil && o.resp != nil {
+	checks = append(checks, check.Call(e, o, d)...)
+	if c.Both && o.Err == nil && o.Resp != nil {
 		req, _ := obs.last()
-		checks = append(checks, r.compareComplete(ctx, obs, info, req, o.resp))
+		checks = append(checks, r.compareComplete(ctx, obs, info, req, o.Resp))
 	}
 	return checks, findings, nil
 }
@@ -198,43 +200,43 @@ func (r *run) arm(provider string, inject map[string]any, onSend func()) (*wire,
 
 // stepData collects what step i produced: its log records, its wire
 // exchanges, the sleeps after the first skip, and the session's cost.
-func (r *run) stepData(i, skipSleeps int) *stepData {
+func (r *run) stepData(i, skipSleeps int) *check.StepData {
 	sleeps := r.clock.Sleeps()
-	return &stepData{
-		logs:        r.logs.forStep(i),
-		lifecycle:   r.lifecycleOf(i),
-		exchanges:   r.exchangesOf(i),
-		sleeps:      sleeps[min(skipSleeps, len(sleeps)):],
-		sessionCost: r.sess.Cost(),
+	return &check.StepData{
+		Logs:        r.logs.forStep(i),
+		Lifecycle:   r.lifecycleOf(i),
+		Exchanges:   views(r.exchangesOf(i)),
+		Sleeps:      sleeps[min(skipSleeps, len(sleeps)):],
+		SessionCost: r.sess.Cost(),
 	}
 }
 
 // expectFor refines e for a call to model: its wire format and the names
 // the model goes by (its id, its column names, its provider).
-func (r *run) expectFor(e *Expect, model string) *Expect {
+func (r *run) expectFor(e *scenario.Expect, model string) *scenario.Expect {
 	if e == nil {
 		return nil
 	}
-	return e.refine(r.cfg.wireOf(r.reg, model), r.cfg.modelKeys(model), r.cfg.modelKeys(r.model))
+	return e.Refine(r.cfg.wireOf(r.reg, model), r.cfg.modelKeys(model), r.cfg.modelKeys(r.model))
 }
 
 // direct sends the session's history, without the session's policy, to
 // the adapter, streaming or not; nothing is appended to the session.
-func (r *run) direct(ctx context.Context, cancel context.CancelFunc, spec *CancelStep, obs *observed, model string, opts session.CallOptions, step int, o *outcome) {
+func (r *run) direct(ctx context.Context, cancel context.CancelFunc, spec *scenario.CancelStep, obs *observed, model string, opts session.CallOptions, step int, o *check.Outcome) {
 	req := &canonical.Request{
 		RequestID: opts.RequestID, SessionID: sessionID, Messages: r.sess.Messages(),
 		ToolChoice: opts.ToolChoice, SystemPrompt: r.sc.System, Model: model,
 		MaxOutputTokens: opts.MaxOutputTokens, StopSequences: opts.StopSequences,
 		Temperature: opts.Temperature, OutputSchema: opts.OutputSchema, Thinking: opts.Thinking,
-		Stream: o.stream, ToolIDs: r.sess.ToolIDs(),
+		Stream: o.Stream, ToolIDs: r.sess.ToolIDs(),
 	}
 	if len(r.sc.Tools) > 0 {
 		req.Tools = r.sc.Tools
 	}
-	if !o.stream {
-		o.resp, o.err = obs.Complete(ctx, req)
-		if o.resp != nil {
-			r.addTrace(responseLine(step, o.resp))
+	if !o.Stream {
+		o.Resp, o.Err = obs.Complete(ctx, req)
+		if o.Resp != nil {
+			r.addTrace(responseLine(step, o.Resp))
 		}
 		return
 	}
@@ -242,31 +244,31 @@ func (r *run) direct(ctx context.Context, cancel context.CancelFunc, spec *Cance
 }
 
 // stream consumes a streaming session call, cancelling it as spec says.
-func (r *run) stream(ctx context.Context, cancel context.CancelFunc, spec *CancelStep, opts session.CallOptions, step int, o *outcome) {
+func (r *run) stream(ctx context.Context, cancel context.CancelFunc, spec *scenario.CancelStep, opts session.CallOptions, step int, o *check.Outcome) {
 	r.consume(r.sess.Stream(ctx, opts), cancel, spec, step, o)
 }
 
 // consume reads a stream into o, cancelling it as spec says.
-func (r *run) consume(events iter.Seq2[canonical.StreamEvent, error], cancel context.CancelFunc, spec *CancelStep, step int, o *outcome) {
+func (r *run) consume(events iter.Seq2[canonical.StreamEvent, error], cancel context.CancelFunc, spec *scenario.CancelStep, step int, o *check.Outcome) {
 	n := 0
 	for ev, err := range events {
 		if err != nil {
-			o.err = err
+			o.Err = err
 			continue
 		}
-		o.events = append(o.events, ev)
+		o.Events = append(o.Events, ev)
 		r.mu.Lock()
-		r.trace = append(r.trace, eventLine(step, ev))
+		r.trace = append(r.trace, check.EventLine(step, ev))
 		r.streamed++
 		r.mu.Unlock()
-		if ev.Type == canonical.EventMessageComplete && ev.Response != nil && o.resp == nil {
-			o.resp = ev.Response
+		if ev.Type == canonical.EventMessageComplete && ev.Response != nil && o.Resp == nil {
+			o.Resp = ev.Response
 		}
 		n++
-		if spec != nil && !o.cancelled && ((spec.AfterEvents > 0 && n == spec.AfterEvents) || (spec.After != "" && ev.Type == spec.After)) {
-			o.cancelled = true
+		if spec != nil && !o.Cancelled && ((spec.AfterEvents > 0 && n == spec.AfterEvents) || (spec.After != "" && ev.Type == spec.After)) {
+			o.Cancelled = true
 			if spec.StopReading {
-				o.stoppedReading = true
+				o.StoppedReading = true
 				return // the caller's break: the iterator must not yield again
 			}
 			cancel()
@@ -292,18 +294,18 @@ func keptResponse(m *canonical.Message) *canonical.Response {
 }
 
 // streamChecks runs streamcheck over a call's events.
-func streamChecks(step int, o *outcome) (Check, []Finding) {
+func streamChecks(step int, o *check.Outcome) (check.Check, []Finding) {
 	var opts []streamcheck.Option
 	switch {
-	case o.stoppedReading:
+	case o.StoppedReading:
 		// The caller saw a prefix of the stream: it holds every invariant
 		// but the final event's.
 		opts = append(opts, streamcheck.Partial())
-	case o.cancelled:
+	case o.Cancelled:
 		opts = append(opts, streamcheck.Cancelled())
 	}
-	fs := streamcheck.Check(o.events, opts...)
-	c := Check{Name: CheckStream, OK: len(fs) == 0}
+	fs := streamcheck.Check(o.Events, opts...)
+	c := check.Check{Name: check.CheckStream, OK: len(fs) == 0}
 	if !c.OK {
 		c.Message = fmt.Sprintf("%d violation(s) of the stream invariants; first: %s", len(fs), fs[0])
 	}
@@ -317,8 +319,8 @@ func streamChecks(step int, o *outcome) (Check, []Finding) {
 // compareComplete sends the streamed call's request again, unstreamed and
 // straight to the adapter, and diffs the two responses' content, stop
 // reason and usage, tool ids renumbered on each side.
-func (r *run) compareComplete(ctx context.Context, obs *observed, info CallInfo, req *canonical.Request, streamed *canonical.Response) Check {
-	c := Check{Name: CheckBoth, OK: false}
+func (r *run) compareComplete(ctx context.Context, obs *observed, info CallInfo, req *canonical.Request, streamed *canonical.Response) check.Check {
+	c := check.Check{Name: check.CheckBoth, OK: false}
 	if req == nil {
 		c.Message = "the streamed call's request was not captured"
 		return c
@@ -346,7 +348,7 @@ func (r *run) compareComplete(ctx context.Context, obs *observed, info CallInfo,
 		c.Message = err.Error()
 		return c
 	}
-	if diff := GoldenDiff(want, got); diff != "" {
+	if diff := check.GoldenDiff(want, got); diff != "" {
 		c.Message = "the unstreamed response differs from the streamed one (-stream +complete):\n" + diff
 		return c
 	}
@@ -356,7 +358,7 @@ func (r *run) compareComplete(ctx context.Context, obs *observed, info CallInfo,
 
 // responseSummary is the comparable part of a response.
 func responseSummary(resp *canonical.Response) ([]byte, error) {
-	data, err := encodeIndented(struct {
+	data, err := check.EncodeIndented(struct {
 		StopReason canonical.StopReason `json:"stop_reason"`
 		Content    canonical.Blocks     `json:"content"`
 		Usage      canonical.TokenUsage `json:"usage"`
@@ -364,16 +366,16 @@ func responseSummary(resp *canonical.Response) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newNormalizer().apply(data), nil
+	return check.NewNormalizer().Apply(data), nil
 }
 
-func responseLine(step int, resp *canonical.Response) traceLine {
+func responseLine(step int, resp *canonical.Response) check.TraceLine {
 	u := resp.Usage
-	return traceLine{Step: step, Type: "response", Model: resp.Model, Served: resp.ServedModel, StopReason: resp.StopReason, Usage: &u}
+	return check.TraceLine{Step: step, Type: "response", Model: resp.Model, Served: resp.ServedModel, StopReason: resp.StopReason, Usage: &u}
 }
 
-func errorLine(step int, err error) traceLine {
-	return traceLine{Step: step, Type: "error", Class: canonical.ClassOf(err), Code: canonical.CodeOf(err)}
+func errorLine(step int, err error) check.TraceLine {
+	return check.TraceLine{Step: step, Type: "error", Class: canonical.ClassOf(err), Code: canonical.CodeOf(err)}
 }
 
 // callAttempts returns the requests to provider that step made so far:

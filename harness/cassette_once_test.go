@@ -12,6 +12,7 @@ import (
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/faults"
 	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // countedPlayer is a replay.Player that counts the requests it serves
@@ -48,8 +49,8 @@ func TestEachCassetteLoadedOncePerRun(t *testing.T) {
 		IDs:      []string{"swap/*", "tools/*"},
 		Skip:     []string{"swap/substitutability"},
 		Parallel: 4,
-		Transport: func(provider string, sc *harness.Scenario, model string) (http.RoundTripper, error) {
-			p, err := replay.Load(harness.CassettePath("../cassettes", sc, model, provider))
+		Transport: func(provider string, sc *scenario.Scenario, model string) (http.RoundTripper, error) {
+			p, err := replay.Load(scenario.CassettePath("../cassettes", sc, model, provider))
 			if err != nil {
 				return nil, err
 			}

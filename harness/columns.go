@@ -1,102 +1,21 @@
 package harness
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
-	"sync"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/canonical"
-	"github.com/metis-llm/metis/scenarios"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
-// dataFiles are the files at the top of the scenario directory that are
-// not scenarios.
-var dataFiles = map[string]bool{"columns.yaml": true, "spec-cases.yaml": true}
-
-// Wire formats, as columns and per_wire name them.
-const (
-	WireAnthropic = "anthropic"
-	WireResponses = "responses"
-	WireChat      = "chat"
-	WireGemini    = "gemini"
-	WireOllama    = "ollama"
-	// WireConverse is Amazon Bedrock's Converse API.
-	WireConverse = "converse"
-)
-
-// Column is one column of the conformance matrix: a model standing for
-// an adapter and wire dialect (scenarios/columns.yaml).
-type Column struct {
-	Name  string   `yaml:"name" json:"name"`
-	Model string   `yaml:"model" json:"model"`
-	Wire  string   `yaml:"wire" json:"wire"`
-	Tags  []string `yaml:"tags" json:"tags,omitempty"`
-}
-
-// selectedBy reports whether a scenario's columns: entry sel names c or
-// one of its tags.
-func (c Column) selectedBy(sel string) bool {
-	return sel == c.Name || slices.Contains(c.Tags, sel)
-}
-
-// ParseColumns reads a columns file (the format of scenarios/columns.yaml);
-// file names it in errors.
-func ParseColumns(file string, data []byte) ([]Column, error) {
-	var doc struct {
-		Columns []Column `yaml:"columns"`
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	seen := map[string]bool{}
-	for i, c := range doc.Columns {
-		where := fmt.Sprintf("%s: columns[%d]", file, i)
-		switch {
-		case c.Name == "":
-			return nil, fmt.Errorf("%s: no name", where)
-		case seen[c.Name]:
-			return nil, fmt.Errorf("%s: name %q is used twice", where, c.Name)
-		case !strings.Contains(c.Model, ":"):
-			return nil, fmt.Errorf("%s (%s): model %q is not a canonical provider:name id", where, c.Name, c.Model)
-		case c.Wire == "":
-			return nil, fmt.Errorf("%s (%s): no wire", where, c.Name)
-		}
-		seen[c.Name] = true
-	}
-	if len(doc.Columns) == 0 {
-		return nil, fmt.Errorf("%s: no columns", file)
-	}
-	return doc.Columns, nil
-}
-
-var (
-	defaultColumnsOnce sync.Once
-	defaultColumns     []Column
-	defaultColumnsErr  error
-)
-
-// DefaultColumns returns the columns of scenarios/columns.yaml.
-func DefaultColumns() ([]Column, error) {
-	defaultColumnsOnce.Do(func() {
-		defaultColumns, defaultColumnsErr = ParseColumns("scenarios/columns.yaml", scenarios.Columns)
-	})
-	return slices.Clone(defaultColumns), defaultColumnsErr
-}
-
-func (c *Config) columns() []Column {
+func (c *Config) columns() []scenario.Column {
 	if c.Columns != nil {
 		return c.Columns
 	}
-	cols, _ := DefaultColumns() // a broken embedded file fails TestColumns
+	cols, _ := scenario.DefaultColumns() // a broken embedded file fails TestColumns
 	return cols
 }
 
@@ -105,7 +24,7 @@ func (c *Config) columns() []Column {
 // none of Lacks, in column order. Declarations come from the adapters
 // cfg's registry and factories build (without a network; the built-in
 // adapters when Factories is empty).
-func (c *Config) Matrix(sc *Scenario) ([]string, error) {
+func (c *Config) Matrix(sc *scenario.Scenario) ([]string, error) {
 	if len(sc.Models) > 0 {
 		return sc.Models, nil
 	}
@@ -117,10 +36,10 @@ func (c *Config) Matrix(sc *Scenario) ([]string, error) {
 	return c.matrix(sc, &caps)
 }
 
-func (c *Config) matrix(sc *Scenario, caps *capsCache) ([]string, error) {
+func (c *Config) matrix(sc *scenario.Scenario, caps *capsCache) ([]string, error) {
 	var out []string
 	for _, col := range c.columns() {
-		if len(sc.Columns) > 0 && !slices.ContainsFunc(sc.Columns, col.selectedBy) {
+		if len(sc.Columns) > 0 && !slices.ContainsFunc(sc.Columns, col.SelectedBy) {
 			continue
 		}
 		cp, err := caps.of(col.Model)
@@ -169,13 +88,13 @@ func (cc *capsCache) of(model string) (canonical.Capabilities, error) {
 // expand returns the scenarios with their matrices filled in from the
 // columns: a scenario that names models is returned as it is, one that
 // does not as a copy whose Models the columns give (FromColumns set).
-func (c *Config) expand(scs []*Scenario) ([]*Scenario, error) {
+func (c *Config) expand(scs []*scenario.Scenario) ([]*scenario.Scenario, error) {
 	reg, err := c.registry()
 	if err != nil {
 		return nil, err
 	}
 	caps := capsCache{cfg: c, reg: reg, got: map[string]canonical.Capabilities{}}
-	out := make([]*Scenario, len(scs))
+	out := make([]*scenario.Scenario, len(scs))
 	var errs []error
 	for i, sc := range scs {
 		out[i] = sc
@@ -214,30 +133,30 @@ func (c *Config) wireOf(reg *adapters.Registry, model string) string {
 	switch ac.Type {
 	case "openai":
 		if d, _ := mc.Options["dialect"].(string); d == "chat" {
-			return WireChat
+			return scenario.WireChat
 		}
 		if d, _ := ac.Options["dialect"].(string); d == "chat" {
-			return WireChat
+			return scenario.WireChat
 		}
-		return WireResponses
+		return scenario.WireResponses
 	case "openaicompat":
-		return WireChat
+		return scenario.WireChat
 	case "azure": // OpenAI's dialects on Azure; Responses by default
 		if d, _ := mc.Options["dialect"].(string); d == "chat" {
-			return WireChat
+			return scenario.WireChat
 		}
 		if d, _ := ac.Options["dialect"].(string); d == "chat" {
-			return WireChat
+			return scenario.WireChat
 		}
-		return WireResponses
+		return scenario.WireResponses
 	case "vertex":
-		return WireGemini
+		return scenario.WireGemini
 	case "vertex-anthropic", "bedrock":
-		return WireAnthropic
+		return scenario.WireAnthropic
 	case "ollama-native":
-		return WireOllama
+		return scenario.WireOllama
 	case "bedrock-converse":
-		return WireConverse
+		return scenario.WireConverse
 	}
 	return ac.Type
 }

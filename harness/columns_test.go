@@ -11,6 +11,7 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // TestColumnsCoverRegistry holds scenarios/columns.yaml to the registry:
@@ -18,7 +19,7 @@ import (
 // (and every OpenAI dialect its models use) has a column, so that an
 // adapter added later cannot escape the matrix.
 func TestColumnsCoverRegistry(t *testing.T) {
-	cols, err := harness.DefaultColumns()
+	cols, err := scenario.DefaultColumns()
 	require.NoError(t, err)
 	reg, err := adapters.DefaultRegistry()
 	require.NoError(t, err)
@@ -52,14 +53,14 @@ func TestParseColumnsErrors(t *testing.T) {
 		{"columns: {", "c.yaml: yaml:"},
 	}
 	for _, tt := range tests {
-		_, err := harness.ParseColumns("c.yaml", []byte(tt.src))
+		_, err := scenario.ParseColumns("c.yaml", []byte(tt.src))
 		require.Error(t, err, tt.src)
 		assert.Contains(t, err.Error(), tt.want)
 	}
 }
 
 func TestMatrixFromColumns(t *testing.T) {
-	cfg := harness.Config{Factories: factories(), Columns: []harness.Column{
+	cfg := harness.Config{Factories: factories(), Columns: []scenario.Column{
 		{Name: "anthropic", Model: "anthropic:claude-sonnet-4-6", Wire: "anthropic", Tags: []string{"hosted"}},
 		{Name: "chat", Model: "openai:gpt-4.1", Wire: "chat", Tags: []string{"hosted"}},
 		{Name: "vllm", Model: "vllm:qwen2.5-7b-instruct", Wire: "chat", Tags: []string{"local"}},
@@ -84,7 +85,7 @@ func TestMatrixFromColumns(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("mismatch (-want +got):\n%s", diff)
 			}
-			pairs := harness.Select([]*harness.Scenario{sc}, cfg)
+			pairs := harness.Select([]*scenario.Scenario{sc}, cfg)
 			models := make([]string, len(pairs))
 			for i, p := range pairs {
 				models[i] = p.Model
@@ -98,10 +99,10 @@ func TestMatrixFromColumns(t *testing.T) {
 }
 
 func TestLintColumns(t *testing.T) {
-	cols, err := harness.DefaultColumns()
+	cols, err := scenario.DefaultColumns()
 	require.NoError(t, err)
 	sc := parse(t, "c.yaml", "id: c\ntitle: t\ncolumns: [compat, nope]\nsteps: [{user: hi}]\n")
-	errs := harness.LintColumns([]*harness.Scenario{sc}, cols)
+	errs := scenario.LintColumns([]*scenario.Scenario{sc}, cols)
 	require.Len(t, errs, 1)
 	assert.True(t, strings.HasPrefix(errs[0].Error(), `c.yaml:3:19: "nope" names no column and no column tag`), errs[0].Error())
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/adapters"
-	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // compensationsScenario is a scenario whose compensations: block starts
@@ -82,11 +82,11 @@ func TestParseCompensations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc, err := harness.Parse("c.yaml", []byte(compensationsScenario(tt.block)))
+			sc, err := scenario.Parse("c.yaml", []byte(compensationsScenario(tt.block)))
 			if tt.err != "" {
 				require.Error(t, err)
 				assert.True(t, strings.HasPrefix(err.Error(), tt.err), "got %q, want it to start with %q", err.Error(), tt.err)
-				var e *harness.Error
+				var e *scenario.Error
 				assert.ErrorAs(t, err, &e)
 				return
 			}
@@ -106,7 +106,7 @@ steps:
   - user: hi
   - call: {}
 `)
-	errs := harness.Lint([]*harness.Scenario{sc}, nil)
+	errs := scenario.Lint([]*scenario.Scenario{sc}, nil)
 	require.Len(t, errs, 1)
 	assert.Equal(t, `c.yaml:4:55: tool "edit_file" is not defined in tools (defined: read_file) [undefined-tool]`, errs[0].Error())
 }
@@ -124,7 +124,7 @@ func TestSchemaCompensations(t *testing.T) {
 			} `json:"compensations"`
 		} `json:"properties"`
 	}
-	require.NoError(t, json.Unmarshal(harness.SchemaJSON, &doc))
+	require.NoError(t, json.Unmarshal(scenario.SchemaJSON, &doc))
 	comp := doc.Properties.Compensations.Properties
 	var retry object
 	require.NoError(t, json.Unmarshal(comp["retry"], &retry))

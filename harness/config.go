@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // Config configures Run and RunScenario. The zero value (with Factories
@@ -18,7 +19,7 @@ type Config struct {
 	// ScenarioDir is where Run loads scenarios from; default "scenarios".
 	// Scenarios, when set, is used instead.
 	ScenarioDir string
-	Scenarios   []*Scenario
+	Scenarios   []*scenario.Scenario
 	// CassetteDir holds cassettes/<provider>/<scenario-id>.yaml for the
 	// default Transport; default "cassettes".
 	CassetteDir string
@@ -51,7 +52,7 @@ type Config struct {
 
 	// Columns are the matrix's columns, for scenarios that name no
 	// models; nil means DefaultColumns() (scenarios/columns.yaml).
-	Columns []Column
+	Columns []scenario.Column
 
 	// Registry resolves models to adapters; nil means
 	// adapters.DefaultRegistry().
@@ -82,7 +83,7 @@ type Config struct {
 	// method is told how the run ended (a recorder saves its cassette
 	// then). Each request reaches the transport with a replay.Call in its
 	// context.
-	Transport func(provider string, sc *Scenario, model string) (http.RoundTripper, error)
+	Transport func(provider string, sc *scenario.Scenario, model string) (http.RoundTripper, error)
 	// Pacing delays each replayed server-sent event (default Transport).
 	Pacing time.Duration
 	// SkipMissingCassettes turns a run whose cassette does not exist into
@@ -127,7 +128,7 @@ type Config struct {
 	// transcript.json are compared (ContractTranscript; requests.json
 	// and events.json are not compared), and a scenario whose oracle is
 	// regression is skipped.
-	Oracle Oracle
+	Oracle scenario.Oracle
 
 	// RealTimeTimers makes the run clock's timers (the adapters' idle and
 	// whole-call timeouts) also fire once their duration of real time has
@@ -172,13 +173,13 @@ func (c *Config) waitBudget() time.Duration {
 
 // CallInfo describes a model call about to be made.
 type CallInfo struct {
-	Scenario *Scenario
+	Scenario *scenario.Scenario
 	// Model is the run's matrix model; CallModel the model this call goes
 	// to (after swaps and per-call overrides) and Provider its provider.
 	Model     string
 	CallModel string
 	Provider  string
-	Step      *Step
+	Step      *scenario.Step
 	// Stream says whether this request streams.
 	Stream bool
 }
@@ -193,7 +194,7 @@ const DefaultRunTimeout = 2 * time.Minute
 
 // runTimeout is the wall-time bound of a run of sc: the scenario's
 // run_timeout, else Config.RunTimeout, else DefaultRunTimeout.
-func (c *Config) runTimeout(sc *Scenario) time.Duration {
+func (c *Config) runTimeout(sc *scenario.Scenario) time.Duration {
 	switch {
 	case sc != nil && sc.RunTimeout > 0:
 		return sc.RunTimeout

@@ -11,6 +11,7 @@ import (
 	"github.com/metis-llm/metis/adapters/azure"
 	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/adapters/vertex"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // tokenFactories build the adapter types that take an OAuth token source
@@ -77,7 +78,7 @@ func (r *run) credentialFactories(adapter string, getenv func(string) string) ma
 // expiring ExpiresIn after now.
 type scriptedTokens struct {
 	mu     sync.Mutex
-	tokens []ScriptedToken
+	tokens []scenario.ScriptedToken
 	next   int
 	now    func() time.Time
 }

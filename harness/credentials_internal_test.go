@@ -3,12 +3,14 @@ package harness
 import (
 	"testing"
 	"time"
+
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 func TestScriptedTokens(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := &scriptedTokens{
-		tokens: []ScriptedToken{{Token: "a", ExpiresIn: time.Minute}, {Token: "b"}},
+		tokens: []scenario.ScriptedToken{{Token: "a", ExpiresIn: time.Minute}, {Token: "b"}},
 		now:    func() time.Time { return now },
 	}
 	want := []struct {

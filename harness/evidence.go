@@ -3,6 +3,8 @@ package harness
 import (
 	"encoding/json"
 	"slices"
+
+	"github.com/metis-llm/metis/harness/check"
 )
 
 // evidence keeps a failed run's wire requests and event trace in its
@@ -14,12 +16,12 @@ func (r *run) evidence(res *ScenarioResult) {
 	r.mu.Lock()
 	reqs, trace := slices.Clone(r.requests), slices.Clone(r.trace)
 	r.mu.Unlock()
-	norm := newNormalizer()
-	if data, err := requestsJSON(reqs); err == nil {
-		res.WireRequests = norm.apply(data)
+	norm := check.NewNormalizer()
+	if data, err := check.RequestsJSON(reqs); err == nil {
+		res.WireRequests = norm.Apply(data)
 	}
-	if data, err := eventsJSON(trace); err == nil {
-		res.Events = norm.apply(data)
+	if data, err := check.EventsJSON(trace); err == nil {
+		res.Events = norm.Apply(data)
 	}
 }
 
@@ -28,17 +30,17 @@ func (r *run) evidence(res *ScenarioResult) {
 // the run wrote them in (requestsJSON, eventsJSON).
 func ReformatEvidence(run *ScenarioResult) {
 	if len(run.WireRequests) > 0 {
-		var reqs []wireRequest
+		var reqs []check.WireRequest
 		if json.Unmarshal(run.WireRequests, &reqs) == nil {
-			if data, err := requestsJSON(reqs); err == nil {
+			if data, err := check.RequestsJSON(reqs); err == nil {
 				run.WireRequests = data
 			}
 		}
 	}
 	if len(run.Events) > 0 {
-		var lines []traceLine
+		var lines []check.TraceLine
 		if json.Unmarshal(run.Events, &lines) == nil {
-			if data, err := eventsJSON(lines); err == nil {
+			if data, err := check.EventsJSON(lines); err == nil {
 				run.Events = data
 			}
 		}

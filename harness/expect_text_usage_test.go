@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // TestExpectTextAndUsage replays the hand-written e2e cassette against
@@ -49,7 +50,7 @@ func TestExpectTextAndUsage(t *testing.T) {
 }
 
 func TestExpectUsageNeedsAField(t *testing.T) {
-	_, err := harness.Parse("x.yaml", []byte("id: a/b\ntitle: t\nmodels: [anthropic:claude-sonnet-4-6]\nsteps:\n  - user: hi\n  - call: {}\n    expect: {usage: {}}\n"))
+	_, err := scenario.Parse("x.yaml", []byte("id: a/b\ntitle: t\nmodels: [anthropic:claude-sonnet-4-6]\nsteps:\n  - user: hi\n  - call: {}\n    expect: {usage: {}}\n"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "x.yaml:7")
 }

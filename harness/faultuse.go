@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // FaultUse is one call of a run that an inject step put a fault on: the
@@ -22,21 +23,21 @@ type FaultUse struct {
 
 // faultUses lists the calls of sc's run that carry a fault, with their
 // outcome in res.
-func faultUses(cfg *Config, sc *Scenario, res *ScenarioResult) []FaultUse {
+func faultUses(cfg *Config, sc *scenario.Scenario, res *ScenarioResult) []FaultUse {
 	column := cfg.columnOf(res.Model)
 	if column == "" {
 		column = res.Model
 	}
 	var out []FaultUse
 	for i, st := range sc.Steps {
-		if st.Kind != StepInject {
+		if st.Kind != scenario.StepInject {
 			continue
 		}
 		j := i + 1
-		for j < len(sc.Steps) && sc.Steps[j].Kind != StepCall && sc.Steps[j].Kind != StepInject {
+		for j < len(sc.Steps) && sc.Steps[j].Kind != scenario.StepCall && sc.Steps[j].Kind != scenario.StepInject {
 			j++
 		}
-		if j == len(sc.Steps) || sc.Steps[j].Kind != StepCall {
+		if j == len(sc.Steps) || sc.Steps[j].Kind != scenario.StepCall {
 			continue
 		}
 		status := StatusSkip

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/scenarios"
 )
 
@@ -39,7 +41,7 @@ var (
 func emulatedSuite(t *testing.T) []emulatedRun {
 	t.Helper()
 	emulatedOnce.Do(func() {
-		scs, err := harness.LoadFS(scenarios.FS)
+		scs, err := scenario.LoadFS(scenarios.FS)
 		if err != nil {
 			emulatedErr = err
 			return
@@ -103,12 +105,12 @@ func TestGoldensAreByteStable(t *testing.T) {
 			seen++
 			want, ok := run.goldens[path]
 			if !ok {
-				return harness.GoldenDiff(nil, got), harness.ErrNoGolden
+				return check.GoldenDiff(nil, got), check.ErrNoGolden
 			}
 			if bytes.Equal(want, got) {
 				return "", nil
 			}
-			return harness.GoldenDiff(want, got), nil
+			return check.GoldenDiff(want, got), nil
 		}
 		res := harness.RunScenario(context.Background(), cfg, run.pair.Scenario, run.pair.Model)
 		stop()

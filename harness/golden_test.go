@@ -11,34 +11,36 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 func TestCompareGolden(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a", "b.json")
 
-	diff, err := harness.CompareGolden(path, []byte("x\n"), false)
-	assert.True(t, errors.Is(err, harness.ErrNoGolden))
+	diff, err := check.CompareGolden(path, []byte("x\n"), false)
+	assert.True(t, errors.Is(err, check.ErrNoGolden))
 	assert.Equal(t, "@@ line 1 @@\n+x\n", diff, "a missing golden diffs as all added")
 
-	diff, err = harness.CompareGolden(path, []byte("x\ny\n"), true)
+	diff, err = check.CompareGolden(path, []byte("x\ny\n"), true)
 	require.NoError(t, err)
 	assert.Empty(t, diff, "update creates the file")
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, "x\ny\n", string(data))
 
-	diff, err = harness.CompareGolden(path, []byte("x\ny\n"), false)
+	diff, err = check.CompareGolden(path, []byte("x\ny\n"), false)
 	require.NoError(t, err)
 	assert.Empty(t, diff)
 
-	diff, err = harness.CompareGolden(path, []byte("x\nz\n"), false)
+	diff, err = check.CompareGolden(path, []byte("x\nz\n"), false)
 	require.NoError(t, err)
 	assert.Equal(t, "@@ line 1 @@\n x\n-y\n+z\n", diff)
 	data, _ = os.ReadFile(path)
 	assert.Equal(t, "x\ny\n", string(data), "no update without update")
 
-	diff, err = harness.CompareGolden(path, []byte("x\nz\n"), true)
+	diff, err = check.CompareGolden(path, []byte("x\nz\n"), true)
 	require.NoError(t, err)
 	assert.Empty(t, diff)
 	data, _ = os.ReadFile(path)
@@ -48,8 +50,8 @@ func TestCompareGolden(t *testing.T) {
 }
 
 func TestGoldenDiff(t *testing.T) {
-	assert.Empty(t, harness.GoldenDiff([]byte("same"), []byte("same")))
-	assert.Equal(t, "@@ line 1 @@\n-a\n+b\n", harness.GoldenDiff([]byte("a\n"), []byte("b\n")))
+	assert.Empty(t, check.GoldenDiff([]byte("same"), []byte("same")))
+	assert.Equal(t, "@@ line 1 @@\n-a\n+b\n", check.GoldenDiff([]byte("a\n"), []byte("b\n")))
 }
 
 func TestPaths(t *testing.T) {
@@ -66,14 +68,14 @@ steps:
 	}
 	// Two anthropic models: each gets its own anthropic cassette; every
 	// run swaps to openai, so openai's are split too.
-	assert.Equal(t, filepath.FromSlash("c/anthropic/swap/x@claude-sonnet-4-6.yaml"), harness.CassettePath("c", sc, "anthropic:claude-sonnet-4-6", "anthropic"))
-	assert.Equal(t, filepath.FromSlash("c/openai/swap/x@claude-haiku-4-5.yaml"), harness.CassettePath("c", sc, "anthropic:claude-haiku-4-5", "openai"))
+	assert.Equal(t, filepath.FromSlash("c/anthropic/swap/x@claude-sonnet-4-6.yaml"), scenario.CassettePath("c", sc, "anthropic:claude-sonnet-4-6", "anthropic"))
+	assert.Equal(t, filepath.FromSlash("c/openai/swap/x@claude-haiku-4-5.yaml"), scenario.CassettePath("c", sc, "anthropic:claude-haiku-4-5", "openai"))
 	// gemini is used only by the gemini run.
-	assert.Equal(t, filepath.FromSlash("c/gemini/swap/x.yaml"), harness.CassettePath("c", sc, "gemini:gemini-2.5-flash", "gemini"))
-	assert.Equal(t, filepath.FromSlash("g/swap/x/gemini/gemini-2.5-flash"), harness.GoldenDir("g", sc, "gemini:gemini-2.5-flash"))
+	assert.Equal(t, filepath.FromSlash("c/gemini/swap/x.yaml"), scenario.CassettePath("c", sc, "gemini:gemini-2.5-flash", "gemini"))
+	assert.Equal(t, filepath.FromSlash("g/swap/x/gemini/gemini-2.5-flash"), scenario.GoldenDir("g", sc, "gemini:gemini-2.5-flash"))
 
 	one := parse(t, "o.yaml", "id: tools/y\ntitle: t\nmodels: [anthropic:claude-sonnet-4-6, openai:gpt-5]\nsteps: [{user: hi}]\n")
-	assert.Equal(t, filepath.FromSlash("c/openai/tools/y.yaml"), harness.CassettePath("c", one, "openai:gpt-5", "openai"))
+	assert.Equal(t, filepath.FromSlash("c/openai/tools/y.yaml"), scenario.CassettePath("c", one, "openai:gpt-5", "openai"))
 }
 
 func TestSelect(t *testing.T) {
@@ -86,7 +88,7 @@ func TestSelect(t *testing.T) {
 		}
 		return out
 	}
-	all := []*harness.Scenario{a, b}
+	all := []*scenario.Scenario{a, b}
 	if diff := cmp.Diff([]string{"basic/b openai:gpt-5", "tools/a anthropic:claude-sonnet-4-6", "tools/a openai:gpt-5", "tools/a gemini:gemini-2.5-flash"}, names(harness.Select(all, harness.Config{}))); diff != "" {
 		t.Errorf("Select(Config{}) mismatch (-want +got):\n%s", diff)
 	}

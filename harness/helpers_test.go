@@ -14,6 +14,8 @@ import (
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/faults"
 	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/harness/scenario"
+	"github.com/stretchr/testify/require"
 )
 
 // factories builds every adapter metis ships.
@@ -39,7 +41,7 @@ func newEmulated() (cfg harness.Config, stop func(), err error) {
 	// (harness/record): a retried call reaches the server again.
 	var (
 		mu       sync.Mutex
-		reply    *harness.Reply
+		reply    *scenario.Reply
 		provider string
 	)
 	srv := emulator.NewServer(emulator.WithResponder(func(c emulator.Call) (emulator.Reply, error) {
@@ -60,7 +62,7 @@ func newEmulated() (cfg harness.Config, stop func(), err error) {
 	return harness.Config{
 		Factories: factories(),
 		NoGoldens: true,
-		Transport: func(provider string, sc *harness.Scenario, model string) (http.RoundTripper, error) {
+		Transport: func(provider string, sc *scenario.Scenario, model string) (http.RoundTripper, error) {
 			return replay.Resplit(rewriteHost{target: target, keyless: localServers[provider]}), nil
 		},
 		BeforeCall: func(_ context.Context, c harness.CallInfo) error {
@@ -110,7 +112,7 @@ func (rw rewriteHost) RoundTrip(req *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func toEmulator(r *harness.Reply) emulator.Reply {
+func toEmulator(r *scenario.Reply) emulator.Reply {
 	out := emulator.Reply{Text: r.Text, Thinking: r.Thinking, Signature: r.Signature, StopReason: r.StopReason, StopSequence: r.StopSequence,
 		Model: r.Model, InterleaveToolArguments: r.InterleaveToolArguments, StreamFunctionCallArguments: r.StreamFunctionCallArguments}
 	if r.Usage != nil {
@@ -125,3 +127,11 @@ func toEmulator(r *harness.Reply) emulator.Reply {
 type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// parse parses src as the scenario file name, failing the test on error.
+func parse(t *testing.T, name, src string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse(name, []byte(src))
+	require.NoError(t, err)
+	return sc
+}

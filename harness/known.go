@@ -3,12 +3,15 @@ package harness
 import (
 	"fmt"
 	"slices"
+
+	"github.com/metis-llm/metis/harness/check"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // knownFailure returns the known failure sc declares for its run on
 // model: one whose Models name the model, its column or its provider, or
 // one without Models.
-func (c *Config) knownFailure(sc *Scenario, model string) *KnownFailure {
+func (c *Config) knownFailure(sc *scenario.Scenario, model string) *scenario.KnownFailure {
 	keys := c.modelKeys(model)
 	for i, kf := range sc.KnownFailures {
 		if len(kf.Models) == 0 || slices.ContainsFunc(kf.Models, func(m string) bool { return slices.Contains(keys, m) }) {
@@ -20,13 +23,13 @@ func (c *Config) knownFailure(sc *Scenario, model string) *KnownFailure {
 
 // KnownFailureOf returns the known failure sc declares for its run on
 // model (conform list --known-failures), or nil when the run is not marked.
-func (c *Config) KnownFailureOf(sc *Scenario, model string) *KnownFailure {
+func (c *Config) KnownFailureOf(sc *scenario.Scenario, model string) *scenario.KnownFailure {
 	return c.knownFailure(sc, model)
 }
 
 // applyKnownFailure turns a run that failed as a known failure of sc says
 // into StatusKnownFailure, and fails one that passed although marked.
-func applyKnownFailure(cfg *Config, sc *Scenario, res *ScenarioResult) {
+func applyKnownFailure(cfg *Config, sc *scenario.Scenario, res *ScenarioResult) {
 	kf := cfg.knownFailure(sc, res.Model)
 	if kf == nil {
 		return
@@ -58,8 +61,8 @@ func (r *Result) KnownFailures() []ScenarioResult {
 // findings, as the goldens are, so that a known failure reads the same on
 // every run.
 func normalizeMessages(res *ScenarioResult) {
-	n := newNormalizer()
-	norm := func(s string) string { return string(n.apply([]byte(s))) }
+	n := check.NewNormalizer()
+	norm := func(s string) string { return string(n.Apply([]byte(s))) }
 	res.Reason = norm(res.Reason)
 	for i := range res.Steps {
 		st := &res.Steps[i]

@@ -2,35 +2,11 @@ package harness
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/harness/check"
 )
-
-// CheckLifecycle names the expectation on lifecycle events.
-const CheckLifecycle = "lifecycle"
-
-// lifecycleTypes are the event types expect.lifecycle may name.
-var lifecycleTypes = []adapters.EventType{
-	adapters.EventCallStarted, adapters.EventCallFailed, adapters.EventRetryScheduled, adapters.EventCallCompleted,
-	adapters.EventToolInputInvalid, adapters.EventLossyDrop, adapters.EventRoutingConstraintFailure,
-}
-
-// lifecycleFields are the field names expect.lifecycle may compare.
-var lifecycleFields = []string{
-	"adapter", "model", "stream", "attempt", "retry_count", "status", "error_class", "error_code", "will_retry",
-	"wait", "stop_reason", "input_tokens", "output_tokens", "tool_name", "block_type", "reason",
-}
-
-// lifecycleRecord is one lifecycle event of a run, its fields as text.
-type lifecycleRecord struct {
-	Step   int
-	Type   adapters.EventType
-	Fields map[string]string
-}
 
 // observe is the run's adapters.Observer: it keeps every event with the
 // step that was running.
@@ -48,126 +24,19 @@ func (r *run) observe(_ context.Context, e adapters.Event) {
 		f["error_code"] = e.Err.Code
 	}
 	r.mu.Lock()
-	r.lifecycle = append(r.lifecycle, lifecycleRecord{Step: r.step, Type: e.Type, Fields: f})
+	r.lifecycle = append(r.lifecycle, check.LifecycleRecord{Step: r.step, Type: e.Type, Fields: f})
 	r.mu.Unlock()
 }
 
 // lifecycleOf returns the events of step i.
-func (r *run) lifecycleOf(i int) []lifecycleRecord {
+func (r *run) lifecycleOf(i int) []check.LifecycleRecord {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []lifecycleRecord
+	var out []check.LifecycleRecord
 	for _, l := range r.lifecycle {
 		if l.Step == i {
 			out = append(out, l)
 		}
 	}
 	return out
-}
-
-// check reports what is wrong with the expectation itself.
-func (e ExpectLifecycle) check() error {
-	if !slices.Contains(lifecycleTypes, e.Type) {
-		return fmt.Errorf("unknown lifecycle event type %q (want one of %s)", e.Type, joinTypes(lifecycleTypes))
-	}
-	for k := range e.Fields {
-		if !slices.Contains(lifecycleFields, k) {
-			return fmt.Errorf("unknown lifecycle field %q (want one of %s)", k, strings.Join(lifecycleFields, ", "))
-		}
-	}
-	return nil
-}
-
-func joinTypes(ts []adapters.EventType) string {
-	s := make([]string, len(ts))
-	for i, t := range ts {
-		s[i] = string(t)
-	}
-	return strings.Join(s, ", ")
-}
-
-// matches reports whether rec satisfies e: the type, and every field
-// equal as text, except reason, which rec's must contain.
-func (e ExpectLifecycle) matches(rec lifecycleRecord) bool {
-	if rec.Type != e.Type {
-		return false
-	}
-	for k, v := range e.Fields {
-		got := rec.Fields[k]
-		if k == "reason" {
-			if !strings.Contains(got, v) {
-				return false
-			}
-		} else if got != v {
-			return false
-		}
-	}
-	return true
-}
-
-func (e ExpectLifecycle) String() string {
-	keys := make([]string, 0, len(e.Fields))
-	for k := range e.Fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := []string{string(e.Type)}
-	for _, k := range keys {
-		parts = append(parts, k+"="+e.Fields[k])
-	}
-	return strings.Join(parts, " ")
-}
-
-func expectLifecycle(want ExpectLifecycle, recs []lifecycleRecord) Check {
-	n := 0
-	for _, r := range recs {
-		if want.matches(r) {
-			n++
-		}
-	}
-	c := countCheck(CheckLifecycle, n, want.Count, "event(s) "+want.String(), "the step emitted "+describeLifecycle(recs))
-	c.Oracle = want.oracle()
-	return c
-}
-
-// countCheck is the check of an expectation counting matches: n of what
-// matched; want is the exact count required, or nil for at least one;
-// seen says what the step produced, for the failure message.
-func countCheck(name string, n int, want *int, what, seen string) Check {
-	c := Check{Name: name, OK: true}
-	switch {
-	case want != nil && n != *want:
-		c.OK = false
-		c.Message = fmt.Sprintf("%d %s, want %d", n, what, *want)
-	case want == nil && n == 0:
-		c.OK = false
-		c.Message = fmt.Sprintf("no %s", what)
-	}
-	if !c.OK {
-		c.Message += "; " + seen
-	}
-	return c
-}
-
-func describeLifecycle(recs []lifecycleRecord) string {
-	if len(recs) == 0 {
-		return "nothing"
-	}
-	parts := make([]string, len(recs))
-	for i, r := range recs {
-		parts[i] = string(r.Type)
-		if a := r.Fields["attempt"]; a != "0" {
-			parts[i] += " attempt=" + a
-		}
-		if c := r.Fields["error_class"]; c != "" {
-			parts[i] += " error_class=" + c
-		}
-		if t := r.Fields["tool_name"]; t != "" {
-			parts[i] += " tool_name=" + t
-		}
-		if b := r.Fields["block_type"]; b != "" {
-			parts[i] += " block_type=" + b
-		}
-	}
-	return strings.Join(parts, ", ")
 }

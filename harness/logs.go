@@ -2,36 +2,12 @@ package harness
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
+
+	"github.com/metis-llm/metis/harness/check"
 )
-
-// logRecord is one log record an adapter or the session wrote during a
-// run, with its attributes flattened to text ("group.key" for grouped
-// ones).
-type logRecord struct {
-	Step    int
-	Level   slog.Level
-	Message string
-	Attrs   map[string]string
-}
-
-func (l logRecord) String() string {
-	keys := make([]string, 0, len(l.Attrs))
-	for k := range l.Attrs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s %q", l.Level, l.Message)
-	for _, k := range keys {
-		fmt.Fprintf(&sb, " %s=%s", k, l.Attrs[k])
-	}
-	return sb.String()
-}
 
 // logCapture keeps a run's log records, each with the step that was
 // running, and passes them on to the configured logger.
@@ -40,7 +16,7 @@ type logCapture struct {
 
 	mu      sync.Mutex
 	step    int
-	records []logRecord
+	records []check.LogRecord
 }
 
 func newLogCapture(next *slog.Logger) *logCapture {
@@ -57,10 +33,10 @@ func (c *logCapture) setStep(i int) {
 }
 
 // forStep returns the records written while step i ran.
-func (c *logCapture) forStep(i int) []logRecord {
+func (c *logCapture) forStep(i int) []check.LogRecord {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []logRecord
+	var out []check.LogRecord
 	for _, r := range c.records {
 		if r.Step == i {
 			out = append(out, r)
@@ -81,7 +57,7 @@ type captureHandler struct {
 func (h *captureHandler) Enabled(context.Context, slog.Level) bool { return true }
 
 func (h *captureHandler) Handle(ctx context.Context, r slog.Record) error {
-	rec := logRecord{Level: r.Level, Message: r.Message, Attrs: map[string]string{}}
+	rec := check.LogRecord{Level: r.Level, Message: r.Message, Attrs: map[string]string{}}
 	for _, a := range h.attrs {
 		addAttr(rec.Attrs, "", a)
 	}
@@ -136,53 +112,4 @@ func addAttr(m map[string]string, prefix string, a slog.Attr) {
 		return
 	}
 	m[prefix+a.Key] = v.String()
-}
-
-// parseLevel reads a level name as slog does ("WARN", "info", "ERROR+2").
-func parseLevel(s string) (slog.Level, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(s)); err != nil {
-		return 0, fmt.Errorf("unknown log level %q (want DEBUG, INFO, WARN or ERROR)", s)
-	}
-	return l, nil
-}
-
-// matches reports whether rec satisfies the expectation e.
-func (e ExpectLog) matches(rec logRecord) bool {
-	if e.Level != "" {
-		if l, err := parseLevel(e.Level); err != nil || l != rec.Level {
-			return false
-		}
-	}
-	if e.Message != "" && !strings.Contains(rec.Message, e.Message) {
-		return false
-	}
-	for k, v := range e.Fields {
-		if got, ok := rec.Attrs[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
-}
-
-func (e ExpectLog) String() string {
-	var parts []string
-	if e.Level != "" {
-		parts = append(parts, e.Level)
-	}
-	if e.Message != "" {
-		parts = append(parts, fmt.Sprintf("message containing %q", e.Message))
-	}
-	keys := make([]string, 0, len(e.Fields))
-	for k := range e.Fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		parts = append(parts, k+"="+e.Fields[k])
-	}
-	if len(parts) == 0 {
-		return "any record"
-	}
-	return strings.Join(parts, " ")
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // TestOracleVerdicts runs the hand-written basic/hello cassette under
@@ -62,41 +64,41 @@ steps:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc, err := harness.Parse("hello.yaml", []byte(tt.yaml))
+			sc, err := scenario.Parse("hello.yaml", []byte(tt.yaml))
 			require.NoError(t, err)
-			for _, oracle := range []harness.Oracle{harness.OracleBoth, harness.OracleContract} {
+			for _, oracle := range []scenario.Oracle{scenario.OracleBoth, scenario.OracleContract} {
 				cfg := replayConfig(t)
 				cfg.NoGoldens, cfg.Oracle = true, oracle
 				res := harness.RunScenario(context.Background(), cfg, sc, "anthropic:claude-sonnet-4-6")
 				want := tt.both
-				if oracle == harness.OracleContract {
+				if oracle == scenario.OracleContract {
 					want = tt.contract
 				}
 				assert.Equal(t, want, res.Status, "oracle %s: %s", oracle, res.Reason)
 				var failed []string
 				for _, st := range res.Steps {
 					for _, c := range st.Checks {
-						if oracle == harness.OracleContract {
-							assert.Equal(t, harness.OracleContract, c.Oracle, "check %s under the contract alone", c.Name)
+						if oracle == scenario.OracleContract {
+							assert.Equal(t, scenario.OracleContract, c.Oracle, "check %s under the contract alone", c.Name)
 						}
 						if !c.OK {
 							failed = append(failed, c.Name)
 						}
 					}
 				}
-				if oracle == harness.OracleContract {
+				if oracle == scenario.OracleContract {
 					assert.Equal(t, tt.contractFailures, failed)
 				}
 			}
 		})
 	}
 	t.Run("regression skip reason", func(t *testing.T) {
-		sc, err := harness.Parse("hello.yaml", []byte(head+"oracle: regression\nsteps:\n  - user: Hi.\n"))
+		sc, err := scenario.Parse("hello.yaml", []byte(head+"oracle: regression\nsteps:\n  - user: Hi.\n"))
 		require.NoError(t, err)
 		cfg := replayConfig(t)
-		cfg.NoGoldens, cfg.Oracle = true, harness.OracleContract
+		cfg.NoGoldens, cfg.Oracle = true, scenario.OracleContract
 		res := harness.RunScenario(context.Background(), cfg, sc, "anthropic:claude-sonnet-4-6")
-		assert.Equal(t, harness.RegressionSkipReason, res.Reason)
+		assert.Equal(t, check.RegressionSkipReason, res.Reason)
 	})
 }
 
@@ -105,15 +107,15 @@ steps:
 // that differ (or are missing) fail conform run's mode only.
 func TestOracleGoldens(t *testing.T) {
 	for _, tt := range []struct {
-		oracle harness.Oracle
+		oracle scenario.Oracle
 		want   harness.Status
-	}{{harness.OracleBoth, harness.StatusFail}, {harness.OracleContract, harness.StatusPass}} {
+	}{{scenario.OracleBoth, harness.StatusFail}, {scenario.OracleContract, harness.StatusPass}} {
 		cfg := replayConfig(t)
 		cfg.Oracle = tt.oracle
 		var compared []string
 		cfg.Golden = func(path string, got []byte) (string, error) {
 			compared = append(compared, path)
-			if tt.oracle == harness.OracleContract {
+			if tt.oracle == scenario.OracleContract {
 				return "", nil
 			}
 			return "a difference", nil
@@ -123,7 +125,7 @@ func TestOracleGoldens(t *testing.T) {
 		require.Len(t, res.Runs, 1)
 		assert.Equal(t, tt.want, res.Runs[0].Status, res.Runs[0].Reason)
 		want := 3
-		if tt.oracle == harness.OracleContract {
+		if tt.oracle == scenario.OracleContract {
 			want = 1
 		}
 		assert.Len(t, compared, want, "golden files compared under %s", tt.oracle)
@@ -135,7 +137,7 @@ func TestOracleGoldens(t *testing.T) {
 // committed golden (which has provider_raw) still passes.
 func TestOracleDefaultGoldenProjects(t *testing.T) {
 	cfg := replayConfig(t)
-	cfg.Oracle = harness.OracleContract
+	cfg.Oracle = scenario.OracleContract
 	res, err := harness.Run(context.Background(), cfg)
 	require.NoError(t, err)
 	require.Len(t, res.Runs, 1)
@@ -146,11 +148,11 @@ func TestOracleDefaultGoldenProjects(t *testing.T) {
 // An oracle other than contract or regression is refused by the schema,
 // naming the file, line and key.
 func TestOracleKeyValidated(t *testing.T) {
-	_, err := harness.Parse("bad.yaml", []byte("id: b\ntitle: t\noracle: maybe\nsteps: [{user: hi}]\n"))
+	_, err := scenario.Parse("bad.yaml", []byte("id: b\ntitle: t\noracle: maybe\nsteps: [{user: hi}]\n"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "bad.yaml:3")
 	assert.Contains(t, err.Error(), "oracle")
-	sc, err := harness.Parse("ok.yaml", []byte("id: b\ntitle: t\noracle: contract\nsteps: [{user: hi}]\n"))
+	sc, err := scenario.Parse("ok.yaml", []byte("id: b\ntitle: t\noracle: contract\nsteps: [{user: hi}]\n"))
 	require.NoError(t, err)
-	assert.Equal(t, harness.OracleContract, sc.Oracle)
+	assert.Equal(t, scenario.OracleContract, sc.Oracle)
 }

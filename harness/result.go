@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	"github.com/metis-llm/metis/adapters"
+	"github.com/metis-llm/metis/harness/check"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/internal/buildinfo"
 )
 
@@ -102,9 +104,9 @@ func describeRegistry(reg *adapters.Registry, pairs []Pair) RegistryInfo {
 		add(p.Model)
 		for _, st := range p.Scenario.Steps {
 			switch st.Kind {
-			case StepSwap:
+			case scenario.StepSwap:
 				add(st.Swap.Model)
-			case StepCall:
+			case scenario.StepCall:
 				add(st.Call.Model)
 			}
 		}
@@ -301,23 +303,13 @@ func (r *ScenarioResult) Name() string { return r.ID + " [" + r.Model + "]" }
 
 // StepResult is the outcome of one step.
 type StepResult struct {
-	Index  int      `json:"index"`
-	Kind   StepKind `json:"kind"`
-	Pos    Pos      `json:"pos"`
-	Status Status   `json:"status"`
+	Index  int               `json:"index"`
+	Kind   scenario.StepKind `json:"kind"`
+	Pos    scenario.Pos      `json:"pos"`
+	Status Status            `json:"status"`
 	// Error is the failure that stopped the step, if any.
-	Error  string  `json:"error,omitempty"`
-	Checks []Check `json:"checks,omitempty"`
-}
-
-// Check is one verified property of a step: an expectation, the stream
-// invariants, the stream-versus-complete comparison. Oracle says whether
-// it checks the contract or metis's own choices (OracleOf).
-type Check struct {
-	Name    string `json:"name"`
-	OK      bool   `json:"ok"`
-	Message string `json:"message,omitempty"`
-	Oracle  Oracle `json:"oracle,omitempty"`
+	Error  string        `json:"error,omitempty"`
+	Checks []check.Check `json:"checks,omitempty"`
 }
 
 // Finding levels.

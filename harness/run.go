@@ -13,6 +13,8 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/check"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/session"
 )
 
@@ -29,11 +31,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg.Registry = reg
 	scs := cfg.Scenarios
 	if scs == nil {
-		if scs, err = LoadDir(cfg.scenarioDir()); err != nil {
+		if scs, err = scenario.LoadDir(cfg.scenarioDir()); err != nil {
 			return nil, err
 		}
 	}
-	if errs := append(Lint(scs, reg), LintColumns(scs, cfg.columns())...); errs != nil {
+	if errs := append(scenario.Lint(scs, reg), scenario.LintColumns(scs, cfg.columns())...); errs != nil {
 		return nil, errs
 	}
 	if _, err := Expand(scs, cfg); err != nil {
@@ -68,7 +70,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // Pair is one run: a scenario and a model of its matrix.
 type Pair struct {
-	Scenario *Scenario
+	Scenario *scenario.Scenario
 	Model    string
 }
 
@@ -76,16 +78,16 @@ type Pair struct {
 // models filled in from cfg's columns (see Config.Matrix); such scenarios
 // are copies. The error names the scenarios whose matrix could not be
 // computed.
-func Expand(scs []*Scenario, cfg Config) ([]*Scenario, error) {
+func Expand(scs []*scenario.Scenario, cfg Config) ([]*scenario.Scenario, error) {
 	return cfg.expand(scs)
 }
 
 // Select returns the runs cfg's Tags, IDs, Skip, Models, Shard and Shards keep,
 // sorted by scenario id and then matrix order.
-func Select(scs []*Scenario, cfg Config) []Pair {
+func Select(scs []*scenario.Scenario, cfg Config) []Pair {
 	sorted, _ := Expand(scs, cfg) // Run reports the error; a scenario that fails to expand has no runs
 	sorted = slices.Clone(sorted)
-	slices.SortStableFunc(sorted, func(a, b *Scenario) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortStableFunc(sorted, func(a, b *scenario.Scenario) int { return strings.Compare(a.ID, b.ID) })
 	var out []Pair
 	for _, sc := range sorted {
 		if !matchTags(sc, cfg.Tags) || !matchIDs(sc, cfg.IDs) || skipped(sc, cfg.Skip) {
@@ -109,7 +111,7 @@ func Select(scs []*Scenario, cfg Config) []Pair {
 	return out
 }
 
-func matchTags(sc *Scenario, tags []string) bool {
+func matchTags(sc *scenario.Scenario, tags []string) bool {
 	if len(tags) == 0 {
 		return true
 	}
@@ -121,7 +123,7 @@ func matchTags(sc *Scenario, tags []string) bool {
 	return false
 }
 
-func matchIDs(sc *Scenario, globs []string) bool {
+func matchIDs(sc *scenario.Scenario, globs []string) bool {
 	if len(globs) == 0 {
 		return true
 	}
@@ -161,7 +163,7 @@ func (c *Config) registry() (*adapters.Registry, error) {
 // transports, with deterministic ids and a fake clock. A model lacking a
 // capability the scenario requires is skipped. It never panics on what
 // the transports or adapters return; problems are in the result.
-func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) (res ScenarioResult) {
+func RunScenario(ctx context.Context, cfg Config, sc *scenario.Scenario, model string) (res ScenarioResult) {
 	start := time.Now()
 	res = ScenarioResult{ID: sc.ID, Title: sc.Title, File: sc.File, Line: sc.Position("/id").Line, Model: model, Tags: sc.Tags, Status: StatusPass}
 	defer func() {
@@ -178,8 +180,8 @@ func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) (r
 	if _, err := cfg.checkOracle(); err != nil {
 		return fail("%v", err)
 	}
-	if cfg.contractOnly() && sc.Oracle == OracleRegression {
-		res.Status, res.Reason = StatusSkip, RegressionSkipReason
+	if cfg.contractOnly() && sc.Oracle == scenario.OracleRegression {
+		res.Status, res.Reason = StatusSkip, check.RegressionSkipReason
 		return res
 	}
 	reg, err := cfg.registry()
@@ -187,7 +189,7 @@ func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) (r
 		return fail("%v", err)
 	}
 	if len(sc.Models) == 0 && !sc.FromColumns {
-		exp, err := cfg.expand([]*Scenario{sc})
+		exp, err := cfg.expand([]*scenario.Scenario{sc})
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -200,7 +202,7 @@ func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) (r
 	}
 	caps := ad.Capabilities(model)
 	for _, name := range sc.Requires {
-		has, known := Has(caps, name)
+		has, known := scenario.Has(caps, name)
 		switch {
 		case !known:
 			return fail("requires names unknown capability %q", name)
@@ -210,7 +212,7 @@ func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) (r
 		}
 	}
 	for _, name := range sc.Lacks {
-		has, known := Has(caps, name)
+		has, known := scenario.Has(caps, name)
 		switch {
 		case !known:
 			return fail("lacks names unknown capability %q", name)
@@ -223,7 +225,7 @@ func RunScenario(ctx context.Context, cfg Config, sc *Scenario, model string) (r
 	timeout := cfg.runTimeout(sc)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if sc.hasReload() {
+	if sc.HasReload() {
 		if err := r.openFileStore(); err != nil {
 			r.finish(&res)
 			return fail("%v", err)
@@ -280,7 +282,7 @@ func (r *run) execSafely(ctx context.Context, res *ScenarioResult) (complete boo
 // goldens compares the run's transcript, wire requests and event trace
 // with the golden files, normalized so that they are byte-stable.
 func (r *run) goldens(res *ScenarioResult) {
-	dir := GoldenDir(r.cfg.goldenDir(), r.sc, r.model)
+	dir := scenario.GoldenDir(r.cfg.goldenDir(), r.sc, r.model)
 	r.mu.Lock()
 	reqs, trace := slices.Clone(r.requests), slices.Clone(r.trace)
 	r.mu.Unlock()
@@ -288,16 +290,18 @@ func (r *run) goldens(res *ScenarioResult) {
 		name   string
 		render func() ([]byte, error)
 	}{
-		{GoldenTranscript, func() ([]byte, error) { return transcriptJSON(r.sess.Messages()) }},
-		{GoldenRequests, func() ([]byte, error) { return requestsJSON(reqs) }},
-		{GoldenEvents, func() ([]byte, error) { return eventsJSON(trace) }},
+		{check.GoldenTranscript, func() ([]byte, error) { return check.TranscriptJSON(r.sess.Messages()) }},
+		{check.GoldenRequests, func() ([]byte, error) { return check.RequestsJSON(reqs) }},
+		{check.GoldenEvents, func() ([]byte, error) { return check.EventsJSON(trace) }},
 	}
-	norm := newNormalizer()
+	norm := check.NewNormalizer()
 	golden := r.cfg.Golden
 	if golden == nil {
-		golden = func(path string, got []byte) (string, error) { return CompareGolden(path, got, r.cfg.UpdateGoldens) }
+		golden = func(path string, got []byte) (string, error) {
+			return check.CompareGolden(path, got, r.cfg.UpdateGoldens)
+		}
 		if r.cfg.contractOnly() {
-			golden = compareContractGolden
+			golden = check.CompareContractGolden
 		}
 	}
 	if r.cfg.contractOnly() {
@@ -313,23 +317,23 @@ func (r *run) goldens(res *ScenarioResult) {
 			continue
 		}
 		p := filepath.Join(dir, f.name)
-		got := norm.apply(data)
+		got := norm.Apply(data)
 		if r.cfg.contractOnly() {
-			if got, err = ContractTranscript(got); err != nil {
+			if got, err = check.ContractTranscript(got); err != nil {
 				res.Findings = append(res.Findings, Finding{ID: id, Level: LevelError, Step: -1, Message: "projecting: " + err.Error()})
 				continue
 			}
 		}
 		diff, err := golden(p, got)
 		switch {
-		case errors.Is(err, ErrNoGolden):
+		case errors.Is(err, check.ErrNoGolden):
 			res.Findings = append(res.Findings, Finding{ID: id, Level: LevelError, Step: -1,
 				Message: fmt.Sprintf("%s does not exist: run with --update (GOLDIE_UPDATE=1 under go test) to create it", p)})
 		case err != nil:
 			res.Findings = append(res.Findings, Finding{ID: id, Level: LevelError, Step: -1, Message: err.Error()})
 		case diff != "":
 			msg := fmt.Sprintf("differs from %s (-want +got)", p)
-			if fields, ok := contractDiffSummary(diff); ok {
+			if fields, ok := check.ContractDiffSummary(diff); ok {
 				// A contract comparison names what differs first.
 				msg = fields + "; " + msg
 				_, diff, _ = strings.Cut(diff, "\n")

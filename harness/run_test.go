@@ -14,6 +14,7 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 func replayConfig(t *testing.T) harness.Config {
@@ -136,7 +137,7 @@ func TestRunGoldenDiff(t *testing.T) {
 }
 
 func TestRunInjectWithoutFaults(t *testing.T) {
-	sc, err := harness.Parse("inline.yaml", []byte(`
+	sc, err := scenario.Parse("inline.yaml", []byte(`
 id: inline
 title: inject with no fault layer
 models: [anthropic:claude-sonnet-4-6]
@@ -162,7 +163,7 @@ models:
     capabilities: {supports_images: false}
 `), "test-models.yaml")
 	require.NoError(t, err)
-	sc, err := harness.Parse("inline.yaml", []byte(`
+	sc, err := scenario.Parse("inline.yaml", []byte(`
 id: inline
 title: needs images
 requires: [images]

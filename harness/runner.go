@@ -19,7 +19,9 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/session"
 )
 
@@ -30,7 +32,7 @@ const sessionID = "session_1"
 // run is the state of one scenario × model run.
 type run struct {
 	cfg   *Config
-	sc    *Scenario
+	sc    *scenario.Scenario
 	model string
 	reg   *adapters.Registry
 	clock *fakeClock
@@ -46,11 +48,11 @@ type run struct {
 	mu        sync.Mutex
 	adapters  map[string]*observed // by adapter name
 	wires     map[string]*wire     // by adapter name
-	requests  []wireRequest
+	requests  []check.WireRequest
 	exchanges []*exchange
-	trace     []traceLine
+	trace     []check.TraceLine
 	logs      *logCapture
-	lifecycle []lifecycleRecord
+	lifecycle []check.LifecycleRecord
 	attempts  *int // the current call's attempt counter
 	watch     *callWatch
 	streamed  int // events the current call has yielded to the caller
@@ -62,7 +64,7 @@ type run struct {
 	step       int // the current step's index, for trace lines
 
 	msgN, reqN    int
-	pendingCancel *CancelStep
+	pendingCancel *scenario.CancelStep
 	pendingInject map[string]any
 
 	// compReg is the registry compensate.Wrap reads when the scenario
@@ -71,7 +73,7 @@ type run struct {
 	compReg *adapters.Registry
 }
 
-func newRun(cfg *Config, sc *Scenario, model string, reg *adapters.Registry) *run {
+func newRun(cfg *Config, sc *scenario.Scenario, model string, reg *adapters.Registry) *run {
 	r := &run{
 		cfg: cfg, sc: sc, model: model, reg: reg, clock: newFakeClock(cfg.RealTimeTimers),
 		adapters: map[string]*observed{}, wires: map[string]*wire{},
@@ -180,7 +182,7 @@ func (r *run) onAttempt(a adapters.Attempt) {
 	if r.attempts != nil {
 		*r.attempts++
 	}
-	l := traceLine{Step: r.step, Type: "attempt", Attempt: a.N, Status: a.Status}
+	l := check.TraceLine{Step: r.step, Type: "attempt", Attempt: a.N, Status: a.Status}
 	if a.Err != nil {
 		l.Class, l.Code = a.Err.Class, a.Err.Code
 		// A wait the provider asked for is deterministic; exponential
@@ -200,7 +202,7 @@ func (r *run) countAttempts(n *int) {
 	r.mu.Unlock()
 }
 
-func (r *run) addTrace(l traceLine) {
+func (r *run) addTrace(l check.TraceLine) {
 	r.mu.Lock()
 	r.trace = append(r.trace, l)
 	r.mu.Unlock()
@@ -219,7 +221,7 @@ type exchange struct {
 	proxied  bool
 	header   http.Header
 	body     []byte
-	wire     wireRequest
+	wire     check.WireRequest
 	mu       sync.Mutex
 	status   int
 	response bytes.Buffer
@@ -245,6 +247,19 @@ func (ex *exchange) responseBody() []byte {
 	return bytes.Clone(ex.response.Bytes())
 }
 
+// views returns what the checks see of exs (check.Exchange), each
+// response body as read so far.
+func views(exs []*exchange) []*check.Exchange {
+	out := make([]*check.Exchange, len(exs))
+	for i, ex := range exs {
+		out[i] = &check.Exchange{
+			Method: ex.method, Path: ex.path, URL: ex.url, Proxied: ex.proxied,
+			Header: ex.header, Body: ex.body, Response: ex.responseBody(),
+		}
+	}
+	return out
+}
+
 // recordRequest keeps a request for requests.json (its path, the query
 // without the API key, and the canonical JSON body) and as an exchange
 // of the current step.
@@ -255,7 +270,7 @@ func (r *run) recordRequest(provider string, req *http.Request, body []byte) *ex
 	if enc := q.Encode(); enc != "" {
 		p += "?" + enc
 	}
-	wr := wireRequest{Provider: provider, Method: req.Method, Path: p}
+	wr := check.WireRequest{Provider: provider, Method: req.Method, Path: p}
 	if len(body) > 0 {
 		if c, err := canonical.CanonicalJSON(json.RawMessage(body)); err == nil {
 			wr.Body = c
@@ -354,11 +369,11 @@ func stepFailure(sr StepResult) string {
 	return strings.Join(msgs, "; ")
 }
 
-func (r *run) execStep(ctx context.Context, st *Step, res *ScenarioResult) StepResult {
+func (r *run) execStep(ctx context.Context, st *scenario.Step, res *ScenarioResult) StepResult {
 	sr := StepResult{Index: st.Index, Kind: st.Kind, Pos: st.Pos, Status: StatusPass}
 	var err error
 	switch st.Kind {
-	case StepUser:
+	case scenario.StepUser:
 		var blocks []canonical.Block
 		if st.User.Text != "" {
 			blocks = append(blocks, canonical.TextBlock{Text: st.User.Text})
@@ -367,23 +382,23 @@ func (r *run) execStep(ctx context.Context, st *Step, res *ScenarioResult) StepR
 			blocks = append(blocks, im.Block())
 		}
 		_, err = r.sess.AddUser(blocks...)
-	case StepToolResult:
+	case scenario.StepToolResult:
 		err = r.toolResult(st.ToolResult)
-	case StepSwap:
+	case scenario.StepSwap:
 		sr.Checks, err = r.swap(st)
-	case StepCancel:
+	case scenario.StepCancel:
 		r.pendingCancel = st.Cancel
-	case StepInject:
+	case scenario.StepInject:
 		r.pendingInject = st.Inject
-	case StepHistory:
+	case scenario.StepHistory:
 		err = r.history(ctx, st.History)
-	case StepReload:
-		var c Check
+	case scenario.StepReload:
+		var c check.Check
 		c, err = r.reload(ctx)
 		sr.Checks = append(sr.Checks, c)
-	case StepReady:
+	case scenario.StepReady:
 		sr.Checks, err = r.ready(ctx, st)
-	case StepCall:
+	case scenario.StepCall:
 		var findings []Finding
 		sr.Checks, findings, err = r.call(ctx, st)
 		res.Findings = append(res.Findings, findings...)
@@ -412,7 +427,7 @@ func (r *run) execStep(ctx context.Context, st *Step, res *ScenarioResult) StepR
 
 // toolResult answers the first unanswered tool call of the last assistant
 // message (named ts.Tool, if set).
-func (r *run) toolResult(ts *ToolResultStep) error {
+func (r *run) toolResult(ts *scenario.ToolResultStep) error {
 	msgs := r.sess.Messages()
 	answered := map[string]bool{}
 	last := -1
@@ -453,7 +468,7 @@ func (r *run) toolResult(ts *ToolResultStep) error {
 }
 
 // swap runs a swap step and checks a refusal when one is expected.
-func (r *run) swap(st *Step) ([]Check, error) {
+func (r *run) swap(st *scenario.Step) ([]check.Check, error) {
 	err := r.sess.Swap(st.Swap.Model)
 	e := st.Expect
 	if refused := errors.As(err, new(*session.SwapError)); r.cfg.Certifying && (e != nil && e.Refused) != refused {
@@ -473,10 +488,10 @@ func (r *run) swap(st *Step) ([]Check, error) {
 	if e == nil || (!e.Refused && e.Error == nil && e.Lifecycle == nil && e.Logs == nil && e.Reasons == nil) {
 		return nil, err
 	}
-	var checks []Check
+	var checks []check.Check
 	if e.Refused {
 		var se *session.SwapError
-		c := Check{Name: CheckRefused, OK: errors.As(err, &se)}
+		c := check.Check{Name: check.CheckRefused, OK: errors.As(err, &se)}
 		switch {
 		case err == nil:
 			c.Message = "the swap to " + st.Swap.Model + " was accepted, want it refused"
@@ -486,16 +501,16 @@ func (r *run) swap(st *Step) ([]Check, error) {
 		checks = append(checks, c)
 	}
 	if e.Error != nil {
-		checks = append(checks, expectErrors(e.Error, err)...)
+		checks = append(checks, check.Errors(e.Error, err)...)
 	}
 	if e.Reasons != nil {
 		checks = append(checks, expectReasons(e.Reasons, err))
 	}
 	for _, l := range e.Lifecycle {
-		checks = append(checks, expectLifecycle(l, r.lifecycleOf(st.Index)))
+		checks = append(checks, check.Lifecycle(l, r.lifecycleOf(st.Index)))
 	}
 	for _, l := range e.Logs {
-		checks = append(checks, expectLog(l, r.logs.forStep(st.Index)))
+		checks = append(checks, check.Log(l, r.logs.forStep(st.Index)))
 	}
 	if !e.Refused && e.Error == nil {
 		return checks, err

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 const stallScenario = `
@@ -68,11 +69,11 @@ func TestRunTimeout(t *testing.T) {
 }
 
 func TestRunTimeoutKey(t *testing.T) {
-	sc, err := harness.Parse("x.yaml", []byte(strings.Replace(stallScenario, "%s", "run_timeout: 1m30s", 1)))
+	sc, err := scenario.Parse("x.yaml", []byte(strings.Replace(stallScenario, "%s", "run_timeout: 1m30s", 1)))
 	require.NoError(t, err)
 	assert.Equal(t, 90*time.Second, sc.RunTimeout)
 	for _, bad := range []string{"abc", "0s", "10", "-1s"} {
-		_, err := harness.Parse("x.yaml", []byte(strings.Replace(stallScenario, "%s", "run_timeout: "+bad, 1)))
+		_, err := scenario.Parse("x.yaml", []byte(strings.Replace(stallScenario, "%s", "run_timeout: "+bad, 1)))
 		require.Error(t, err, bad)
 		assert.Contains(t, err.Error(), "x.yaml:5:", "names the line of run_timeout")
 		assert.Contains(t, err.Error(), "run_timeout")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/session"
 )
 
@@ -29,7 +30,7 @@ func (r *run) sameAs(ctx context.Context, res *ScenarioResult) {
 	cfg.NoGoldens = true
 	other := newRun(&cfg, r.sc, ref, r.reg)
 	var ores ScenarioResult
-	if r.sc.hasReload() {
+	if r.sc.HasReload() {
 		if err := other.openFileStore(); err != nil {
 			fail("%v", err)
 			return
@@ -48,7 +49,7 @@ func (r *run) sameAs(ctx context.Context, res *ScenarioResult) {
 		fail("rendering transcripts: %v", firstErr(err1, err2))
 		return
 	}
-	if diff := GoldenDiff(want, got); diff != "" {
+	if diff := check.GoldenDiff(want, got); diff != "" {
 		res.Status = StatusFail
 		res.Reason = fmt.Sprintf("same_as: the transcript differs from the one on %s", ref)
 		res.Findings = append(res.Findings, Finding{ID: "same_as", Level: LevelError, Step: -1,
@@ -101,9 +102,9 @@ func substitutable(msgs []canonical.Message) ([]byte, error) {
 			m["content"] = kept
 		}
 	}
-	out, err := encodeIndented(docs)
+	out, err := check.EncodeIndented(docs)
 	if err != nil {
 		return nil, err
 	}
-	return newNormalizer().apply(out), nil
+	return check.NewNormalizer().Apply(out), nil
 }

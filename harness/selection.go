@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // Selection records which filters chose a Result's runs, so that a report
@@ -70,7 +72,7 @@ func (c *Config) selection() Selection {
 
 // skipped reports whether one of the --skip values names sc: an id glob
 // (as IDs take them) or one of its tags.
-func skipped(sc *Scenario, skip []string) bool {
+func skipped(sc *scenario.Scenario, skip []string) bool {
 	for _, k := range skip {
 		if slices.Contains(sc.Tags, k) || matchIDs(sc, []string{k}) {
 			return true
@@ -83,7 +85,7 @@ func skipped(sc *Scenario, skip []string) bool {
 // filter that matches nothing on its own ("no scenario id matches
 // \"typo/*\""), or saying that only their combination is empty. It
 // returns nil when the selection (before sharding) is not empty.
-func NoMatch(scs []*Scenario, cfg Config) error {
+func NoMatch(scs []*scenario.Scenario, cfg Config) error {
 	cfg.Shard, cfg.Shards = 0, 0
 	if exp, err := Expand(scs, cfg); err == nil {
 		scs = exp // matrices from the columns, for --model
@@ -96,17 +98,17 @@ func NoMatch(scs []*Scenario, cfg Config) error {
 	}
 	var why []string
 	for _, g := range cfg.IDs {
-		if !slices.ContainsFunc(scs, func(sc *Scenario) bool { return matchIDs(sc, []string{g}) }) {
+		if !slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return matchIDs(sc, []string{g}) }) {
 			why = append(why, fmt.Sprintf("no scenario id matches %s", quoteArg(g)))
 		}
 	}
 	for _, t := range cfg.Tags {
-		if !slices.ContainsFunc(scs, func(sc *Scenario) bool { return slices.Contains(sc.Tags, t) }) {
+		if !slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return slices.Contains(sc.Tags, t) }) {
 			why = append(why, fmt.Sprintf("--tag %s: no scenario has that tag", quoteArg(t)))
 		}
 	}
 	for _, m := range cfg.Models {
-		if !slices.ContainsFunc(scs, func(sc *Scenario) bool {
+		if !slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool {
 			return slices.ContainsFunc(sc.Models, func(x string) bool { return matchModel(x, []string{m}) })
 		}) {
 			why = append(why, fmt.Sprintf("--model %s: no scenario's matrix has that model or provider", quoteArg(m)))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/report"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,9 +17,9 @@ var shardModels = []string{"anthropic:claude-sonnet-4-6", "openai:gpt-5", "gemin
 
 // genScenarios makes up to 12 scenarios with ids in random order (some
 // sharing a family) and each a random non-empty subset of shardModels.
-func genScenarios(t *testing.T, r *rand.Rand) []*harness.Scenario {
+func genScenarios(t *testing.T, r *rand.Rand) []*scenario.Scenario {
 	t.Helper()
-	var scs []*harness.Scenario
+	var scs []*scenario.Scenario
 	for i := range r.IntN(13) {
 		var models []string
 		for _, m := range shardModels {

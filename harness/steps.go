@@ -11,13 +11,10 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/check"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/session"
 )
-
-// hasReload reports whether sc has a reload step.
-func (sc *Scenario) hasReload() bool {
-	return slices.ContainsFunc(sc.Steps, func(st Step) bool { return st.Kind == StepReload })
-}
 
 // openFileStore gives the run's session a SQLite store in a fresh
 // temporary directory, which finish removes, so that a reload step can
@@ -41,8 +38,8 @@ func (r *run) openFileStore() error {
 // from it and continues with the loaded session. The check requires the
 // loaded session to equal the saved one: messages byte for byte, tool-id
 // map, active model and routing.
-func (r *run) reload(ctx context.Context) (Check, error) {
-	c := Check{Name: CheckReload}
+func (r *run) reload(ctx context.Context) (check.Check, error) {
+	c := check.Check{Name: check.CheckReload}
 	if r.fileStore == nil {
 		return c, errors.New("reload: the session has no file store (a history step replaced it)")
 	}
@@ -72,7 +69,7 @@ func (r *run) reload(ctx context.Context) (Check, error) {
 		return c, fmt.Errorf("reload: %w", err)
 	}
 	r.sess = s
-	if diff := GoldenDiff(before, after); diff != "" {
+	if diff := check.GoldenDiff(before, after); diff != "" {
 		c.Message = "the reloaded session differs from the saved one (-saved +reloaded):\n" + diff
 		return c, nil
 	}
@@ -89,7 +86,7 @@ func sessionSnapshot(s *session.Session) ([]byte, error) {
 	slices.SortFunc(pairs, func(a, b adapters.ToolIDPair) int {
 		return strings.Compare(a.Canonical+a.Provider, b.Canonical+b.Provider)
 	})
-	return encodeIndented(struct {
+	return check.EncodeIndented(struct {
 		Model    string                `json:"model"`
 		ToolIDs  []adapters.ToolIDPair `json:"tool_ids"`
 		Messages []canonical.Message   `json:"messages"`
@@ -99,7 +96,7 @@ func sessionSnapshot(s *session.Session) ([]byte, error) {
 // ready runs a ready step: the adapter's readiness probe for the step's
 // model (default the active one), through the run's wire and the pending
 // fault, checked against the step's expect.
-func (r *run) ready(ctx context.Context, st *Step) ([]Check, error) {
+func (r *run) ready(ctx context.Context, st *scenario.Step) ([]check.Check, error) {
 	inject := r.pendingInject
 	r.pendingInject, r.pendingCancel = nil, nil
 	model := st.Ready.Model
@@ -127,24 +124,24 @@ func (r *run) ready(ctx context.Context, st *Step) ([]Check, error) {
 	if ferr := r.transportFailure(); ferr != nil {
 		return nil, ferr
 	}
-	l := traceLine{Step: st.Index, Type: "ready", Model: model}
+	l := check.TraceLine{Step: st.Index, Type: "ready", Model: model}
 	if err != nil {
 		l.Class, l.Code = canonical.ClassOf(err), canonical.CodeOf(err)
 	}
 	r.addTrace(l)
 	e := r.expectFor(st.Expect, model)
 	if e == nil {
-		e = &Expect{}
+		e = &scenario.Expect{}
 	}
 	d := r.stepData(st.Index, sleeps)
-	checks := expectErrors(e.Error, err)
-	return append(checks, expectObserved(e, &outcome{}, d)...), nil
+	checks := check.Errors(e.Error, err)
+	return append(checks, check.Observed(e, &check.Outcome{}, d)...), nil
 }
 
 // expectReasons checks that every wanted text is in one of a swap
 // refusal's reasons.
-func expectReasons(want []string, err error) Check {
-	c := Check{Name: CheckReasons, OK: true}
+func expectReasons(want []string, err error) check.Check {
+	c := check.Check{Name: check.CheckReasons, OK: true}
 	var se *session.SwapError
 	if !errors.As(err, &se) {
 		c.OK, c.Message = false, "the swap was not refused, so it has no reasons"

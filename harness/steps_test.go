@@ -9,11 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 )
 
 // checkNamed returns the checks of res named name, in order.
-func checksNamed(res harness.ScenarioResult, name string) []harness.Check {
-	var out []harness.Check
+func checksNamed(res harness.ScenarioResult, name string) []check.Check {
+	var out []check.Check
 	for _, st := range res.Steps {
 		for _, c := range st.Checks {
 			if c.Name == name {
@@ -50,10 +51,10 @@ steps:
         json: {/messages/1/content/0/id: toolu_keep_me, /messages/2/content/0/tool_use_id: toolu_keep_me}
 `)
 	requirePass(t, res)
-	reloads := checksNamed(res, harness.CheckReload)
+	reloads := checksNamed(res, check.CheckReload)
 	require.Len(t, reloads, 1)
 	assert.True(t, reloads[0].OK)
-	assert.Len(t, checksNamed(res, harness.CheckRequest), 1)
+	assert.Len(t, checksNamed(res, check.CheckRequest), 1)
 }
 
 func TestReadyStep(t *testing.T) {
@@ -72,7 +73,7 @@ steps:
       error: {class: auth}
 `)
 	requirePass(t, res)
-	assert.Len(t, checksNamed(res, harness.CheckError), 2)
+	assert.Len(t, checksNamed(res, check.CheckError), 2)
 
 	res = runInline(t, emulated(t), `
 id: inline
@@ -114,7 +115,7 @@ steps:
       request: {json: {/messages/0/content: think, /messages/2/content: again, /messages/3/content: once more}}
 `)
 	requirePass(t, res)
-	assert.Len(t, checksNamed(res, harness.CheckLogs), 1)
+	assert.Len(t, checksNamed(res, check.CheckLogs), 1)
 }
 
 func TestSameAs(t *testing.T) {
@@ -186,7 +187,7 @@ steps:
       session_cost: "0.001104"
 `)
 	requirePass(t, res)
-	for _, name := range []string{harness.CheckWaits, harness.CheckUsage, harness.CheckCost, harness.CheckSessionCost} {
+	for _, name := range []string{check.CheckWaits, check.CheckUsage, check.CheckCost, check.CheckSessionCost} {
 		assert.NotEmpty(t, checksNamed(res, name), name)
 	}
 
@@ -220,5 +221,5 @@ steps:
       events: {tool.use_end: 1}
 `)
 	requirePass(t, res)
-	require.Len(t, checksNamed(res, harness.CheckFragments), 1)
+	require.Len(t, checksNamed(res, check.CheckFragments), 1)
 }

@@ -12,7 +12,9 @@ import (
 
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // The conformance suite under go test: one ginkgo table entry per
@@ -27,7 +29,7 @@ func TestConformance(t *testing.T) {
 }
 
 var _ = Describe("conformance", func() {
-	scs, err := harness.LoadDir("../scenarios")
+	scs, err := scenario.LoadDir("../scenarios")
 	if err != nil {
 		panic(err) // a broken scenario file is a programmer error here
 	}
@@ -71,7 +73,7 @@ func goldieCompare(path string, got []byte) (string, error) {
 		goldie.WithFixtureDir(filepath.Dir(path)),
 		goldie.WithNameSuffix(""),
 		goldie.WithDiffFn(func(actual, expected string) string {
-			return "(-want +got)\n" + harness.GoldenDiff([]byte(expected), []byte(actual))
+			return "(-want +got)\n" + check.GoldenDiff([]byte(expected), []byte(actual))
 		}),
 	)
 	g.Assert(GinkgoTB(), filepath.Base(path), got)

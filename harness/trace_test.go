@@ -8,10 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 func TestSpecRefs(t *testing.T) {
-	sp, err := harness.DefaultSpec()
+	sp, err := scenario.DefaultSpec()
 	require.NoError(t, err)
 	tests := []struct {
 		ref string
@@ -53,14 +54,14 @@ func TestParseSpecErrors(t *testing.T) {
 		{seeds + "cases:\n  - {id: 000 §1.1, title: t, applies_to: [all], colour: red}", "field colour not found"},
 	}
 	for _, tt := range tests {
-		_, err := harness.ParseSpec("s.yaml", []byte(tt.src))
+		_, err := scenario.ParseSpec("s.yaml", []byte(tt.src))
 		require.Error(t, err, tt.src)
 		assert.Contains(t, err.Error(), tt.want)
 	}
 }
 
 func TestTraceFindsGaps(t *testing.T) {
-	sp, err := harness.ParseSpec("s.yaml", []byte(`
+	sp, err := scenario.ParseSpec("s.yaml", []byte(`
 seeds:
   "000": {title: t, sections: ["1"]}
 cases:
@@ -71,11 +72,11 @@ cases:
   - {id: "000 §1.5", title: nowhere, applies_to: [], elsewhere: x_test.go}
 `))
 	require.NoError(t, err)
-	cfg := harness.Config{Factories: factories(), Columns: []harness.Column{
+	cfg := harness.Config{Factories: factories(), Columns: []scenario.Column{
 		{Name: "anthropic", Model: "anthropic:claude-sonnet-4-6", Wire: "anthropic"},
 		{Name: "vllm", Model: "vllm:qwen2.5-7b-instruct", Wire: "chat", Tags: []string{"local"}},
 	}}
-	scs := []*harness.Scenario{
+	scs := []*scenario.Scenario{
 		parse(t, "a.yaml", "id: a\ntitle: t\nspec: [\"000 §1.1\", \"000 §1.2\"]\nsteps: [{user: hi}]\n"),
 		parse(t, "b.yaml", "id: b\ntitle: t\nspec: [\"000 §1.3\"]\nmodels: [anthropic:claude-sonnet-4-6]\nsteps: [{user: hi}]\n"),
 		parse(t, "c.yaml", "id: c\ntitle: t\nspec: [\"000 §1.1\"]\nmodels: [vllm:qwen2.5-7b-instruct]\nrequires: [images]\nsteps: [{user: hi}]\n"),
@@ -103,7 +104,7 @@ cases:
 
 func TestLintSpecRefs(t *testing.T) {
 	sc := parse(t, "s.yaml", "id: s\ntitle: t\nspec: [\"000 §5.2.1\", \"000 §99\"]\nmodels: [anthropic:claude-sonnet-4-6]\nsteps: [{user: hi}]\n")
-	errs := harness.Lint([]*harness.Scenario{sc}, nil)
+	errs := scenario.Lint([]*scenario.Scenario{sc}, nil)
 	require.Len(t, errs, 1)
 	assert.Contains(t, errs[0].Error(), `s.yaml:3:22: "000 §99": seed 000 has no section §99 and no such test case`)
 }
@@ -113,9 +114,9 @@ func TestLintSpecRefs(t *testing.T) {
 // built-in suite on every column it applies to, unless the harness
 // enforces it on every run or it names the Go test that asserts it.
 func TestSpecTraceHasNoGap(t *testing.T) {
-	scs, err := harness.LoadDir("../scenarios")
+	scs, err := scenario.LoadDir("../scenarios")
 	require.NoError(t, err)
-	sp, err := harness.DefaultSpec()
+	sp, err := scenario.DefaultSpec()
 	require.NoError(t, err)
 	rows, err := harness.Trace(scs, sp, harness.Config{Factories: factories()})
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // wire is the HTTP transport under one provider's adapter in a run. It
@@ -160,8 +161,8 @@ func (e *transportError) Error() string { return e.err.Error() }
 func (e *transportError) Unwrap() error { return e.err }
 
 // replayTransport is the default Config.Transport.
-func (c *Config) replayTransport(provider string, sc *Scenario, model string) (http.RoundTripper, error) {
-	path := CassettePath(c.cassetteDir(), sc, model, provider)
+func (c *Config) replayTransport(provider string, sc *scenario.Scenario, model string) (http.RoundTripper, error) {
+	path := scenario.CassettePath(c.cassetteDir(), sc, model, provider)
 	var opts []replay.Option
 	if c.Pacing > 0 {
 		opts = append(opts, replay.WithPacing(c.Pacing))

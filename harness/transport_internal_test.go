@@ -4,13 +4,15 @@ import (
 	"errors"
 	"net/http"
 	"testing"
+
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // failingRun is a run whose provider transport cannot be created.
 func failingRun(t *testing.T, cause error) (*run, *wire) {
 	t.Helper()
-	cfg := &Config{Transport: func(string, *Scenario, string) (http.RoundTripper, error) { return nil, cause }}
-	r := newRun(cfg, &Scenario{ID: "race/wire"}, "m", nil)
+	cfg := &Config{Transport: func(string, *scenario.Scenario, string) (http.RoundTripper, error) { return nil, cause }}
+	r := newRun(cfg, &scenario.Scenario{ID: "race/wire"}, "m", nil)
 	w := newWire(r, "anthropic")
 	r.mu.Lock()
 	r.wires["anthropic"] = w

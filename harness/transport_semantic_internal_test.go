@@ -8,6 +8,7 @@ import (
 
 	"github.com/metis-llm/metis/harness/replay"
 	"github.com/metis-llm/metis/harness/replay/equiv"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // callRecorder is a provider transport that keeps the replay.Call each
@@ -31,12 +32,12 @@ func (c *callRecorder) Differences() []replay.Difference { return c.diffs }
 // replay/request findings on their step.
 func TestWireTellsTheReplayWhichCall(t *testing.T) {
 	rec := &callRecorder{}
-	sc := &Scenario{ID: "semantic/wire", Steps: []Step{
-		{Index: 0, Kind: StepUser, User: &UserStep{}},
-		{Index: 1, Kind: StepCall, Call: &CallStep{}},
-		{Index: 2, Kind: StepCall, Call: &CallStep{MaxOutputTokens: 10}},
+	sc := &scenario.Scenario{ID: "semantic/wire", Steps: []scenario.Step{
+		{Index: 0, Kind: scenario.StepUser, User: &scenario.UserStep{}},
+		{Index: 1, Kind: scenario.StepCall, Call: &scenario.CallStep{}},
+		{Index: 2, Kind: scenario.StepCall, Call: &scenario.CallStep{MaxOutputTokens: 10}},
 	}}
-	cfg := &Config{Transport: func(string, *Scenario, string) (http.RoundTripper, error) { return rec, nil }}
+	cfg := &Config{Transport: func(string, *scenario.Scenario, string) (http.RoundTripper, error) { return rec, nil }}
 	r := newRun(cfg, sc, "m", nil)
 	w := newWire(r, "anthropic")
 	for _, step := range []int{1, 2, 2} {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // TestStallTimeoutIsVirtual: faults/stall-mid-stream's 1 s idle timeout
@@ -18,11 +19,11 @@ func TestStallTimeoutIsVirtual(t *testing.T) {
 	if testing.Short() {
 		t.Skip("paced replay: about 7 s of real time")
 	}
-	scs, err := harness.LoadDir("../scenarios/faults")
+	scs, err := scenario.LoadDir("../scenarios/faults")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sc *harness.Scenario
+	var sc *scenario.Scenario
 	for _, s := range scs {
 		if s.ID == "faults/stall-mid-stream" {
 			sc = s

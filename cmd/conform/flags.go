@@ -12,6 +12,7 @@ import (
 	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // selection holds the flags run and list share.
@@ -77,13 +78,13 @@ func (s *selection) config(globs []string) (harness.Config, error) {
 // something. On failure it prints the problems to stderr (each naming
 // file:line:column, or the filter that matches nothing) and returns false;
 // the exit status is then exitUsage.
-func (s *selection) load(name string, cfg harness.Config, stderr io.Writer) ([]*harness.Scenario, bool) {
+func (s *selection) load(name string, cfg harness.Config, stderr io.Writer) ([]*scenario.Scenario, bool) {
 	reg, err := adapters.DefaultRegistry()
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return nil, false
 	}
-	scs, err := harness.LoadAndLint(cfg.ScenarioDir, reg)
+	scs, err := scenario.LoadAndLint(cfg.ScenarioDir, reg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, false

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/internal/cli"
 )
 
@@ -29,7 +30,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		return c.Fail(stderr, err.Error())
 	}
 	if *trace {
-		scs, err := harness.LoadDir(cfg.ScenarioDir)
+		scs, err := scenario.LoadDir(cfg.ScenarioDir)
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return exitUsage
@@ -55,8 +56,8 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 // printTrace writes the traceability matrix: per case, its id and title,
 // the scenarios asserting it with the columns each runs on, and the
 // columns it applies to that no scenario covers.
-func printTrace(stdout, stderr io.Writer, scs []*harness.Scenario, cfg harness.Config) int {
-	sp, err := harness.DefaultSpec()
+func printTrace(stdout, stderr io.Writer, scs []*scenario.Scenario, cfg harness.Config) int {
+	sp, err := scenario.DefaultSpec()
 	if err != nil {
 		fmt.Fprintln(stderr, "conform list:", err)
 		return exitUsage

@@ -13,7 +13,9 @@ import (
 	"sync"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/record"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // Record modes of `conform run --record`, after vcrpy's: none replays
@@ -38,7 +40,7 @@ func recordMissingCassettes(ctx context.Context, cfg harness.Config, stdout io.W
 			continue
 		}
 		sum, err := record.Run(ctx, record.Config{
-			Scenarios: []*harness.Scenario{p.Scenario}, Models: []string{p.Model},
+			Scenarios: []*scenario.Scenario{p.Scenario}, Models: []string{p.Model},
 			ScenarioDir: cfg.ScenarioDir, CassetteDir: cfg.CassetteDir, GoldenDir: cfg.GoldenDir,
 			Emulator: true, Out: io.Discard,
 		})
@@ -64,15 +66,15 @@ func recordMissingCassettes(ctx context.Context, cfg harness.Config, stdout io.W
 }
 
 func lacksGoldens(cfg harness.Config, p harness.Pair) bool {
-	dir := harness.GoldenDir(cfg.GoldenDir, p.Scenario, p.Model)
-	return slices.ContainsFunc([]string{harness.GoldenTranscript, harness.GoldenRequests, harness.GoldenEvents}, func(name string) bool {
+	dir := scenario.GoldenDir(cfg.GoldenDir, p.Scenario, p.Model)
+	return slices.ContainsFunc([]string{check.GoldenTranscript, check.GoldenRequests, check.GoldenEvents}, func(name string) bool {
 		return missing(filepath.Join(dir, name))
 	})
 }
 
 func lacksCassette(cfg harness.Config, p harness.Pair) bool {
 	return slices.ContainsFunc(p.Scenario.Providers(p.Model), func(prov string) bool {
-		return missing(harness.CassettePath(cfg.CassetteDir, p.Scenario, p.Model, prov))
+		return missing(scenario.CassettePath(cfg.CassetteDir, p.Scenario, p.Model, prov))
 	})
 }
 
@@ -100,7 +102,7 @@ func (g *newGoldens) compare(path string, got []byte) (string, error) {
 		g.held[path] = got
 		return "", nil
 	}
-	return harness.CompareGolden(path, got, g.update)
+	return check.CompareGolden(path, got, g.update)
 }
 
 // write writes the held-back goldens of res's passing runs and prints
@@ -112,16 +114,16 @@ func (g *newGoldens) write(cfg harness.Config, res *harness.Result, stdout io.Wr
 		if run.Status != harness.StatusPass {
 			continue
 		}
-		sc := &harness.Scenario{ID: run.ID}
-		dir := harness.GoldenDir(cfg.GoldenDir, sc, run.Model)
+		sc := &scenario.Scenario{ID: run.ID}
+		dir := scenario.GoldenDir(cfg.GoldenDir, sc, run.Model)
 		var wrote []string
-		for _, name := range []string{harness.GoldenTranscript, harness.GoldenRequests, harness.GoldenEvents} {
+		for _, name := range []string{check.GoldenTranscript, check.GoldenRequests, check.GoldenEvents} {
 			path := filepath.Join(dir, name)
 			data, ok := g.held[path]
 			if !ok {
 				continue
 			}
-			if _, err := harness.CompareGolden(path, data, true); err != nil {
+			if _, err := check.CompareGolden(path, data, true); err != nil {
 				return err
 			}
 			wrote = append(wrote, name)

@@ -13,6 +13,7 @@ import (
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/internal/cli"
 )
 
@@ -67,9 +68,9 @@ Exit status: 0 valid (warnings allowed), 1 a problem found, 2 a usage error.`
 // with files (if any) in place of the directory's copies, and returns the
 // scenarios checked and the problems found in them. The error is non-nil
 // when the directory cannot be read (and no file is named).
-func validateScenarios(dir string, files []string, reg *adapters.Registry) ([]*harness.Scenario, []error, error) {
-	all, err := harness.LoadDir(dir)
-	var loadErrs harness.Errors
+func validateScenarios(dir string, files []string, reg *adapters.Registry) ([]*scenario.Scenario, []error, error) {
+	all, err := scenario.LoadDir(dir)
+	var loadErrs scenario.Errors
 	if err != nil && !errors.As(err, &loadErrs) {
 		if len(files) == 0 || !errors.Is(err, os.ErrNotExist) {
 			return nil, nil, err
@@ -85,18 +86,18 @@ func validateScenarios(dir string, files []string, reg *adapters.Registry) ([]*h
 	} else {
 		chosen = nil // and the files' load errors come from LoadFile
 		for _, f := range files {
-			sc, err := harness.LoadFile(f)
+			sc, err := scenario.LoadFile(f)
 			if err != nil {
 				problems = append(problems, err)
 				continue
 			}
 			sc.Rel = relPath(dir, f, sc.ID)
-			all = slices.DeleteFunc(all, func(o *harness.Scenario) bool { return samePath(o.File, f) })
+			all = slices.DeleteFunc(all, func(o *scenario.Scenario) bool { return samePath(o.File, f) })
 			all = append(all, sc)
 			chosen = append(chosen, sc)
 		}
 	}
-	for _, e := range harness.Lint(all, reg) {
+	for _, e := range scenario.Lint(all, reg) {
 		if len(files) == 0 || inFiles(e.Pos.File, files) {
 			problems = append(problems, e)
 		}

@@ -17,7 +17,9 @@ import (
 	"github.com/metis-llm/metis/certify"
 	"github.com/metis-llm/metis/execadapter"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // python returns the interpreter, or skips when there is none outside CI
@@ -88,7 +90,7 @@ func certifiable(t *testing.T) []string {
 			sc.ID == "faults/sse-framing",
 			// conform run's known failures of the Go Anthropic adapter
 			// have no goldens yet to certify against
-			slices.ContainsFunc(sc.KnownFailures, func(k harness.KnownFailure) bool {
+			slices.ContainsFunc(sc.KnownFailures, func(k scenario.KnownFailure) bool {
 				return len(k.Models) == 0 || slices.ContainsFunc(k.Models, func(m string) bool { return strings.HasPrefix(m, "anthropic") })
 			}):
 			continue
@@ -131,15 +133,15 @@ func TestBrokenMappingFailsCertification(t *testing.T) {
 		inMessage string
 	}{
 		{"stop reason", `"tool_use": "tool_use", "refusal"`, `"tool_use": "end_turn", "refusal"`,
-			"tools/single-round-trip", harness.CheckStopReason, "stop_reason end_turn, want tool_use"},
+			"tools/single-round-trip", check.CheckStopReason, "stop_reason end_turn, want tool_use"},
 		{"tool.use_end dropped", `self.emit({"type": "tool.use_end",`, `(lambda ev: None)({"type": "tool.use_end",`,
-			"tools/single-round-trip", harness.CheckStream, "tool.use_end"},
+			"tools/single-round-trip", check.CheckStream, "tool.use_end"},
 		{"cache usage", `("cache_read_input_tokens", "cached_input_tokens")`, `("cache_read_input_tokens", "input_tokens")`,
 			"basic/plain-text", "golden/transcript.json", "differs from goldens/basic/plain-text/anthropic/claude-sonnet-4-6/transcript.json"},
 		{"overload class", `cls, code = "rate_limit", "overloaded"
     elif status == 529:`, `cls, code = "server_error", "overloaded"
     elif status == 529:`,
-			"retry/exhausted", harness.CheckError, "rate_limit"},
+			"retry/exhausted", check.CheckError, "rate_limit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			broken := strings.Replace(string(src), tc.from, tc.to, 1)

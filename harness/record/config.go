@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/metis-llm/metis/adapters"
-	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // Config configures Run, a recording session. The zero value records
@@ -16,7 +16,7 @@ type Config struct {
 	// ScenarioDir is where scenarios are loaded from (default
 	// "scenarios"); Scenarios, when set, is used instead.
 	ScenarioDir string
-	Scenarios   []*harness.Scenario
+	Scenarios   []*scenario.Scenario
 	// CassetteDir receives cassettes/<provider>/<scenario-id>.yaml
 	// (default "cassettes"); GoldenDir holds the goldens the new
 	// cassettes are checked against (default "goldens").

@@ -9,6 +9,7 @@ import (
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/emulator"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // script is an emulator's Responder for one run: it answers every request
@@ -20,7 +21,7 @@ type script struct {
 	getenv func(string) string
 
 	mu      sync.Mutex
-	step    *harness.Step
+	step    *scenario.Step
 	profile string
 }
 
@@ -70,7 +71,7 @@ func (s *script) respond(c emulator.Call) (emulator.Reply, error) {
 }
 
 // toEmulator converts a scenario's reply script.
-func toEmulator(r *harness.Reply) emulator.Reply {
+func toEmulator(r *scenario.Reply) emulator.Reply {
 	out := emulator.Reply{Text: r.Text, Thinking: r.Thinking, Signature: r.Signature, StopReason: r.StopReason, StopSequence: r.StopSequence,
 		Model: r.Model, InterleaveToolArguments: r.InterleaveToolArguments, StreamFunctionCallArguments: r.StreamFunctionCallArguments}
 	if r.Usage != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/faults"
 	"github.com/metis-llm/metis/harness/replay"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // Run records the scenario × model runs cfg selects, one at a time, and
@@ -142,11 +143,11 @@ func (s *session) selectRuns() ([]harness.Pair, error) {
 	scs := s.cfg.Scenarios
 	if scs == nil {
 		var err error
-		if scs, err = harness.LoadDir(s.cfg.ScenarioDir); err != nil {
+		if scs, err = scenario.LoadDir(s.cfg.ScenarioDir); err != nil {
 			return nil, err
 		}
 	}
-	if errs := harness.Lint(scs, s.reg); errs != nil {
+	if errs := scenario.Lint(scs, s.reg); errs != nil {
 		return nil, errs
 	}
 	s.cfg.Scenarios = scs
@@ -169,7 +170,7 @@ type plan struct {
 func (s *session) plan(p harness.Pair) *plan {
 	pl := &plan{paths: map[string]string{}, existing: map[string]bool{}}
 	for _, prov := range p.Scenario.Providers(p.Model) {
-		path := harness.CassettePath(s.cfg.CassetteDir, p.Scenario, p.Model, prov)
+		path := scenario.CassettePath(s.cfg.CassetteDir, p.Scenario, p.Model, prov)
 		pl.providers = append(pl.providers, prov)
 		pl.paths[prov] = path
 		if _, err := os.Stat(path); err == nil {
@@ -270,8 +271,8 @@ func (s *session) record(ctx context.Context, p harness.Pair, pl *plan, res *Run
 
 	var mu sync.Mutex
 	var recs []*Recorder
-	hcfg.Transport = func(provider string, sc *harness.Scenario, model string) (http.RoundTripper, error) {
-		path := harness.CassettePath(s.cfg.CassetteDir, sc, model, provider)
+	hcfg.Transport = func(provider string, sc *scenario.Scenario, model string) (http.RoundTripper, error) {
+		path := scenario.CassettePath(s.cfg.CassetteDir, sc, model, provider)
 		transport := real
 		if s.source == SourceEmulator {
 			if c, err := s.reg.Config(provider, s.getenv); err == nil && c.APIKey == "" {
@@ -417,12 +418,12 @@ func (s *session) replay(ctx context.Context, r *RunResult) {
 			}
 		}
 	case len(r.NoGolden) > 0:
-		fmt.Fprintf(s.out, "new    %s: no goldens yet under %s\n", r.Name(), harness.GoldenDir(s.cfg.GoldenDir, sc, r.Model))
+		fmt.Fprintf(s.out, "new    %s: no goldens yet under %s\n", r.Name(), scenario.GoldenDir(s.cfg.GoldenDir, sc, r.Model))
 	}
 }
 
 // scenario finds a loaded scenario by id.
-func (s *session) scenario(id string) *harness.Scenario {
+func (s *session) scenario(id string) *scenario.Scenario {
 	for _, sc := range s.cfg.Scenarios {
 		if sc.ID == id {
 			return sc

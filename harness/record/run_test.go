@@ -18,6 +18,7 @@ import (
 	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/emulator"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/faults"
 	"github.com/metis-llm/metis/harness/record"
 )
@@ -342,7 +343,7 @@ func TestRecordReportsDrift(t *testing.T) {
 	hcfg.IDs, hcfg.Models = cfg.IDs, cfg.Models
 	_, err = harness.Run(context.Background(), hcfg)
 	require.NoError(t, err)
-	golden := filepath.Join(dir, "goldens", "basic", "plain-text", "gemini", "gemini-2.5-flash", harness.GoldenTranscript)
+	golden := filepath.Join(dir, "goldens", "basic", "plain-text", "gemini", "gemini-2.5-flash", check.GoldenTranscript)
 	data, err := os.ReadFile(golden)
 	require.NoError(t, err)
 	require.Contains(t, string(data), "Goodbye, and take care!")
@@ -356,7 +357,7 @@ func TestRecordReportsDrift(t *testing.T) {
 	r := sum.Runs[0]
 	assert.Equal(t, record.ActionRecorded, r.Action)
 	require.Len(t, r.Drift, 1, out.String())
-	assert.Equal(t, "golden/"+harness.GoldenTranscript, r.Drift[0].ID)
+	assert.Equal(t, "golden/"+check.GoldenTranscript, r.Drift[0].ID)
 	assert.False(t, r.ReplayFailed())
 	assert.False(t, sum.Failed(), "drift is reported, not a failure")
 	assert.Contains(t, out.String(), "drift  basic/plain-text [gemini:gemini-2.5-flash]: differs from "+golden+" (-want +got)")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/faults"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // FaultMatrix is report.json's fault_matrix: for every fault kind × every
@@ -103,7 +104,7 @@ func NewFaultMatrix(runs []harness.ScenarioResult) FaultMatrix {
 // orderColumns puts the default columns (scenarios/columns.yaml) first,
 // in their order, then any other column in order of appearance.
 func orderColumns(cols []string) []string {
-	defaults, _ := harness.DefaultColumns()
+	defaults, _ := scenario.DefaultColumns()
 	rank := func(c string) int {
 		for i, d := range defaults {
 			if d.Name == c {

@@ -11,7 +11,9 @@ import (
 	"unicode"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/report"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/stretchr/testify/require"
 )
 
@@ -55,8 +57,8 @@ func textResult(s string) *harness.Result {
 	return &harness.Result{Runs: []harness.ScenarioResult{{
 		ID: "fam/" + s, Title: s, Model: "m:" + s, File: "scenarios/" + s + ".yaml", Line: 3, Status: harness.StatusFail,
 		Reason: "step 1 (call): " + s,
-		Steps: []harness.StepResult{{Index: 0, Kind: harness.StepCall, Pos: harness.Pos{File: "scenarios/" + s + ".yaml", Line: 7}, Status: harness.StatusFail,
-			Checks: []harness.Check{{Name: "text", Message: s}}}},
+		Steps: []harness.StepResult{{Index: 0, Kind: scenario.StepCall, Pos: scenario.Pos{File: "scenarios/" + s + ".yaml", Line: 7}, Status: harness.StatusFail,
+			Checks: []check.Check{{Name: "text", Message: s}}}},
 		Findings: []harness.Finding{{ID: "golden/transcript.json", Level: harness.LevelError, Step: -1, Message: s, Diff: "-" + s + "\n+" + s + "\n"}},
 	}, {
 		ID: "fam/" + s, Title: s, Model: "n:" + s, Status: harness.StatusSkip, Reason: s,

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	_ "embed"
 	"encoding/json"
 	"encoding/xml"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/internal/atomicfile"
 	"github.com/metis-llm/metis/internal/buildinfo"
 )
@@ -56,7 +56,7 @@ func WriteReports(dir string, r *harness.Result) error {
 	if err != nil {
 		return err
 	}
-	js, err := encodeIndented(NewReport(r))
+	js, err := check.EncodeIndented(NewReport(r))
 	if err != nil {
 		return err
 	}
@@ -484,16 +484,3 @@ func mark(s harness.Status, ran bool) string {
 // writeAtomic writes data to path through a temporary file in the same
 // directory (atomicfile.Write), so a failure never leaves half a file.
 func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data) }
-
-// encodeIndented is json.MarshalIndent without HTML escaping, ending in a
-// newline.
-func encodeIndented(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}

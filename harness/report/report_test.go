@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/check"
 	"github.com/metis-llm/metis/harness/report"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,8 +23,8 @@ func sampleResult() *harness.Result {
 		{ID: "basic/plain-text", Model: "anthropic:claude-sonnet-4-6", Status: harness.StatusPass, Duration: 500 * time.Millisecond},
 		{ID: "basic/plain-text", Model: "openai:gpt-5", Status: harness.StatusFail, Duration: 250 * time.Millisecond,
 			Reason: "step 2 (call): stop_reason: stop_reason max_tokens, want end_turn",
-			Steps: []harness.StepResult{{Index: 1, Kind: harness.StepCall, Pos: harness.Pos{File: "scenarios/basic/plain-text.yaml", Line: 14, Col: 5}, Status: harness.StatusFail,
-				Checks: []harness.Check{{Name: "stop_reason", Message: "stop_reason max_tokens, want end_turn"}}}},
+			Steps: []harness.StepResult{{Index: 1, Kind: scenario.StepCall, Pos: scenario.Pos{File: "scenarios/basic/plain-text.yaml", Line: 14, Col: 5}, Status: harness.StatusFail,
+				Checks: []check.Check{{Name: "stop_reason", Message: "stop_reason max_tokens, want end_turn"}}}},
 			Findings: []harness.Finding{{ID: "golden/events.json", Level: harness.LevelError, Step: -1, Message: "differs <from> (-want +got)", Diff: "-a\n+b\n"}}},
 		{ID: "tools/parallel-calls", Model: "anthropic:claude-sonnet-4-6", Status: harness.StatusSkip, Reason: "anthropic:claude-sonnet-4-6 does not declare parallel_tool_calls"},
 	}}
@@ -127,8 +129,8 @@ func hostileResult() *harness.Result {
 	return &harness.Result{Runs: []harness.ScenarioResult{{
 		ID: hostile, Model: "evil:" + hostile, File: "scenarios/" + hostile + ".yaml", Line: 3, Status: harness.StatusFail,
 		Reason: "step 1 (call): " + hostile,
-		Steps: []harness.StepResult{{Index: 0, Kind: harness.StepCall, Pos: harness.Pos{File: "scenarios/" + hostile + ".yaml", Line: 7}, Status: harness.StatusFail,
-			Checks: []harness.Check{{Name: "text", Message: hostile}}}},
+		Steps: []harness.StepResult{{Index: 0, Kind: scenario.StepCall, Pos: scenario.Pos{File: "scenarios/" + hostile + ".yaml", Line: 7}, Status: harness.StatusFail,
+			Checks: []check.Check{{Name: "text", Message: hostile}}}},
 		Findings: []harness.Finding{{ID: "golden/transcript.json", Level: harness.LevelError, Step: -1, Message: hostile, Diff: "-" + hostile + "\n+" + hostile + "\n"}},
 	}}}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/record"
+	"github.com/metis-llm/metis/harness/scenario"
 )
 
 // preflight checks, before a live recording does any work, that the
@@ -34,7 +35,7 @@ func preflight(cfg *record.Config, getenv func(string) string) []string {
 			return nil
 		}
 	}
-	scs, err := harness.LoadAndLint(cfg.ScenarioDir, reg)
+	scs, err := scenario.LoadAndLint(cfg.ScenarioDir, reg)
 	if err != nil {
 		return nil
 	}
@@ -42,7 +43,7 @@ func preflight(cfg *record.Config, getenv func(string) string) []string {
 	runs := map[string]int{} // adapter → runs that record against it
 	for _, p := range harness.Select(scs, harness.Config{IDs: cfg.IDs, Models: cfg.Models}) {
 		for _, prov := range p.Scenario.Providers(p.Model) {
-			path := harness.CassettePath(cfg.CassetteDir, p.Scenario, p.Model, prov)
+			path := scenario.CassettePath(cfg.CassetteDir, p.Scenario, p.Model, prov)
 			if _, err := os.Stat(path); cfg.Force || cfg.OnlyFailing || errors.Is(err, fs.ErrNotExist) {
 				runs[prov]++
 			}
