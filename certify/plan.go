@@ -243,14 +243,12 @@ func (p *Plan) Exec(ctx context.Context, run Run) harness.ScenarioResult {
 		// Over the replay server a stall is in the server, out of the
 		// run's sight: the adapters' timeouts run in real time too.
 		RealTimeTimers: p.opts.Server != nil,
-		// A certificate judges the contract: the adapter's own backoff
-		// and declared capabilities are its business.
-		Certifying: true,
-		WaitBudget: p.opts.WaitBudget,
+		WaitBudget:     p.opts.WaitBudget,
+		// A certificate holds the contract alone: regression checks,
+		// requests.json and events.json are metis's own choices, and the
+		// adapter's backoff and declared capabilities are its business.
+		Oracle: harness.OracleContract,
 	}
-	// A certificate holds the contract alone: regression checks,
-	// requests.json and events.json are metis's own choices.
-	cfg.Oracle = harness.OracleContract
 	res := harness.RunScenario(ctx, cfg, run.Scenario, run.Model)
 	e.finish(&res)
 	return res

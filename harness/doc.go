@@ -255,7 +255,11 @@
 //
 //	oracle: regression                  # it checks only metis's own choices
 //
-// is skipped. docs/oracles.md has the table with the reasons.
+// is skipped; it also judges the adapter's backoff from the wire and its
+// swaps by the capabilities it declares (Config.Oracle).
+// OracleRegression evaluates metis's own choices alone: contract checks
+// are left out, the goldens compared byte for byte. docs/oracles.md has
+// the table with the reasons.
 //
 // # Runs
 //
@@ -323,7 +327,8 @@
 // your adapter type, whose Factories build it (it takes the injected
 // Config.HTTPClient), whose CassetteDir holds your cassettes, and whose
 // Faults is faults.FromSpec (without it every inject step fails); set
-// NoGoldens unless you keep goldens; call Run, then report.WriteReports.
+// NoGoldens unless you keep goldens and Oracle to OracleContract (what a
+// certificate holds); call Run, then report.WriteReports.
 //
 // # Reports
 //

@@ -17,8 +17,8 @@ import (
 // 004 conformance fixtures) require of any adapter; the regression is
 // what metis's own adapters happen to do — byte shapes of their wire
 // requests, their event chunking, their backoff schedule, their log and
-// error texts. conform run checks both; a certificate checks only the
-// contract (docs/oracles.md has the table).
+// error texts. conform run checks both (--oracle chooses); a certificate
+// checks only the contract (docs/oracles.md has the table).
 type Oracle string
 
 // Oracles.
@@ -28,9 +28,13 @@ const (
 	// OracleRegression: metis's own choices, checked so that they do not
 	// change unnoticed, never asked of another adapter.
 	OracleRegression Oracle = "regression"
-	// OracleBoth, as Config.Oracle (or its zero value), checks both.
-	OracleBoth Oracle = "both"
+	// OracleAll, as Config.Oracle (or its zero value), checks both.
+	OracleAll Oracle = "all"
 )
+
+// RunOracles are the values Config.Oracle takes (besides "", which is
+// OracleAll): conform run's --oracle.
+var RunOracles = []Oracle{OracleAll, OracleContract, OracleRegression}
 
 // Check names of the regression halves of expectations that mix both
 // oracles (see checkOracles).
@@ -116,33 +120,37 @@ func (e ExpectLifecycle) oracle() Oracle {
 	return OracleContract
 }
 
-// checkOracle returns Config.Oracle, validated: "" is OracleBoth.
+// checkOracle returns Config.Oracle, validated: "" is OracleAll.
 func (c *Config) checkOracle() (Oracle, error) {
 	switch c.Oracle {
-	case "", OracleBoth:
-		return OracleBoth, nil
-	case OracleContract:
-		return OracleContract, nil
+	case "", OracleAll:
+		return OracleAll, nil
+	case OracleContract, OracleRegression:
+		return c.Oracle, nil
 	}
-	return "", fmt.Errorf("harness: Config.Oracle %q: want %q or %q", c.Oracle, OracleBoth, OracleContract)
+	return "", fmt.Errorf("harness: Config.Oracle %q: want %q, %q or %q", c.Oracle, OracleAll, OracleContract, OracleRegression)
 }
 
-// contractOnly reports whether the run checks the contract alone.
+// contractOnly reports whether the run checks the contract alone. Such a
+// run also judges the adapter as a black box where the contract leaves
+// the adapter its own policy (see Config.Oracle): its backoff from the
+// wire, its swaps by the capabilities it declares.
 func (c *Config) contractOnly() bool { return c.Oracle == OracleContract }
 
 // oracleChecks sets each check's oracle (OracleOf its name, unless it was
-// set where it was built) and, when cfg checks the contract alone, drops
-// the regression checks.
+// set where it was built) and, when cfg checks one oracle alone, drops
+// the other's checks.
 func (c *Config) oracleChecks(checks []Check) []Check {
 	for i := range checks {
 		if checks[i].Oracle == "" {
 			checks[i].Oracle = OracleOf(checks[i].Name)
 		}
 	}
-	if !c.contractOnly() {
-		return checks
+	switch c.Oracle {
+	case OracleContract, OracleRegression:
+		return slices.DeleteFunc(checks, func(ch Check) bool { return ch.Oracle != c.Oracle })
 	}
-	return slices.DeleteFunc(checks, func(ch Check) bool { return ch.Oracle != OracleContract })
+	return checks
 }
 
 // goldenOracles gives the oracle of each golden file. The transcript is

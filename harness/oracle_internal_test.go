@@ -131,6 +131,7 @@ func TestRawOracle(t *testing.T) {
 
 // TestOracleFilter: under Config.Oracle contract, regression checks are
 // dropped, so that their failure fails nothing; contract checks stay.
+// Under regression, the reverse.
 func TestOracleFilter(t *testing.T) {
 	checks := func() []Check {
 		return []Check{
@@ -146,8 +147,9 @@ func TestOracleFilter(t *testing.T) {
 		want   []string
 	}{
 		{"", []string{"stop_reason:contract", "waits:regression", "usage:regression", "lifecycle:contract", "not-yet-classified:contract"}},
-		{OracleBoth, []string{"stop_reason:contract", "waits:regression", "usage:regression", "lifecycle:contract", "not-yet-classified:contract"}},
+		{OracleAll, []string{"stop_reason:contract", "waits:regression", "usage:regression", "lifecycle:contract", "not-yet-classified:contract"}},
 		{OracleContract, []string{"stop_reason:contract", "lifecycle:contract", "not-yet-classified:contract"}},
+		{OracleRegression, []string{"waits:regression", "usage:regression"}},
 	}
 	for _, tt := range tests {
 		cfg := Config{Oracle: tt.oracle}
@@ -159,8 +161,13 @@ func TestOracleFilter(t *testing.T) {
 			t.Errorf("Oracle %q (-want +got):\n%s", tt.oracle, diff)
 		}
 	}
-	if _, err := (&Config{Oracle: "regression"}).checkOracle(); err == nil {
-		t.Error("Config.Oracle regression: no error, want one (both or contract)")
+	for _, o := range RunOracles {
+		if _, err := (&Config{Oracle: o}).checkOracle(); err != nil {
+			t.Errorf("Config.Oracle %q: %v", o, err)
+		}
+	}
+	if _, err := (&Config{Oracle: "both"}).checkOracle(); err == nil || !strings.Contains(err.Error(), `"all", "contract" or "regression"`) {
+		t.Errorf("Config.Oracle both: error %v, want one naming all, contract and regression", err)
 	}
 }
 
