@@ -86,6 +86,11 @@ type Options struct {
 	RunTimeout time.Duration
 	// Logger receives the adapters' and sessions' logs; nil discards them.
 	Logger *slog.Logger
+	// Progress, when set, is told as each run of Certify ends: how many
+	// runs are done, of how many, and the run's result, as
+	// harness.Config.Progress is. Calls do not overlap, whatever the
+	// parallelism; conform certify prints a line per run here.
+	Progress func(done, total int, r *harness.ScenarioResult)
 }
 
 // A Plan is a certification about to run: the target, the suite and the
@@ -566,7 +571,11 @@ func (p *Plan) Certify(ctx context.Context, parallel int, required []string) (*R
 	}
 	results := make([]harness.ScenarioResult, len(p.Runs))
 	sem := make(chan struct{}, max(parallel, 1))
-	var wg sync.WaitGroup
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex // orders the Progress calls
+		done int
+	)
 	for i, run := range p.Runs {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -574,6 +583,12 @@ func (p *Plan) Certify(ctx context.Context, parallel int, required []string) (*R
 			defer wg.Done()
 			defer func() { <-sem }()
 			results[i] = p.Exec(ctx, run)
+			if p.opts.Progress != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				done++
+				p.opts.Progress(done, len(p.Runs), &results[i])
+			}
 		}()
 	}
 	wg.Wait()

@@ -113,6 +113,7 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 	d := detailCompact
 	if verbose {
 		d = detailAll
+		printRunLines(stdout, res.Runs)
 	}
 	dirs := sel.dirFlags()
 	if cfg.Oracle != harness.OracleAll {
@@ -174,7 +175,9 @@ const (
 	// failing check, a golden diff with the command that accepts it), the
 	// known failures and the counts.
 	detailCompact detail = iota
-	// detailRuns adds a line per run before them.
+	// detailRuns is conform certify's: the caller printed a line per run
+	// (as each ended), so the failures come again after a blank line,
+	// without conform run's re-run hint.
 	detailRuns
 	// detailAll adds every check, error and finding of every run.
 	detailAll
@@ -184,20 +187,30 @@ const (
 // the reports and -v have all of them.
 const diffLines = 30
 
-// printResult writes res: a line per run from detailRuns up, each failure,
-// the known failures, and the closing counts line.
+// runLine is a run's line, as conform run -v and conform certify print
+// it: its mark and name ("ok   basic/plain-text [anthropic:...]"), and
+// a skip's reason.
+func runLine(r *harness.ScenarioResult) string {
+	line := fmt.Sprintf("%-4s %s", mark(r.Status), r.Name())
+	if r.Status == harness.StatusSkip {
+		line += ": " + firstLine(r.Reason)
+	}
+	return line
+}
+
+// printRunLines writes a line per run (runLine).
+func printRunLines(w io.Writer, runs []harness.ScenarioResult) {
+	for i := range runs {
+		fmt.Fprintln(w, runLine(&runs[i]))
+	}
+}
+
+// printResult writes res: every check of every run at detailAll, each
+// failure, the known failures, and the closing counts line. The lines
+// per run are the caller's (printRunLines, or as each run ends).
 // dirs are the flags naming the suite's directories when they are not
 // the defaults, added to the commands it suggests.
 func printResult(w io.Writer, res *harness.Result, d detail, dirs string) {
-	if d >= detailRuns {
-		for _, r := range res.Runs {
-			line := fmt.Sprintf("%-4s %s", mark(r.Status), r.Name())
-			if r.Status == harness.StatusSkip {
-				line += ": " + firstLine(r.Reason)
-			}
-			fmt.Fprintln(w, line)
-		}
-	}
 	var failed []*harness.ScenarioResult
 	for i := range res.Runs {
 		if res.Runs[i].Status == harness.StatusFail {
