@@ -21,6 +21,8 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/oauth2"
+
 	"github.com/metis-llm/metis/canonical"
 )
 
@@ -98,6 +100,14 @@ type Config struct {
 	// Observer, when set, receives the adapter's lifecycle events (see
 	// Event); Observers combines several. Nil costs nothing.
 	Observer Observer
+	// Tokens, when set, hands out the OAuth 2 access tokens of a
+	// provider that authenticates with expiring bearer tokens (Vertex
+	// AI, Azure OpenAI with Microsoft Entra ID), used when APIKey is
+	// empty. The adapter asks it for a token as it sends a request and
+	// again after a 401, so a refreshed token reaches it when the
+	// caller's source refreshes (a harness's on the run's clock). An
+	// adapter whose provider takes only a key ignores it.
+	Tokens oauth2.TokenSource
 	// Getenv resolves the environment variables an adapter reads beyond
 	// api_key_env: a cloud platform's ambient credentials
 	// (AWS_ACCESS_KEY_ID, GOOGLE_OAUTH_ACCESS_TOKEN, ...) and defaults

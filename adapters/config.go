@@ -16,8 +16,8 @@ import (
 // [REDACTED], and so every extra header, option or base-URL query value
 // that holds a credential (by its name, or by its shape: see
 // internal/secrets). The fields themselves are untouched. Runtime parts
-// (HTTPClient, Transport, Logger, Clock, OnAttempt, Observer) print only
-// whether they are set.
+// (HTTPClient, Transport, Logger, Clock, OnAttempt, Observer, Tokens)
+// print only whether they are set.
 
 // configView is what a Config prints: the settings, credentials redacted.
 type configView struct {
@@ -151,6 +151,7 @@ func (c Config) String() string {
 	}{
 		{"HTTPClient", c.HTTPClient != nil}, {"Transport", c.Transport != nil}, {"Logger", c.Logger != nil},
 		{"Clock", c.Clock != nil}, {"OnAttempt", c.OnAttempt != nil}, {"Observer", c.Observer != nil},
+		{"Tokens", c.Tokens != nil},
 	} {
 		if set.ok {
 			fmt.Fprintf(&b, ", %s:set", set.name)

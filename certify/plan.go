@@ -88,6 +88,11 @@ type Options struct {
 	RunTimeout time.Duration
 	// Logger receives the adapters' and sessions' logs; nil discards them.
 	Logger *slog.Logger
+	// Progress, when set, is told as each run of Certify ends: how many
+	// runs are done, of how many, and the run's result, as
+	// harness.Config.Progress is. Calls do not overlap, whatever the
+	// parallelism; conform certify prints a line per run here.
+	Progress func(done, total int, r *harness.ScenarioResult)
 }
 
 // A Plan is a certification about to run: the target, the suite and the
@@ -245,14 +250,12 @@ func (p *Plan) Exec(ctx context.Context, run Run) harness.ScenarioResult {
 		// Over the replay server a stall is in the server, out of the
 		// run's sight: the adapters' timeouts run in real time too.
 		RealTimeTimers: p.opts.Server != nil,
-		// A certificate judges the contract: the adapter's own backoff
-		// and declared capabilities are its business.
-		Certifying: true,
-		WaitBudget: p.opts.WaitBudget,
+		WaitBudget:     p.opts.WaitBudget,
+		// A certificate holds the contract alone: regression checks,
+		// requests.json and events.json are metis's own choices, and the
+		// adapter's backoff and declared capabilities are its business.
+		Oracle: scenario.OracleContract,
 	}
-	// A certificate holds the contract alone: regression checks,
-	// requests.json and events.json are metis's own choices.
-	cfg.Oracle = scenario.OracleContract
 	res := harness.RunScenario(ctx, cfg, run.Scenario, run.Model)
 	e.finish(&res)
 	return res
@@ -570,7 +573,11 @@ func (p *Plan) Certify(ctx context.Context, parallel int, required []string) (*R
 	}
 	results := make([]harness.ScenarioResult, len(p.Runs))
 	sem := make(chan struct{}, max(parallel, 1))
-	var wg sync.WaitGroup
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex // orders the Progress calls
+		done int
+	)
 	for i, run := range p.Runs {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -578,6 +585,12 @@ func (p *Plan) Certify(ctx context.Context, parallel int, required []string) (*R
 			defer wg.Done()
 			defer func() { <-sem }()
 			results[i] = p.Exec(ctx, run)
+			if p.opts.Progress != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				done++
+				p.opts.Progress(done, len(p.Runs), &results[i])
+			}
 		}()
 	}
 	wg.Wait()

@@ -51,7 +51,7 @@ func (r *run) call(ctx context.Context, st *scenario.Step) ([]check.Check, []Fin
 		defer r.clock.setOnSleep(nil)
 	}
 	stopWatch := func() string { return "" }
-	if r.cfg.Certifying {
+	if r.cfg.contractOnly() {
 		stopWatch = r.startWatch(cancel, cancelSpec != nil && cancelSpec.DuringBackoff)
 	} else {
 		r.mu.Lock()
@@ -124,7 +124,7 @@ func (r *run) call(ctx context.Context, st *scenario.Step) ([]check.Check, []Fin
 			max = n
 		}
 		checks = append(checks, backoffCheck(attempts, max))
-		if r.cfg.Certifying {
+		if r.cfg.contractOnly() {
 			// The adapter's own schedule is its business (the backoff
 			// check judges it); its attempts are the ones on the wire,
 			// whether it reports them or not.

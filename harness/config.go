@@ -121,13 +121,26 @@ type Config struct {
 	// scenario's own run_timeout wins over it.
 	RunTimeout time.Duration
 
-	// Oracle chooses the checks a run evaluates: OracleBoth (or "") the
+	// Oracle chooses the checks a run evaluates: OracleAll (or "") the
 	// contract's and metis's regression, OracleContract the contract's
-	// alone — certification's choice. Under OracleContract, regression
-	// checks are left out of the results, only the contract fields of
-	// transcript.json are compared (ContractTranscript; requests.json
-	// and events.json are not compared), and a scenario whose oracle is
-	// regression is skipped.
+	// alone — certification's choice — and OracleRegression metis's own
+	// choices alone. Under OracleContract, regression checks are left
+	// out of the results, only the contract fields of transcript.json
+	// are compared (ContractTranscript; requests.json and events.json
+	// are not compared), and a scenario whose oracle is regression is
+	// skipped. Under OracleRegression, contract checks are left out and
+	// the three golden files are compared byte for byte; the run's
+	// findings (stream invariants, replay) count under every oracle.
+	//
+	// The contract alone also judges the adapter from the outside where
+	// the contract leaves it a policy of its own, as a certificate must
+	// for an adapter other than metis's: its backoff schedule is its own
+	// (a call's attempts are counted on the wire, and the backoff check,
+	// from the gaps between them, replaces waits), a wait it sleeps on
+	// its own timers is bounded by WaitBudget, cancel during_backoff
+	// fires for it once a retryable failure was answered, and a swap
+	// whose refusal the scenario expects but the adapter's declared
+	// capabilities allow (or the reverse) skips the run with the reason.
 	Oracle scenario.Oracle
 
 	// RealTimeTimers makes the run clock's timers (the adapters' idle and
@@ -139,18 +152,7 @@ type Config struct {
 	// fast the machine is.
 	RealTimeTimers bool
 
-	// Certifying marks runs that certify an adapter other than metis's
-	// own, which is judged on the contract alone where time and declared
-	// capabilities are concerned: its own backoff schedule is accepted
-	// (a call's attempts are counted on the wire, and the backoff check,
-	// from the gaps between them, replaces waits), a wait it sleeps on
-	// its own timers is bounded by WaitBudget, cancel during_backoff
-	// fires for it once a retryable failure was answered, and a swap
-	// whose refusal the scenario expects but the adapter's declared
-	// capabilities allow (or the reverse) skips the run with the reason.
-	Certifying bool
-
-	// WaitBudget bounds, when Certifying, the real time a run waits for
+	// WaitBudget bounds, under OracleContract, the real time a run waits for
 	// an adapter that sleeps between attempts on its own timers rather
 	// than on the run's clock: a wait longer than that is not waited
 	// out, the call is cancelled and the run skipped saying so. Default

@@ -8,25 +8,9 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/metis-llm/metis/adapters"
-	"github.com/metis-llm/metis/adapters/azure"
 	"github.com/metis-llm/metis/adapters/providers"
-	"github.com/metis-llm/metis/adapters/vertex"
 	"github.com/metis-llm/metis/harness/scenario"
 )
-
-// tokenFactories build the adapter types that take an OAuth token source
-// with one (Credentials.Tokens).
-var tokenFactories = map[string]func(adapters.Config, oauth2.TokenSource) (adapters.Adapter, error){
-	"vertex": func(c adapters.Config, ts oauth2.TokenSource) (adapters.Adapter, error) {
-		return vertex.NewWithTokenSource(c, ts)
-	},
-	"vertex-anthropic": func(c adapters.Config, ts oauth2.TokenSource) (adapters.Adapter, error) {
-		return vertex.NewAnthropicWithTokenSource(c, ts)
-	},
-	"azure": func(c adapters.Config, ts oauth2.TokenSource) (adapters.Adapter, error) {
-		return azure.NewWithTokenSource(c, ts)
-	},
-}
 
 // credentialEnv returns the run's getenv: the harness's, under the
 // scenario's Credentials.Env.
@@ -44,9 +28,9 @@ func (r *run) credentialEnv() func(string) string {
 }
 
 // credentialFactories returns the factories the run opens adapter with:
-// Config.Factories, with the adapter's type built over the scenario's
-// scripted tokens (and no key) when it has tokens and the type takes a
-// token source.
+// Config.Factories, with the adapter's type given the scenario's
+// scripted tokens as adapters.Config.Tokens (and no key) when it has
+// tokens. Whether the adapter uses them is its provider's business.
 func (r *run) credentialFactories(adapter string, getenv func(string) string) map[string]adapters.Factory {
 	factories := r.cfg.Factories
 	if len(factories) == 0 {
@@ -60,15 +44,15 @@ func (r *run) credentialFactories(adapter string, getenv func(string) string) ma
 	if err != nil {
 		return factories // Open reports it
 	}
-	build, ok := tokenFactories[cfg.Type]
+	build, ok := factories[cfg.Type]
 	if !ok {
-		return factories
+		return factories // Open reports it
 	}
-	ts := &scriptedTokens{tokens: c.Tokens, now: r.clock.Now}
+	var ts oauth2.TokenSource = &scriptedTokens{tokens: c.Tokens, now: r.clock.Now}
 	factories = maps.Clone(factories)
 	factories[cfg.Type] = func(c adapters.Config) (adapters.Adapter, error) {
-		c.APIKey = ""
-		return build(c, ts)
+		c.APIKey, c.Tokens = "", ts
+		return build(c)
 	}
 	return factories
 }

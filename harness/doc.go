@@ -112,7 +112,8 @@
 // your adapter type, whose Factories build it (it takes the injected
 // Config.HTTPClient), whose CassetteDir holds your cassettes, and whose
 // Faults is faults.FromSpec (without it every inject step fails); set
-// NoGoldens unless you keep goldens; call Run, then report.WriteReports.
+// NoGoldens unless you keep goldens and Oracle to OracleContract (what a
+// certificate holds); call Run, then report.WriteReports.
 //
 // # Reports
 //

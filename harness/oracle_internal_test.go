@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,6 +12,7 @@ import (
 
 // TestOracleFilter: under Config.Oracle contract, regression checks are
 // dropped, so that their failure fails nothing; contract checks stay.
+// Under regression, the reverse.
 func TestOracleFilter(t *testing.T) {
 	checks := func() []check.Check {
 		return []check.Check{
@@ -26,8 +28,9 @@ func TestOracleFilter(t *testing.T) {
 		want   []string
 	}{
 		{"", []string{"stop_reason:contract", "waits:regression", "usage:regression", "lifecycle:contract", "not-yet-classified:contract"}},
-		{scenario.OracleBoth, []string{"stop_reason:contract", "waits:regression", "usage:regression", "lifecycle:contract", "not-yet-classified:contract"}},
+		{scenario.OracleAll, []string{"stop_reason:contract", "waits:regression", "usage:regression", "lifecycle:contract", "not-yet-classified:contract"}},
 		{scenario.OracleContract, []string{"stop_reason:contract", "lifecycle:contract", "not-yet-classified:contract"}},
+		{scenario.OracleRegression, []string{"waits:regression", "usage:regression"}},
 	}
 	for _, tt := range tests {
 		cfg := Config{Oracle: tt.oracle}
@@ -39,7 +42,12 @@ func TestOracleFilter(t *testing.T) {
 			t.Errorf("Oracle %q (-want +got):\n%s", tt.oracle, diff)
 		}
 	}
-	if _, err := (&Config{Oracle: "regression"}).checkOracle(); err == nil {
-		t.Error("Config.Oracle regression: no error, want one (both or contract)")
+	for _, o := range scenario.RunOracles {
+		if _, err := (&Config{Oracle: o}).checkOracle(); err != nil {
+			t.Errorf("Config.Oracle %q: %v", o, err)
+		}
+	}
+	if _, err := (&Config{Oracle: "both"}).checkOracle(); err == nil || !strings.Contains(err.Error(), `"all", "contract" or "regression"`) {
+		t.Errorf("Config.Oracle both: error %v, want one naming all, contract and regression", err)
 	}
 }

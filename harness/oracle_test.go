@@ -13,9 +13,11 @@ import (
 )
 
 // TestOracleVerdicts runs the hand-written basic/hello cassette under
-// both oracles: a failing regression check fails conform run's mode and
-// not certification's; a failing contract check fails both; a scenario
-// marked oracle: regression is skipped under the contract alone.
+// each oracle: a failing regression check fails conform run's mode and
+// the regression alone, not certification's; a failing contract check
+// fails all and the contract alone, not the regression alone; a
+// scenario marked oracle: regression is skipped under the contract
+// alone.
 func TestOracleVerdicts(t *testing.T) {
 	const head = `id: basic/hello
 title: One streamed greeting
@@ -27,59 +29,59 @@ system: Be brief.
 	tests := []struct {
 		name             string
 		yaml             string
-		both, contract   harness.Status
+		all, contract    harness.Status
+		regression       harness.Status
 		contractFailures []string // failed check names under the contract alone
 	}{
 		{"all hold", head + `steps:
   - user: Say hello.
   - call: {stream: true}
     expect: {stop_reason: end_turn, events: {text.delta: 2, message.complete: 1}}
-`, harness.StatusPass, harness.StatusPass, nil},
+`, harness.StatusPass, harness.StatusPass, harness.StatusPass, nil},
 		{"a regression check fails: the chunking", head + `steps:
   - user: Say hello.
   - call: {stream: true}
     expect: {stop_reason: end_turn, events: {text.delta: 7, message.complete: 1}}
-`, harness.StatusFail, harness.StatusPass, nil},
+`, harness.StatusFail, harness.StatusPass, harness.StatusFail, nil},
 		{"a regression check fails: the backoff", head + `steps:
   - user: Say hello.
   - call: {stream: true}
     expect: {waits: [1s]}
-`, harness.StatusFail, harness.StatusPass, nil},
+`, harness.StatusFail, harness.StatusPass, harness.StatusFail, nil},
 		{"a contract check fails: the stop reason", head + `steps:
   - user: Say hello.
   - call: {stream: true}
     expect: {stop_reason: tool_use, waits: [1s]}
-`, harness.StatusFail, harness.StatusFail, []string{"stop_reason"}},
+`, harness.StatusFail, harness.StatusFail, harness.StatusFail, []string{"stop_reason"}},
 		{"a contract check fails: the content", head + `steps:
   - user: Say hello.
   - call: {stream: true}
     expect: {text_contains: Goodbye}
-`, harness.StatusFail, harness.StatusFail, []string{"text_contains"}},
+`, harness.StatusFail, harness.StatusFail, harness.StatusPass, []string{"text_contains"}},
 		{"a regression scenario", head + `oracle: regression
 steps:
   - user: Say hello.
   - call: {stream: true}
     expect: {stop_reason: end_turn}
-`, harness.StatusPass, harness.StatusSkip, nil},
+`, harness.StatusPass, harness.StatusSkip, harness.StatusPass, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sc, err := scenario.Parse("hello.yaml", []byte(tt.yaml))
 			require.NoError(t, err)
-			for _, oracle := range []scenario.Oracle{scenario.OracleBoth, scenario.OracleContract} {
+			for _, oracle := range scenario.RunOracles {
 				cfg := replayConfig(t)
 				cfg.NoGoldens, cfg.Oracle = true, oracle
 				res := harness.RunScenario(context.Background(), cfg, sc, "anthropic:claude-sonnet-4-6")
-				want := tt.both
-				if oracle == scenario.OracleContract {
-					want = tt.contract
-				}
+				want := map[scenario.Oracle]harness.Status{
+					scenario.OracleAll: tt.all, scenario.OracleContract: tt.contract, scenario.OracleRegression: tt.regression,
+				}[oracle]
 				assert.Equal(t, want, res.Status, "oracle %s: %s", oracle, res.Reason)
 				var failed []string
 				for _, st := range res.Steps {
 					for _, c := range st.Checks {
-						if oracle == scenario.OracleContract {
-							assert.Equal(t, scenario.OracleContract, c.Oracle, "check %s under the contract alone", c.Name)
+						if oracle != scenario.OracleAll {
+							assert.Equal(t, oracle, c.Oracle, "check %s under %s alone", c.Name, oracle)
 						}
 						if !c.OK {
 							failed = append(failed, c.Name)
@@ -109,7 +111,7 @@ func TestOracleGoldens(t *testing.T) {
 	for _, tt := range []struct {
 		oracle scenario.Oracle
 		want   harness.Status
-	}{{scenario.OracleBoth, harness.StatusFail}, {scenario.OracleContract, harness.StatusPass}} {
+	}{{scenario.OracleAll, harness.StatusFail}, {scenario.OracleContract, harness.StatusPass}} {
 		cfg := replayConfig(t)
 		cfg.Oracle = tt.oracle
 		var compared []string

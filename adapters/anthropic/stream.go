@@ -54,7 +54,13 @@ func (d *decoder) decodeStream(body io.Reader, a *driver.Assembler) error {
 		if err != nil {
 			return fmt.Errorf("reading event %d: %w", n, err)
 		}
-		if done, err := d.event(a, &st, n, msg.Event, msg.Data); done || err != nil {
+		name := msg.Event
+		if name == "" {
+			// SSE: an event without an event field is of type message,
+			// which is no Messages API event (sseUnnamed).
+			name = sseUnnamed
+		}
+		if done, err := d.event(a, &st, n, name, msg.Data); done || err != nil {
 			return err
 		}
 		if a.Stopped() {
@@ -82,6 +88,11 @@ func (d *decoder) event(a *driver.Assembler, st *eventState, n int, name string,
 	if !fastEvent(data, ev, &st.strs) {
 		*ev = streamEvent{}
 		if err := st.data.Decode(data, ev); err != nil {
+			if !mustRead(name) {
+				// Anthropic's streaming documentation: new event types may
+				// be added, and clients handle unknown ones gracefully.
+				return false, nil
+			}
 			return true, driver.InvalidResponse(d.provider, err, "event %d (%s): decoding data: %v", n, eventLabel(name), err)
 		}
 	}
@@ -192,6 +203,27 @@ func (d *decoder) serverDelta(key int, dl *streamDelta) error {
 	}
 	d.serverArg[key] = append(d.serverArg[key], dl.PartialJSON...)
 	return nil
+}
+
+// sseUnnamed is the type SSE gives an event without an event field.
+const sseUnnamed = "message"
+
+// mustRead reports whether an event named name is one the decoder must
+// read, so that data which does not decode is a malformed response: an
+// event the Messages API documents (ping included), or an event whose
+// framing has no name (Bedrock's,
+// where the data's type alone says). Every event of Anthropic's SSE
+// stream is named and its documentation asks clients to handle unknown
+// event types gracefully, so any other event (an unnamed SSE event is of
+// type message) is skipped when its data does not decode; data that
+// decodes is read by its type whatever the name.
+func mustRead(name string) bool {
+	switch name {
+	case "", "message_start", "content_block_start", "content_block_delta", "content_block_stop",
+		"message_delta", "message_stop", "ping", "error":
+		return true
+	}
+	return false
 }
 
 // eventLabel names an event in errors.

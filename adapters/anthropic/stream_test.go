@@ -235,3 +235,30 @@ func TestDecodeStreamStopsWhenConsumerStops(t *testing.T) {
 	assert.Equal(t, 1, seen, "nothing is emitted after the consumer stops")
 	assert.True(t, a.Stopped())
 }
+
+// Every event of Anthropic's stream is named, and its streaming
+// documentation asks clients to handle event types they do not know
+// gracefully: an unnamed event (of SSE type message) or an unknown named
+// one whose data does not decode is skipped, and the stream completes.
+// An unnamed event whose data decodes is read by its type.
+func TestStreamSkipsUnknownEvents(t *testing.T) {
+	head := sse(evStart, evTextStart)
+	tail := sse(evTextHello, evStop0, messageDelta("end_turn"), evMsgStop)
+	for _, tt := range []struct {
+		name, extra string
+		text        string
+	}{
+		{"unnamed garbage", "data: {not json\n\n", "Hello"},
+		{"unknown named garbage", "event: thinking_about_it\ndata: {not json\n\n", "Hello"},
+		{"unnamed, decodable", "data: " + `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Oh, "}}` + "\n\n", "Oh, Hello"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body := append(append(append([]byte{}, head...), tt.extra...), tail...)
+			evs, err := streamBody(t, body)
+			require.NoError(t, err)
+			resp := checkInvariants(t, evs)
+			assert.Equal(t, canonical.StopEndTurn, resp.StopReason)
+			assert.Equal(t, tt.text, resp.Content.Text())
+		})
+	}
+}

@@ -28,9 +28,10 @@
 // api_key_env, typically AZURE_OPENAI_API_KEY). With the "auth" option
 // "entra", Config.APIKey is instead a Microsoft Entra ID access token
 // (scope https://cognitiveservices.azure.com/.default) sent as
-// "Authorization: Bearer"; NewWithTokenSource takes a token source for
-// Entra tokens that refresh (wrap azidentity's credential in an
-// oauth2.TokenSource), used when Config.APIKey is empty. Its tokens are
+// "Authorization: Bearer"; Config.Tokens (or NewWithTokenSource's
+// argument) is a token source for Entra tokens that refresh (wrap
+// azidentity's credential in an oauth2.TokenSource), used when
+// Config.APIKey is empty. Its tokens are
 // kept until a minute before their expiry on Config.Clock; a 401 answered
 // to one drops it and, when the source gives a different token, sends
 // the request again with it, once, at once.
@@ -121,8 +122,12 @@ func New(cfg adapters.Config) (*driver.Adapter, error) {
 }
 
 // NewWithTokenSource is New with ts supplying Entra ID access tokens
-// when cfg has no APIKey; it implies the "entra" auth.
+// when cfg has no APIKey; it implies the "entra" auth. Nil means
+// cfg.Tokens (none: the key).
 func NewWithTokenSource(cfg adapters.Config, ts oauth2.TokenSource) (*driver.Adapter, error) {
+	if ts == nil {
+		ts = cfg.Tokens
+	}
 	return driver.New(cfg, Info, func(cfg *adapters.Config) (driver.Provider, error) {
 		opts, err := driver.DecodeOptions(cfg, options{Dialect: dialectResponses, APIVersion: DefaultAPIVersion, Auth: "api-key"})
 		if err != nil {

@@ -130,7 +130,9 @@ func TestEntraID(t *testing.T) {
 	t.Run("token source, refreshed", func(t *testing.T) {
 		srv := adaptertest.NewServer(t, rec.Reply())
 		src := &countingSource{ttl: time.Second}
-		a, err := NewWithTokenSource(adapters.Config{BaseURL: srv.URL, Options: map[string]any{"dialect": "chat"}}, src)
+		// Config.Tokens, with New: what a harness or any caller hands
+		// every adapter.
+		a, err := New(adapters.Config{BaseURL: srv.URL, Options: map[string]any{"dialect": "chat"}, Tokens: src})
 		require.NoError(t, err)
 		for range 2 {
 			_, err = a.Complete(context.Background(), weather("azure:o4-mini", "q", 0))

@@ -30,8 +30,9 @@
 //
 //  1. Config.APIKey (models.yaml api_key or api_key_env): a static access
 //     token, such as `gcloud auth print-access-token` prints;
-//  2. the token source given to NewWithTokenSource (tests, or any
-//     golang.org/x/oauth2 source: workload identity, impersonation);
+//  2. the token source given to NewWithTokenSource, else Config.Tokens
+//     (tests, a harness's tokens on its clock, or any golang.org/x/oauth2
+//     source: workload identity, impersonation);
 //  3. the environment variable GOOGLE_OAUTH_ACCESS_TOKEN (read through
 //     Config.Getenv), a static access token;
 //  4. Application Default Credentials (golang.org/x/oauth2/google, scope
@@ -144,8 +145,12 @@ func NewAnthropic(cfg adapters.Config) (*driver.Adapter, error) {
 }
 
 // NewWithTokenSource is New with ts as the credentials when cfg has no
-// APIKey (see the package doc's order); nil means the environment's.
+// APIKey (see the package doc's order); nil means cfg.Tokens, else the
+// environment's.
 func NewWithTokenSource(cfg adapters.Config, ts oauth2.TokenSource) (*driver.Adapter, error) {
+	if ts == nil {
+		ts = cfg.Tokens
+	}
 	return driver.New(cfg, Info, func(cfg *adapters.Config) (driver.Provider, error) {
 		opts, err := driver.DecodeOptions(cfg, geminiOptions{Location: "global", APIVersion: "v1"})
 		if err != nil {
@@ -160,8 +165,11 @@ func NewWithTokenSource(cfg adapters.Config, ts oauth2.TokenSource) (*driver.Ada
 }
 
 // NewAnthropicWithTokenSource is NewAnthropic with ts as the credentials
-// when cfg has no APIKey; nil means the environment's.
+// when cfg has no APIKey; nil means cfg.Tokens, else the environment's.
 func NewAnthropicWithTokenSource(cfg adapters.Config, ts oauth2.TokenSource) (*driver.Adapter, error) {
+	if ts == nil {
+		ts = cfg.Tokens
+	}
 	return driver.New(cfg, AnthropicInfo, func(cfg *adapters.Config) (driver.Provider, error) {
 		opts, err := driver.DecodeOptions(cfg, anthropicOptions{Location: "global"})
 		if err != nil {

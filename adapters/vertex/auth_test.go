@@ -60,14 +60,17 @@ func TestCredentialsOrder(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		name   string
-		key    string
-		ts     bool
-		envTok string
-		want   string
+		name      string
+		key       string
+		ts        bool
+		cfgTokens bool // the source as Config.Tokens, built with New
+		envTok    string
+		want      string
 	}{
 		{name: "api key wins", key: "ya29.key", ts: true, envTok: "ya29.env", want: "ya29.key"},
 		{name: "token source before the environment", ts: true, envTok: "ya29.env", want: "ya29.test-token-1"},
+		{name: "Config.Tokens before the environment", cfgTokens: true, envTok: "ya29.env", want: "ya29.test-token-1"},
+		{name: "api key before Config.Tokens", key: "ya29.key", cfgTokens: true, want: "ya29.key"},
 		{name: "environment token", envTok: "ya29.env", want: "ya29.env"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,6 +81,9 @@ func TestCredentialsOrder(t *testing.T) {
 				if tc.ts {
 					src = &countingSource{}
 					return NewWithTokenSource(cfg, src)
+				}
+				if tc.cfgTokens {
+					cfg.Tokens = &countingSource{}
 				}
 				return New(cfg)
 			}, 1)

@@ -76,7 +76,8 @@ example:
 		required = profiles
 	}
 	suite := suiteFrom(*suiteDir)
-	opts := certify.Options{Suite: &suite, Profiles: profiles, IDs: c.Args(), Skip: *skip, Wires: *wires, WaitBudget: *budget, Pacing: *pace}
+	opts := certify.Options{Suite: &suite, Profiles: profiles, IDs: c.Args(), Skip: *skip, Wires: *wires, WaitBudget: *budget, Pacing: *pace,
+		Progress: runLines(stdout)}
 	target := certify.Target{Provider: *provider}
 	if *execCmd != "" {
 		argv, err := shlex.Split(*execCmd)
@@ -110,23 +111,13 @@ example:
 			*provider, strings.Join(plan.Profiles, ", "), strings.Join(ps, ", "))
 		return exitUsage
 	}
-	report, err := plan.Certify(ctx, *parallel, required)
+	report, err := certifyPlan(ctx, plan, *parallel, required, *verbose, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform certify: %v\nNOT CERTIFIED: the adapter did not start\n", err)
 		return exitFailed
 	}
-	results := report.Results()
 	report.Reproduce = reproduce(args)
-	d := detailRuns
-	if *verbose {
-		d = detailAll
-	}
-	printResult(stdout, &harness.Result{Runs: results}, d, "")
-	fmt.Fprintln(stdout)
-	for _, p := range report.Profiles {
-		fmt.Fprintf(stdout, "profile %-9s %-12s %d passed, %d failed, %d skipped\n", p.Name, p.Status, p.Passed, p.Failed, p.Skipped)
-	}
-	fmt.Fprintf(stdout, "\n%s: %s (%s, provider %s) against %s\n", report.Verdict(), report.Adapter.Name, report.Adapter.Kind, *provider, report.Suite)
+	fmt.Fprintf(stdout, "\n%s: %s (%s, provider %s) against %s\n", report.Verdict(), report.Adapter.Name, report.Adapter.Kind, plan.Target.Provider, report.Suite)
 	digest, err := certify.WriteBundle(*out, report)
 	if err != nil {
 		fmt.Fprintln(stderr, "conform certify: writing the bundle:", err)
@@ -137,6 +128,32 @@ example:
 		return exitFailed
 	}
 	return exitOK
+}
+
+// runLines is a certify.Options.Progress that prints each run's line to
+// w as the run ends (runLine, as conform run -v prints them).
+func runLines(w io.Writer) func(done, total int, r *harness.ScenarioResult) {
+	return func(_, _ int, r *harness.ScenarioResult) { fmt.Fprintln(w, runLine(r)) }
+}
+
+// certifyPlan runs plan, whose Options.Progress prints the lines per run
+// (runLines), then prints the failures again, every check with verbose,
+// the counts and a line per profile.
+func certifyPlan(ctx context.Context, plan *certify.Plan, parallel int, required []string, verbose bool, w io.Writer) (*certify.Report, error) {
+	report, err := plan.Certify(ctx, parallel, required)
+	if err != nil {
+		return nil, err
+	}
+	d := detailRuns
+	if verbose {
+		d = detailAll
+	}
+	printResult(w, &harness.Result{Runs: report.Results()}, d, "")
+	fmt.Fprintln(w)
+	for _, p := range report.Profiles {
+		fmt.Fprintf(w, "profile %-9s %-12s %d passed, %d failed, %d skipped\n", p.Name, p.Status, p.Passed, p.Failed, p.Skipped)
+	}
+	return report, nil
 }
 
 // publishSuite is `conform certify --publish VERSION`: the suite of the

@@ -12,6 +12,7 @@ import (
 	"github.com/metis-llm/metis/adapters/openai"
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/report"
+	"github.com/metis-llm/metis/harness/scenario"
 	"github.com/metis-llm/metis/internal/cli"
 )
 
@@ -37,6 +38,7 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 		verbose   bool // -v
 		mode      string
 		timeout   time.Duration
+		oracle    string
 	)
 	sel.register(c.FlagSet)
 	// Runs spend most of their time waiting (stall faults wait for their
@@ -47,6 +49,8 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 	c.StringVar(&reportDir, "report-dir", "reports", "`DIR` to write junit.xml, report.json, summary.md and report.html to (empty: none)")
 	c.BoolVarP(&verbose, "verbose", "v", false, "print a line per run and every step's checks, not only a line per failure")
 	c.DurationVar(&timeout, "run-timeout", harness.DefaultRunTimeout, "`DURATION` bounding each scenario run in wall time; a scenario's run_timeout wins")
+	c.StringVar(&oracle, "oracle", string(scenario.OracleAll), "`ORACLE` whose checks run: all; contract, what any adapter must do (a certificate's checks);\n"+
+		"regression, metis's own choices (chunking, backoff, texts, request bytes); see docs/oracles.md")
 	c.StringVar(&mode, "record", recordNone, "`MODE` none: replay only; missing: first record absent cassettes against the built-in\n"+
 		"emulator and write absent goldens (a new scenario green in one command)")
 	if code, ok := c.Parse(args, stdout, stderr); !ok {
@@ -62,6 +66,15 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 	if timeout <= 0 {
 		return c.Fail(stderr, fmt.Sprintf("--run-timeout %s: want a positive duration such as 30s", timeout))
 	}
+	if !slices.Contains(scenario.RunOracles, scenario.Oracle(oracle)) {
+		return c.Fail(stderr, fmt.Sprintf("--oracle %q: want one of %s", oracle, joinOracles(scenario.RunOracles)))
+	}
+	if oracle != string(scenario.OracleAll) && (update || mode != recordNone) {
+		// Under the contract alone the transcript is compared projected,
+		// and one oracle alone checks part of what a golden stands for.
+		return c.Fail(stderr, fmt.Sprintf("--oracle %s: --update and --record write goldens, which only --oracle all checks whole", oracle))
+	}
+	cfg.Oracle = scenario.Oracle(oracle)
 	cfg.Parallel = parallel
 	cfg.UpdateGoldens = update
 	cfg.RunTimeout = timeout
@@ -101,8 +114,13 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 	d := detailCompact
 	if verbose {
 		d = detailAll
+		printRunLines(stdout, res.Runs)
 	}
-	printResult(stdout, res, d, sel.dirFlags())
+	dirs := sel.dirFlags()
+	if cfg.Oracle != scenario.OracleAll {
+		dirs += " --oracle " + oracle
+	}
+	printResult(stdout, res, d, dirs)
 	if len(res.Runs) == 0 && res.Selection.Shard != nil {
 		fmt.Fprintf(stdout, "shard %s holds no run: the selection has fewer runs than shards\n", res.Selection.Shard)
 	}
@@ -113,6 +131,15 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 		return exitFailed
 	}
 	return exitOK
+}
+
+// joinOracles lists oracles as "a, b, c".
+func joinOracles(os []scenario.Oracle) string {
+	s := make([]string, len(os))
+	for i, o := range os {
+		s[i] = string(o)
+	}
+	return strings.Join(s, ", ")
 }
 
 // writeReports writes res's reports and prints where they went. A filtered
@@ -149,7 +176,9 @@ const (
 	// failing check, a golden diff with the command that accepts it), the
 	// known failures and the counts.
 	detailCompact detail = iota
-	// detailRuns adds a line per run before them.
+	// detailRuns is conform certify's: the caller printed a line per run
+	// (as each ended), so the failures come again after a blank line,
+	// without conform run's re-run hint.
 	detailRuns
 	// detailAll adds every check, error and finding of every run.
 	detailAll
@@ -159,20 +188,30 @@ const (
 // the reports and -v have all of them.
 const diffLines = 30
 
-// printResult writes res: a line per run from detailRuns up, each failure,
-// the known failures, and the closing counts line.
+// runLine is a run's line, as conform run -v and conform certify print
+// it: its mark and name ("ok   basic/plain-text [anthropic:...]"), and
+// a skip's reason.
+func runLine(r *harness.ScenarioResult) string {
+	line := fmt.Sprintf("%-4s %s", mark(r.Status), r.Name())
+	if r.Status == harness.StatusSkip {
+		line += ": " + firstLine(r.Reason)
+	}
+	return line
+}
+
+// printRunLines writes a line per run (runLine).
+func printRunLines(w io.Writer, runs []harness.ScenarioResult) {
+	for i := range runs {
+		fmt.Fprintln(w, runLine(&runs[i]))
+	}
+}
+
+// printResult writes res: every check of every run at detailAll, each
+// failure, the known failures, and the closing counts line. The lines
+// per run are the caller's (printRunLines, or as each run ends).
 // dirs are the flags naming the suite's directories when they are not
 // the defaults, added to the commands it suggests.
 func printResult(w io.Writer, res *harness.Result, d detail, dirs string) {
-	if d >= detailRuns {
-		for _, r := range res.Runs {
-			line := fmt.Sprintf("%-4s %s", mark(r.Status), r.Name())
-			if r.Status == harness.StatusSkip {
-				line += ": " + firstLine(r.Reason)
-			}
-			fmt.Fprintln(w, line)
-		}
-	}
 	var failed []*harness.ScenarioResult
 	for i := range res.Runs {
 		if res.Runs[i].Status == harness.StatusFail {

@@ -108,7 +108,11 @@
 //
 //	oracle: regression                  # it checks only metis's own choices
 //
-// is skipped. docs/oracles.md has the table with the reasons.
+// is skipped; it also judges the adapter's backoff from the wire and its
+// swaps by the capabilities it declares (harness.Config.Oracle).
+// OracleRegression evaluates metis's own choices alone: contract checks
+// are left out, the goldens compared byte for byte. docs/oracles.md has
+// the table with the reasons.
 //
 // # Goldens
 //

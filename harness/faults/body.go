@@ -125,6 +125,13 @@ func (b *streamBody) advance() {
 			eol = "\n"
 		}
 		b.out = []byte("data: {not json" + eol + eol)
+		if b.api == wire.Anthropic || b.api == wire.VertexAnthropic {
+			// Every event of Anthropic's stream is named, and its
+			// streaming documentation asks clients to skip event types
+			// they do not know: an unnamed event there is one an adapter
+			// may skip. The garbage comes as an event it must read.
+			b.out = []byte("event: content_block_delta" + eol + "data: {not json" + eol + eol)
+		}
 	case KindReset:
 		b.err = resetError()
 	case KindStall:

@@ -34,7 +34,9 @@
 //	error           which error body to send: invalid_request, auth, rate_limit,
 //	                overloaded, server_error, context_overflow; default: inferred
 //	                from status (401/403 auth, 413 context_overflow, 429 rate_limit,
-//	                503/529 overloaded, other 5xx server_error, else invalid_request)
+//	                503/529 overloaded, other 5xx server_error, else invalid_request;
+//	                on the Anthropic wire 503 is server_error, api_error: its
+//	                errors page documents overloaded_error as 529 alone)
 //	message         replaces the body's message
 //	body            the body verbatim (a string, or a mapping sent as JSON)
 //	headers         extra response headers (string values)
@@ -86,7 +88,10 @@
 //	                line's JSON value, cut inside the value, with no blank
 //	                line to dispatch it. A non-streamed body is cut in the
 //	                middle of its JSON document.
-//	malformed       then "data: {not json" is inserted, and the rest follows.
+//	malformed       then "data: {not json" is inserted, and the rest follows;
+//	                on the Anthropic wire, whose events are all named and
+//	                whose clients skip event types they do not know, as a
+//	                named event ("event: content_block_delta").
 //	stall           then no byte arrives until the request's context is done,
 //	                so the caller's timeout fires (at once on a virtual
 //	                clock: see OnStall). Without after_events the stall

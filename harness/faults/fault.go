@@ -99,5 +99,16 @@ type Fault struct {
 
 func (f *Fault) times() int { return max(f.Times, 1) }
 
-// errorKindFor infers the error a status stands for.
-func errorKindFor(status int) ErrorKind { return wire.KindForStatus(status) }
+// errorKindFor infers the error a status stands for on api. Anthropic
+// documents overloaded_error as HTTP 529 and api_error as its body for
+// an unexpected internal error (docs.claude.com/en/api/errors); a 503 is
+// not one of its statuses, so on its wire a 503 carries api_error, not
+// the overloaded_error an adapter classifying by body would take for a
+// 529.
+func errorKindFor(api API, status int) ErrorKind {
+	k := wire.KindForStatus(status)
+	if api == Anthropic && k == ErrorOverloaded && status != 529 {
+		return ErrorServer
+	}
+	return k
+}

@@ -25,7 +25,7 @@ func statusResponse(req *http.Request, f *Fault) *http.Response {
 	api := APIOf(req.URL)
 	kind := f.Error
 	if kind == "" {
-		kind = errorKindFor(f.Status)
+		kind = errorKindFor(api, f.Status)
 	}
 	e := wire.ErrorFor(api, kind, "").WithStatus(api, f.Status)
 	if f.Message != "" {

@@ -40,6 +40,32 @@ func TestStatusFaults(t *testing.T) {
 			wantBody:   `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_injected_fault"}`,
 		},
 		{
+			// Anthropic documents overloaded_error as 529 and api_error for
+			// an unexpected internal error; a 503 is not overload there.
+			name:       "anthropic 503 by status is api_error",
+			url:        anthropicURL,
+			fault:      faults.Fault{Kind: faults.KindStatus, Status: 503},
+			wantStatus: 503,
+			wantHeader: http.Header{"Content-Type": {"application/json"}, "Request-Id": {"req_injected_fault"}, "X-Should-Retry": {"true"}},
+			wantBody:   `{"type":"error","error":{"type":"api_error","message":"Internal server error"},"request_id":"req_injected_fault"}`,
+		},
+		{
+			name:       "anthropic 529 by status is overloaded_error",
+			url:        anthropicURL,
+			fault:      faults.Fault{Kind: faults.KindStatus, Status: 529},
+			wantStatus: 529,
+			wantHeader: http.Header{"Content-Type": {"application/json"}, "Request-Id": {"req_injected_fault"}, "X-Should-Retry": {"true"}},
+			wantBody:   `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_injected_fault"}`,
+		},
+		{
+			name:       "anthropic 503 asked as overloaded stays overloaded_error",
+			url:        anthropicURL,
+			fault:      faults.Fault{Kind: faults.KindStatus, Status: 503, Error: faults.ErrorOverloaded},
+			wantStatus: 503,
+			wantHeader: http.Header{"Content-Type": {"application/json"}, "Request-Id": {"req_injected_fault"}, "X-Should-Retry": {"true"}},
+			wantBody:   `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_injected_fault"}`,
+		},
+		{
 			name:       "anthropic 400 context overflow",
 			url:        anthropicURL,
 			fault:      faults.Fault{Kind: faults.KindStatus, Status: 400, Error: faults.ErrorContextOverflow},

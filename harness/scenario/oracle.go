@@ -5,7 +5,7 @@ package scenario
 // 004 conformance fixtures) require of any adapter; the regression is
 // what metis's own adapters happen to do — byte shapes of their wire
 // requests, their event chunking, their backoff schedule, their log and
-// error texts. conform run checks both; a certificate checks only the
+// error texts. conform run checks both (--oracle chooses); a certificate checks only the
 // contract (docs/oracles.md has the table).
 type Oracle string
 
@@ -16,6 +16,11 @@ const (
 	// OracleRegression: metis's own choices, checked so that they do not
 	// change unnoticed, never asked of another adapter.
 	OracleRegression Oracle = "regression"
-	// OracleBoth, as Config.Oracle (or its zero value), checks both.
-	OracleBoth Oracle = "both"
+	// OracleAll, as a run's oracle (harness.Config.Oracle, or its zero
+	// value), checks both.
+	OracleAll Oracle = "all"
 )
+
+// RunOracles are the values a run's oracle takes (besides "", which is
+// OracleAll): conform run's --oracle.
+var RunOracles = []Oracle{OracleAll, OracleContract, OracleRegression}

@@ -450,9 +450,9 @@ type ExpectRequest struct {
 // "" signs Bedrock requests with long-term keys). Tokens, when set, are
 // OAuth access tokens handed out in turn by a token source (the last
 // again once they run out), each expiring ExpiresIn (0: never) after it
-// is handed out, on the run's clock; the adapters that take a token
-// source (vertex, vertex-anthropic, azure with Entra ID) get it in place
-// of their key.
+// is handed out, on the run's clock; the run's adapters get it as
+// adapters.Config.Tokens in place of their key (vertex, vertex-anthropic
+// and azure with Entra ID use it).
 type Credentials struct {
 	Env    map[string]string `json:"env,omitempty"`
 	Tokens []ScriptedToken   `json:"tokens,omitempty"`
