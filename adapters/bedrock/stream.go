@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 
@@ -121,16 +122,24 @@ func (f *frameReader) next(provider string, n int) ([]byte, error) {
 	if total < minFrame || total > maxFrame || headers > total-minFrame {
 		return nil, driver.InvalidResponse(provider, nil, "event-stream frame %d: impossible lengths (total %d, headers %d)", n, total, headers)
 	}
-	if cap(f.buf) < int(total) {
-		f.buf = append(f.buf[:preludeLen], make([]byte, int(total)-preludeLen)...)
-	}
-	frame := f.buf[:total]
-	if _, err := io.ReadFull(f.r, frame[preludeLen:]); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("event-stream frame %d: %w", n, io.ErrUnexpectedEOF)
+	// The buffer grows with the bytes that arrive, not with the length
+	// the prelude claims: a frame that claims 16 MiB and breaks off
+	// after a few bytes costs a few bytes.
+	frame := f.buf[:preludeLen]
+	for len(frame) < int(total) {
+		if len(frame) == cap(frame) {
+			frame = slices.Grow(frame, min(int(total)-len(frame), max(cap(frame), 4096)))
 		}
-		return nil, fmt.Errorf("event-stream frame %d: %w", n, err)
+		k, err := io.ReadFull(f.r, frame[len(frame):min(cap(frame), int(total))])
+		frame = frame[:len(frame)+k]
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, fmt.Errorf("event-stream frame %d: %w", n, io.ErrUnexpectedEOF)
+			}
+			return nil, fmt.Errorf("event-stream frame %d: %w", n, err)
+		}
 	}
+	f.buf = frame
 	return frame, nil
 }
 
