@@ -41,10 +41,11 @@ const (
 	BackoffSlackRatio = 0.25
 )
 
-// backoffGrace is how long, when only the contract is checked (Config.Oracle), a cancel during_backoff
-// waits after a retryable failure was answered for the adapter to start
-// a sleep on the run's clock (where the cancel fires at once) before it
-// cancels anyway: the adapter sleeps on its own timers.
+// backoffGrace is how long, when only the contract is checked
+// (Config.Oracle), a cancel during_backoff waits after a retryable
+// failure was answered for the adapter to start a sleep on the run's
+// clock (where the cancel fires at once) before it cancels anyway: the
+// adapter sleeps on its own timers.
 const backoffGrace = 100 * time.Millisecond
 
 // skipRun is a step's reason to skip the rest of the run: what it would
@@ -53,9 +54,9 @@ type skipRun struct{ reason string }
 
 func (e *skipRun) Error() string { return e.reason }
 
-// callWatch watches a call's attempts when only the contract is checked: it cancels the
-// call once an adapter sleeping on its own timers has waited past the
-// budget without a next attempt, and (for cancel during_backoff) once a
+// callWatch watches a call's attempts when only the contract is
+// checked: it cancels the call once an adapter sleeping on its own
+// timers has waited past the budget without a next attempt, and (for cancel during_backoff) once a
 // retryable failure was answered and no sleep on the run's clock began.
 type callWatch struct {
 	r             *run

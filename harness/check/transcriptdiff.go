@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"regexp"
-	"sort"
 	"strings"
+
+	"github.com/metis-llm/metis/harness/internal/jsonwalk"
 )
 
 // contractFieldsPrefix starts the first line of a contract transcript
@@ -46,7 +46,9 @@ func fieldDiffs(want, got []byte) []fieldDiff {
 		return nil
 	}
 	var out []fieldDiff
-	walkDiff("messages", w, g, true, true, &out)
+	for d := range jsonwalk.Diffs("messages", w, g) {
+		out = append(out, fieldDiff{d.Path, diffValue(d.A, d.HasA), diffValue(d.B, d.HasB)})
+	}
 	return out
 }
 
@@ -59,50 +61,6 @@ func decodeNumbers(data []byte) (any, error) {
 	var v any
 	err := dec.Decode(&v)
 	return v, err
-}
-
-func walkDiff(path string, w, g any, hasW, hasG bool, out *[]fieldDiff) {
-	if hasW && hasG {
-		switch wv := w.(type) {
-		case map[string]any:
-			if gv, ok := g.(map[string]any); ok {
-				keys := make([]string, 0, len(wv)+len(gv))
-				for k := range wv {
-					keys = append(keys, k)
-				}
-				for k := range gv {
-					if _, ok := wv[k]; !ok {
-						keys = append(keys, k)
-					}
-				}
-				sort.Strings(keys)
-				for _, k := range keys {
-					a, okA := wv[k]
-					b, okB := gv[k]
-					walkDiff(path+"."+k, a, b, okA, okB, out)
-				}
-				return
-			}
-		case []any:
-			if gv, ok := g.([]any); ok {
-				for i := 0; i < max(len(wv), len(gv)); i++ {
-					var a, b any
-					if i < len(wv) {
-						a = wv[i]
-					}
-					if i < len(gv) {
-						b = gv[i]
-					}
-					walkDiff(fmt.Sprintf("%s[%d]", path, i), a, b, i < len(wv), i < len(gv), out)
-				}
-				return
-			}
-		}
-		if reflect.DeepEqual(w, g) {
-			return
-		}
-	}
-	*out = append(*out, fieldDiff{path, diffValue(w, hasW), diffValue(g, hasG)})
 }
 
 // diffValue renders one side of a differing field, short.

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/metis-llm/metis/harness/internal/jsonwalk"
 )
 
 // FirstDifference names the first place where two requests' matching
@@ -97,61 +98,19 @@ func splitCanonical(text string) (method, path, query string, headers map[string
 // missing marks a value absent on one side.
 type missing struct{}
 
-// firstJSONDifference walks two decoded JSON values in key order and
-// returns the path of the first difference and the values there.
+// firstJSONDifference returns the path of the first difference between
+// two decoded JSON values, in key order, and the values there (missing{}
+// where a side has none); "" when they are equal.
 func firstJSONDifference(path string, a, b any) (string, any, any) {
-	switch av := a.(type) {
-	case map[string]any:
-		bv, ok := b.(map[string]any)
-		if !ok {
-			return path, a, b
+	for d := range jsonwalk.Diffs(path, a, b) {
+		x, y := d.A, d.B
+		if !d.HasA {
+			x = missing{}
 		}
-		keys := make([]string, 0, len(av)+len(bv))
-		for k := range av {
-			keys = append(keys, k)
+		if !d.HasB {
+			y = missing{}
 		}
-		for k := range bv {
-			if _, ok := av[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			x, inA := av[k]
-			y, inB := bv[k]
-			sub := path + "." + k
-			switch {
-			case !inA:
-				return sub, missing{}, y
-			case !inB:
-				return sub, x, missing{}
-			}
-			if p, x2, y2 := firstJSONDifference(sub, x, y); p != "" {
-				return p, x2, y2
-			}
-		}
-		return "", nil, nil
-	case []any:
-		bv, ok := b.([]any)
-		if !ok {
-			return path, a, b
-		}
-		for i := range max(len(av), len(bv)) {
-			sub := path + "[" + strconv.Itoa(i) + "]"
-			switch {
-			case i >= len(av):
-				return sub, missing{}, bv[i]
-			case i >= len(bv):
-				return sub, av[i], missing{}
-			}
-			if p, x, y := firstJSONDifference(sub, av[i], bv[i]); p != "" {
-				return p, x, y
-			}
-		}
-		return "", nil, nil
-	}
-	if fmt.Sprintf("%T %v", a, a) != fmt.Sprintf("%T %v", b, b) {
-		return path, a, b
+		return d.Path, x, y
 	}
 	return "", nil, nil
 }
