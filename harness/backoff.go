@@ -56,8 +56,9 @@ func (e *skipRun) Error() string { return e.reason }
 
 // callWatch watches a call's attempts when only the contract is
 // checked: it cancels the call once an adapter sleeping on its own
-// timers has waited past the budget without a next attempt, and (for cancel during_backoff) once a
-// retryable failure was answered and no sleep on the run's clock began.
+// timers has waited past the budget without a next attempt, and (for
+// cancel during_backoff) once a retryable failure was answered and no
+// sleep on the run's clock began.
 type callWatch struct {
 	r             *run
 	cancel        context.CancelFunc
