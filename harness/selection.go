@@ -17,6 +17,10 @@ type Selection struct {
 	Models []string `json:"models,omitempty"`
 	// Shard is "i/n" (i counting from 1) when the run was one shard of n.
 	Shard *Shard `json:"shard,omitempty"`
+	// Oracle is the one oracle whose checks ran when it was not all of
+	// them (--oracle contract or regression): the runs checked part of
+	// what the suite asks.
+	Oracle scenario.Oracle `json:"oracle,omitempty"`
 }
 
 // Shard is one part of a sharded selection: Index (from 1) of Count.
@@ -27,13 +31,16 @@ type Shard struct {
 
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
-// Filtered reports whether the selection is narrower than the whole suite.
+// Filtered reports whether the selection is narrower than the whole suite:
+// some runs or some checks left out.
 func (s Selection) Filtered() bool {
-	return len(s.IDs) > 0 || len(s.Skip) > 0 || len(s.Tags) > 0 || len(s.Models) > 0 || s.Shard != nil
+	return len(s.IDs) > 0 || len(s.Skip) > 0 || len(s.Tags) > 0 || len(s.Models) > 0 || s.Shard != nil ||
+		(s.Oracle != "" && s.Oracle != scenario.OracleAll)
 }
 
 // String describes the filters as command-line arguments would:
-// `'tools/*' --model gemini --skip slow --shard 2/4`; "" for none.
+// `'tools/*' --model gemini --skip slow --shard 2/4 --oracle contract`; ""
+// for none.
 func (s Selection) String() string {
 	var parts []string
 	for _, id := range s.IDs {
@@ -51,6 +58,9 @@ func (s Selection) String() string {
 	if s.Shard != nil {
 		parts = append(parts, "--shard "+s.Shard.String())
 	}
+	if s.Oracle != "" && s.Oracle != scenario.OracleAll {
+		parts = append(parts, "--oracle "+string(s.Oracle))
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -64,6 +74,9 @@ func quoteArg(s string) string {
 // selection is cfg's filters as a Selection.
 func (c *Config) selection() Selection {
 	s := Selection{IDs: c.IDs, Skip: c.Skip, Tags: c.Tags, Models: c.Models}
+	if c.Oracle != scenario.OracleAll {
+		s.Oracle = c.Oracle
+	}
 	if c.Shards > 1 {
 		s.Shard = &Shard{Index: c.Shard + 1, Count: c.Shards}
 	}

@@ -57,6 +57,27 @@ func TestRunPrintsReportPaths(t *testing.T) {
 	assert.True(t, strings.HasSuffix(out, "\nreports: none written (--report-dir is empty)\n"), out)
 }
 
+// A run of one oracle checks part of what the suite asks, so it is a
+// filtered run too: its reports go to reports/filtered/ and say which
+// oracle ran.
+func TestRunOneOracleIsFiltered(t *testing.T) {
+	abs, err := filepath.Abs(root)
+	require.NoError(t, err)
+	suite := suiteArgsAt(abs)
+	t.Chdir(t.TempDir())
+	code, out, errs := conform(t, append([]string{"run", "basic/content-filter", "--oracle", "contract"}, suite...)...)
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, out, "\nfiltered run (basic/content-filter --oracle contract): reports go to reports/filtered/")
+	data, err := os.ReadFile(filepath.Join("reports", "filtered", "report.json"))
+	require.NoError(t, err)
+	var rep struct {
+		Selection map[string]any `json:"selection"`
+	}
+	require.NoError(t, json.Unmarshal(data, &rep))
+	assert.Equal(t, "contract", rep.Selection["oracle"])
+	assert.NoFileExists(t, filepath.Join("reports", "report.json"))
+}
+
 // The JUnit report carries each test case's wall-clock time (not 0) and
 // the scenario's file and line.
 func TestJUnitTimesAndPositions(t *testing.T) {

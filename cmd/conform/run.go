@@ -26,8 +26,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"stream invariants, the expectations and the goldens, and write the reports.")
 	c.Notes = `An ID-GLOB keeps scenarios whose id matches it ('tools/*') or starts with it (tools/).
 Reports go to --report-dir (default reports/). A filtered run (ID-GLOB, --model, --tag,
---skip or --shard) without --report-dir writes to reports/filtered/ instead, so the
-full suite's reports are never overwritten by part of the suite.
+--skip, --shard, or --oracle other than all) without --report-dir writes to
+reports/filtered/ instead, so the full suite's reports are never overwritten by
+part of the suite.
 Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 (including a filter that selects nothing).`
 	var (
