@@ -54,7 +54,10 @@ func certifyScript(t *testing.T, script string, profiles []string, ids ...string
 	if len(plan.Runs) == 0 {
 		t.Fatalf("no run selected by %v", ids)
 	}
-	r, err := plan.Certify(context.Background(), 1, profiles)
+	// Four children at once: each run spends most of its time starting
+	// Python and waiting on pipes, and under load one at a time came near
+	// go test's ten-minute default.
+	r, err := plan.Certify(context.Background(), 4, profiles)
 	if err != nil {
 		t.Fatal(err)
 	}
