@@ -168,6 +168,10 @@ func (a *Adapter) complete(ctx context.Context, sc *shim.Call, req *canonical.Re
 		case fantasy.ContentTypeToolCall:
 			if t, ok := fantasy.AsContentType[fantasy.ToolCallContent](c); ok {
 				asm.ToolStart(i, t.ToolCallID, t.ToolName)
+				// The arguments as fantasy read them, so that arguments
+				// that are not a JSON object are told apart from an
+				// object missing a property.
+				_, _ = asm.ToolInputDelta(i, t.Input)
 				asm.ToolInputFinal(i, json.RawMessage(t.Input))
 			}
 		}

@@ -26,6 +26,12 @@ type stream struct {
 	calls    []*toolCall // in the order fantasy started them
 	byID     map[string]*toolCall
 	head     int // index in calls of the first call not ended
+	// ending is the call whose ToolInputEnd came last: fantasy's
+	// Responses, Anthropic and Google models follow it with the call's
+	// ToolCall, whose input the call's end must carry; any other part
+	// ends it as it is (fantasy's Chat model sends the ToolCalls after
+	// the stream).
+	ending *toolCall
 }
 
 // toolCall is one tool call of the message, by fantasy's part ID.
@@ -37,6 +43,7 @@ type toolCall struct {
 	// it is ended once it is the head.
 	done    bool
 	pending []string // fragments received while another call was the head
+	deltas  bool     // a ToolInputDelta came, even an empty one
 	final   json.RawMessage
 }
 
@@ -84,16 +91,33 @@ func (s *stream) toolPart(p fantasy.StreamPart) error {
 		if frag == "" {
 			frag = p.ToolCallInput
 		}
+		c.deltas = true
 		return s.fragment(c, frag)
 	case fantasy.StreamPartTypeToolInputEnd:
 		// fantasy's Chat model ends a call's input when the next call
 		// starts, and sends every ToolCall after the stream.
+		if c.final == nil {
+			s.ending = c
+			return nil
+		}
 		c.done = true
 	case fantasy.StreamPartTypeToolCall:
+		if s.ending == c {
+			s.ending = nil
+		}
 		// The call's whole input, authoritative over the fragments; a
 		// call already ended (the Chat model's) keeps it for the final
 		// content.
 		c.final = json.RawMessage(p.ToolCallInput)
+		if in := strings.TrimSpace(p.ToolCallInput); !c.deltas && !c.ended && in != "" && in != "{}" {
+			// A call whose input came whole, with no fragment (fantasy's
+			// Responses model for arguments sent only in
+			// output_item.done): the input streams as one fragment, the
+			// provider's bytes as fantasy passes them.
+			if err := s.fragment(c, p.ToolCallInput); err != nil {
+				return err
+			}
+		}
 		if c.started {
 			s.asm.ToolInputFinal(c.key, c.final)
 		}
@@ -164,6 +188,12 @@ func (s *stream) flush() error {
 // part handles one StreamPart other than an error (the caller's, which
 // fails the message). It returns an error that must fail the message.
 func (s *stream) part(a *Adapter, p fantasy.StreamPart) error {
+	if c := s.ending; c != nil && (p.Type != fantasy.StreamPartTypeToolCall || p.ID != c.id) {
+		s.ending, c.done = nil, true
+		if err := s.advance(); err != nil {
+			return err
+		}
+	}
 	switch p.Type {
 	case fantasy.StreamPartTypeTextDelta:
 		s.asm.TextDelta(s.key("text", p.ID), p.Delta)

@@ -158,6 +158,25 @@ complete tool_use get_weather{"city":"Oslo"} get_weather{"city":"Rome"}
 `,
 		},
 		{
+			// fantasy's Responses model for a call whose arguments come
+			// only in its output_item.done: ToolInputEnd, then the
+			// ToolCall with them, which stream as one fragment.
+			name: "arguments only in the ToolCall",
+			parts: []fantasy.StreamPart{
+				start("call_a", "read"), inputEnd("call_a"), callPart("call_a", "read", `{"path":"a.txt"}`),
+				start("call_b", "read"), inputEnd("call_b"), callPart("call_b", "read", `{"path":"b.txt"}`),
+				finish,
+			},
+			want: `0 start read
+0 input {"path":"a.txt"}
+0 end {"path":"a.txt"}
+1 start read
+1 input {"path":"b.txt"}
+1 end {"path":"b.txt"}
+complete tool_use read{"path":"a.txt"} read{"path":"b.txt"}
+`,
+		},
+		{
 			// The ToolCall's input is authoritative over the fragments.
 			name: "final input wins",
 			parts: []fantasy.StreamPart{

@@ -222,6 +222,12 @@ func (a *Adapter) finish(asm *driver.Assembler, resp *llms.ContentResponse, firs
 				name, args = tc.FunctionCall.Name, tc.FunctionCall.Arguments
 			}
 			asm.ToolStart(k, tc.ID, name)
+			// The call comes whole: its arguments stream as one fragment
+			// (a call without arguments, none), langchaingo's string as
+			// it is.
+			if in := strings.TrimSpace(args); in != "" && in != "{}" {
+				_, _ = asm.ToolInputDelta(k, args)
+			}
 			asm.ToolInputFinal(k, []byte(args))
 			asm.EndBlock(k)
 			k++
