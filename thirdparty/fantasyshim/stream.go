@@ -94,8 +94,10 @@ func (s *stream) toolPart(p fantasy.StreamPart) error {
 		c.deltas = true
 		return s.fragment(c, frag)
 	case fantasy.StreamPartTypeToolInputEnd:
-		// fantasy's Chat model ends a call's input when the next call
-		// starts, and sends every ToolCall after the stream.
+		// The call ends with the ToolCall that follows (fantasy's
+		// Responses, Anthropic and Google models), or at the next other
+		// part (its Chat model, which ends a call's input when the next
+		// call starts and sends every ToolCall after the stream).
 		if c.final == nil {
 			s.ending = c
 			return nil
