@@ -168,6 +168,10 @@ func (a *Adapter) complete(ctx context.Context, sc *shim.Call, req *canonical.Re
 		case fantasy.ContentTypeToolCall:
 			if t, ok := fantasy.AsContentType[fantasy.ToolCallContent](c); ok {
 				asm.ToolStart(i, t.ToolCallID, t.ToolName)
+				// The arguments as fantasy read them, so that arguments
+				// that are not a JSON object are told apart from an
+				// object missing a property.
+				_, _ = asm.ToolInputDelta(i, t.Input)
 				asm.ToolInputFinal(i, json.RawMessage(t.Input))
 			}
 		}
@@ -195,15 +199,7 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 			return
 		}
 		asm := sc.Assembler(yield, req, a.ToolIDs(req))
-		keys, started := map[string]int{}, map[int]bool{}
-		key := func(kind, id string) int {
-			k := kind + ":" + id
-			if n, ok := keys[k]; ok {
-				return n
-			}
-			keys[k] = len(keys)
-			return len(keys) - 1
-		}
+		st := newStream(asm, a.Name())
 		for p := range parts {
 			if asm.Stopped() {
 				break
@@ -214,51 +210,12 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 				a.fail(ctx, asm, yield, ctx.Err())
 				return
 			}
-			switch p.Type {
-			case fantasy.StreamPartTypeTextDelta:
-				asm.TextDelta(key("text", p.ID), p.Delta)
-			case fantasy.StreamPartTypeTextEnd:
-				asm.EndBlock(key("text", p.ID))
-			case fantasy.StreamPartTypeReasoningDelta:
-				a.reasoning(asm, key("reasoning", p.ID), p.Delta, p.ProviderMetadata)
-			case fantasy.StreamPartTypeReasoningEnd:
-				a.reasoning(asm, key("reasoning", p.ID), "", p.ProviderMetadata)
-				asm.EndBlock(key("reasoning", p.ID))
-			case fantasy.StreamPartTypeToolInputStart:
-				k := key("tool", p.ID)
-				started[k] = true
-				asm.ToolStart(k, p.ID, p.ToolCallName)
-			case fantasy.StreamPartTypeToolInputDelta:
-				// fantasy's Anthropic model puts the fragment in
-				// ToolCallInput, its OpenAI models in Delta.
-				frag := p.Delta
-				if frag == "" {
-					frag = p.ToolCallInput
-				}
-				// A fragment of a call that is no longer the open block
-				// (fantasy keeps parallel calls open; the canonical
-				// stream has one tool block at a time) is not streamed:
-				// the ToolCall part's whole input completes that call.
-				_, _ = asm.ToolInputDelta(key("tool", p.ID), frag)
-			case fantasy.StreamPartTypeToolInputEnd:
-				// fantasy's Chat model ends a call's input when the next
-				// call starts, and sends every ToolCall after the stream.
-				asm.EndBlock(key("tool", p.ID))
-			case fantasy.StreamPartTypeToolCall:
-				// The call's whole input, authoritative over the
-				// fragments.
-				k := key("tool", p.ID)
-				if !started[k] {
-					started[k] = true
-					asm.ToolStart(k, p.ID, p.ToolCallName)
-				}
-				asm.ToolInputFinal(k, json.RawMessage(p.ToolCallInput))
-				asm.EndBlock(k)
-			case fantasy.StreamPartTypeFinish:
-				asm.SetUsage(usage(p.Usage))
-				asm.Finish(stopReason(p.FinishReason), string(p.FinishReason))
-			case fantasy.StreamPartTypeError:
+			if p.Type == fantasy.StreamPartTypeError {
 				a.fail(ctx, asm, yield, p.Error)
+				return
+			}
+			if err := st.part(a, p); err != nil {
+				asm.Fail(ctx, err)
 				return
 			}
 		}
@@ -356,6 +313,12 @@ func (a *Adapter) reasoning(asm *driver.Assembler, k int, text string, md fantas
 	}
 	if m, ok := md[fgoogle.Name].(*fgoogle.ReasoningMetadata); ok && m.Signature != "" {
 		asm.ThinkingSignature(k, m.Signature)
+	}
+	// The Responses reasoning item's encrypted_content is the canonical
+	// signature (docs/canonical.md, "Opaque provider tokens"); its item
+	// id would be metis's provider_raw, which is no part of the contract.
+	if m, ok := md[fopenai.Name].(*fopenai.ResponsesReasoningMetadata); ok && m.EncryptedContent != nil && *m.EncryptedContent != "" {
+		asm.ThinkingSignature(k, *m.EncryptedContent)
 	}
 }
 
@@ -553,6 +516,12 @@ func (a *Adapter) signature(sig, redacted string) fantasy.ProviderOptions {
 	case "gemini":
 		if sig != "" {
 			return fantasy.ProviderOptions{fgoogle.Name: &fgoogle.ReasoningMetadata{Signature: sig}}
+		}
+	case "openai":
+		// The Responses reasoning item's encrypted_content, where
+		// fantasy's Responses model reads a ReasoningPart's reasoning.
+		if sig != "" {
+			return fantasy.ProviderOptions{fopenai.Name: &fopenai.ResponsesReasoningMetadata{EncryptedContent: &sig}}
 		}
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -46,7 +47,39 @@ func New(cfg adapters.Config) (*Adapter, error) {
 	default:
 		return nil, fmt.Errorf("langchaingoshim: adapter type %q: langchaingo's models here are anthropic and openai", cfg.Type)
 	}
-	return &Adapter{Base: shim.NewBase(cfg), kind: cfg.Type}, nil
+	a := &Adapter{Base: shim.NewBase(cfg), kind: cfg.Type}
+	// langchaingo has no option for Config.ExtraHeaders, nor for OpenAI's
+	// project (OpenAI-Project): a langchaingo user who needs them wraps
+	// the transport of the client the library is given, as here.
+	set := map[string]string{}
+	if project, _ := cfg.Options["project"].(string); project != "" && cfg.Type == "openai" {
+		set[http.CanonicalHeaderKey("OpenAI-Project")] = project
+	}
+	for k, v := range cfg.ExtraHeaders {
+		set[http.CanonicalHeaderKey(k)] = v
+	}
+	if len(set) > 0 {
+		client := *a.HTTP
+		client.Transport = &headerTransport{next: client.Transport, set: set}
+		a.HTTP = &client
+	}
+	return a, nil
+}
+
+// headerTransport sets headers on every request the library sends: the
+// Config's extra headers (which win, as they do in metis's adapters) and
+// OpenAI's project.
+type headerTransport struct {
+	next http.RoundTripper
+	set  map[string]string
+}
+
+func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.set {
+		r.Header.Set(k, v)
+	}
+	return t.next.RoundTrip(r)
 }
 
 // model opens langchaingo's model for the canonical model id.
@@ -61,8 +94,8 @@ func (a *Adapter) model(id string) (llms.Model, error) {
 		return lanthropic.New(opts...)
 	default:
 		opts := []lopenai.Option{lopenai.WithToken(a.Cfg.APIKey), lopenai.WithModel(wire), lopenai.WithHTTPClient(a.HTTP)}
-		// metis's openai adapter option organization; langchaingo has no
-		// option for the project (OpenAI-Project header).
+		// metis's openai adapter option organization (the project header
+		// is set by the transport New wraps: langchaingo has no option).
 		if org, _ := a.Cfg.Options["organization"].(string); org != "" {
 			opts = append(opts, lopenai.WithOrganization(org))
 		}
@@ -189,6 +222,12 @@ func (a *Adapter) finish(asm *driver.Assembler, resp *llms.ContentResponse, firs
 				name, args = tc.FunctionCall.Name, tc.FunctionCall.Arguments
 			}
 			asm.ToolStart(k, tc.ID, name)
+			// The call comes whole: its arguments stream as one fragment
+			// (a call without arguments, none), langchaingo's string as
+			// it is.
+			if in := strings.TrimSpace(args); in != "" && in != "{}" {
+				_, _ = asm.ToolInputDelta(k, args)
+			}
 			asm.ToolInputFinal(k, []byte(args))
 			asm.EndBlock(k)
 			k++
