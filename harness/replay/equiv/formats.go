@@ -37,6 +37,9 @@ func anthropic(m map[string]any, o Options) {
 		if s, ok := msg["content"].(string); ok {
 			msg["content"] = textBlocks("text", s)
 		}
+	}
+	mergeTurns(m)
+	for _, msg := range objects(m["messages"]) {
 		for _, b := range objects(msg["content"]) {
 			if b["type"] != "tool_result" {
 				continue
@@ -56,6 +59,33 @@ func anthropic(m map[string]any, o Options) {
 			}
 		}
 	}
+}
+
+// mergeTurns joins consecutive messages of the same role into one whose
+// content is theirs in order: "Consecutive user or assistant turns in your
+// request will be combined into a single turn" (the Messages API
+// reference, messages). A message whose content is not a list of blocks
+// is left alone.
+func mergeTurns(m map[string]any) {
+	msgs, ok := m["messages"].([]any)
+	if !ok {
+		return
+	}
+	var out []any
+	for _, x := range msgs {
+		msg, ok := x.(map[string]any)
+		if n := len(out); ok && n > 0 {
+			prev, _ := out[n-1].(map[string]any)
+			pc, ok1 := prev["content"].([]any)
+			mc, ok2 := msg["content"].([]any)
+			if prev != nil && len(prev) == 2 && len(msg) == 2 && ok1 && ok2 && prev["role"] == msg["role"] {
+				prev["content"] = append(pc, mc...)
+				continue
+			}
+		}
+		out = append(out, x)
+	}
+	m["messages"] = out
 }
 
 // chat is OpenAI's Chat Completions, and the compatible servers'.
