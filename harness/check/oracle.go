@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness/scenario"
@@ -168,11 +169,19 @@ func CompareContractGolden(path string, got []byte) (string, error) {
 // (ContractTranscript): the (-want +got) diff, "" when they agree. A
 // diff starts with a line naming the differing fields
 // (TranscriptFieldDiffs), which the run's finding message repeats.
+//
+// A cancelled turn's text and thinking are what had reached the caller
+// when it stopped (000 §5.3), and where the stream was cut depends on how
+// many deltas and usage updates the adapter's stream has (its own, as
+// event counts are): a block of a cancelled assistant message in both
+// transcripts whose text is a prefix of the other's is taken as the
+// golden's (cutCancelledText).
 func ContractGoldenDiff(want, got []byte) (string, error) {
 	w, err := ContractTranscript(want)
 	if err != nil {
 		return "", fmt.Errorf("golden %w", err)
 	}
+	got = cutCancelledText(w, got)
 	diff := GoldenDiff(w, got)
 	if diff == "" {
 		return "", nil
@@ -181,4 +190,60 @@ func ContractGoldenDiff(want, got []byte) (string, error) {
 		diff = line + "\n" + diff
 	}
 	return diff, nil
+}
+
+// cutCancelledText returns got, a projected transcript, with the text of
+// each text or thinking block of a cancelled assistant message replaced
+// by want's when one of the two texts is a prefix of the other (the same
+// answer cut at another event). Anything else, and a got that does not
+// decode, is returned as it is, for the diff to show.
+func cutCancelledText(want, got []byte) []byte {
+	var w, g []map[string]any
+	dec := json.NewDecoder(bytes.NewReader(want))
+	dec.UseNumber()
+	if dec.Decode(&w) != nil {
+		return got
+	}
+	dec = json.NewDecoder(bytes.NewReader(got))
+	dec.UseNumber()
+	if dec.Decode(&g) != nil {
+		return got
+	}
+	changed := false
+	for i := 0; i < len(w) && i < len(g); i++ {
+		if !cancelledAssistant(w[i]) || !cancelledAssistant(g[i]) {
+			continue
+		}
+		wc, _ := w[i]["content"].([]any)
+		gc, _ := g[i]["content"].([]any)
+		for j := 0; j < len(wc) && j < len(gc); j++ {
+			wb, _ := wc[j].(map[string]any)
+			gb, _ := gc[j].(map[string]any)
+			if wb == nil || gb == nil || wb["type"] != gb["type"] || (wb["type"] != "text" && wb["type"] != "thinking") {
+				continue
+			}
+			wt, ok1 := wb["text"].(string)
+			gt, ok2 := gb["text"].(string)
+			if !ok1 || !ok2 || wt == gt || !(strings.HasPrefix(gt, wt) || strings.HasPrefix(wt, gt)) {
+				continue
+			}
+			gb["text"] = wt
+			changed = true
+		}
+	}
+	if !changed {
+		return got
+	}
+	out, err := EncodeIndented(g)
+	if err != nil {
+		return got
+	}
+	return out
+}
+
+// cancelledAssistant reports whether m is an assistant message whose
+// status is cancelled.
+func cancelledAssistant(m map[string]any) bool {
+	md, _ := m["metadata"].(map[string]any)
+	return m["role"] == "assistant" && md != nil && md["status"] == "cancelled"
 }

@@ -273,6 +273,59 @@ func TestContractTranscript(t *testing.T) {
 	}
 }
 
+// TestContractCancelledText: a cancelled turn's text and thinking are
+// compared as prefixes of one another (the same answer cut at another
+// event); anything else about them, and a finished turn's text, still
+// differs.
+func TestContractCancelledText(t *testing.T) {
+	const golden = `[
+  {"id": "msg_1", "role": "user", "content": [{"type": "text", "text": "Tell me a story."}], "metadata": {}},
+  {"id": "msg_2", "role": "assistant",
+   "content": [{"type": "thinking", "text": "A short one."}, {"type": "text", "text": "Once upon a "}],
+   "metadata": {"model": "gemini:m", "provider": "gemini", "status": "cancelled"}}
+]
+`
+	tests := []struct {
+		name     string
+		from, to string
+		pass     bool
+	}{
+		{"same text", "", "", true},
+		{"cut later", `"Once upon a "`, `"Once upon a time a light"`, true},
+		{"cut earlier", `"Once upon a "`, `"Once "`, true},
+		{"cut before any text", `"Once upon a "`, `""`, true},
+		{"thinking cut later", `"A short one."`, `"A short one. Or a long one."`, true},
+		{"another text", `"Once upon a "`, `"Twice upon a "`, false},
+		{"text that is no prefix", `"Once upon a "`, `"Once upon the "`, false},
+		{"another block type", `{"type": "text", "text": "Once upon a "}`, `{"type": "thinking", "text": "Once upon a "}`, false},
+		{"a block more", `{"type": "text", "text": "Once upon a "}]`, `{"type": "text", "text": "Once upon a "}, {"type": "text", "text": "x"}]`, false},
+		{"finished, not cancelled", `"Once upon a "`, `"Once upon a time"`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := golden
+			if tt.name == "finished, not cancelled" {
+				want = strings.Replace(golden, `"cancelled"`, `"complete"`, 1)
+			}
+			gotRaw := strings.Replace(want, tt.from, tt.to, 1)
+			if tt.from != "" && gotRaw == want {
+				t.Fatalf("the edit %q → %q changed nothing", tt.from, tt.to)
+			}
+			got, err := ContractTranscript([]byte(gotRaw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			diff, err := ContractGoldenDiff([]byte(want), got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (diff == "") != tt.pass {
+				t.Errorf("contract comparison passes: %t, want %t; diff:\n%s", diff == "", tt.pass, diff)
+			}
+		})
+	}
+}
+
 // FuzzContractTranscript: the projection never panics, and projecting a
 // projection changes nothing.
 func FuzzContractTranscript(f *testing.F) {

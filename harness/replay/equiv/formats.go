@@ -3,6 +3,7 @@ package equiv
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -36,6 +37,9 @@ func anthropic(m map[string]any, o Options) {
 		if s, ok := msg["content"].(string); ok {
 			msg["content"] = textBlocks("text", s)
 		}
+	}
+	mergeTurns(m)
+	for _, msg := range objects(m["messages"]) {
 		for _, b := range objects(msg["content"]) {
 			if b["type"] != "tool_result" {
 				continue
@@ -55,6 +59,33 @@ func anthropic(m map[string]any, o Options) {
 			}
 		}
 	}
+}
+
+// mergeTurns joins consecutive messages of the same role into one whose
+// content is theirs in order: "Consecutive user or assistant turns in your
+// request will be combined into a single turn" (the Messages API
+// reference, messages). A message whose content is not a list of blocks
+// is left alone.
+func mergeTurns(m map[string]any) {
+	msgs, ok := m["messages"].([]any)
+	if !ok {
+		return
+	}
+	var out []any
+	for _, x := range msgs {
+		msg, ok := x.(map[string]any)
+		if n := len(out); ok && n > 0 {
+			prev, _ := out[n-1].(map[string]any)
+			pc, ok1 := prev["content"].([]any)
+			mc, ok2 := msg["content"].([]any)
+			if prev != nil && len(prev) == 2 && len(msg) == 2 && ok1 && ok2 && prev["role"] == msg["role"] {
+				prev["content"] = append(pc, mc...)
+				continue
+			}
+		}
+		out = append(out, x)
+	}
+	m["messages"] = out
 }
 
 // chat is OpenAI's Chat Completions, and the compatible servers'.
@@ -212,9 +243,15 @@ func gemini(m map[string]any, o Options) map[string]any {
 		delete(si, "role") // the system instruction's role is ignored
 		joinTexts(si, "parts", "", false)
 	}
+	var calls map[string]int // the last model content's call ids, by position
 	for _, c := range objects(m["contents"]) {
 		if _, ok := c["role"]; !ok {
 			c["role"] = "user" // a content without a role is the user's
+		}
+		if c["role"] == "model" {
+			calls = callPositions(c)
+		} else {
+			inCallOrder(c, calls)
 		}
 		for _, p := range objects(c["parts"]) {
 			fr, ok := p["functionResponse"].(map[string]any)
@@ -240,6 +277,56 @@ func gemini(m map[string]any, o Options) map[string]any {
 		dropEmpty(m, "toolConfig")
 	}
 	return m
+}
+
+// callPositions maps the id of each functionCall part of a model content
+// to its position among the content's calls.
+func callPositions(c map[string]any) map[string]int {
+	pos := map[string]int{}
+	for _, p := range objects(c["parts"]) {
+		if fc, ok := p["functionCall"].(map[string]any); ok {
+			if id, ok := fc["id"].(string); ok && id != "" {
+				pos[id] = len(pos)
+			}
+		}
+	}
+	return pos
+}
+
+// inCallOrder puts the functionResponse parts of a content in the order
+// of the calls they answer when each names its call by id: Gemini pairs a
+// response with its call by that id ("populated by the client to match
+// the corresponding function call id", the API's FunctionResponse
+// reference), so their order is then the caller's. Without ids Gemini
+// pairs by position, and the order is compared as sent.
+func inCallOrder(c map[string]any, calls map[string]int) {
+	type response struct {
+		part any
+		call int // the answered call's position
+	}
+	parts, _ := c["parts"].([]any)
+	var slots []int
+	var responses []response
+	for i, p := range parts {
+		fr, ok := mapOf(p)["functionResponse"].(map[string]any)
+		if !ok {
+			continue
+		}
+		id, _ := fr["id"].(string)
+		call, ok := calls[id]
+		if !ok {
+			return
+		}
+		slots = append(slots, i)
+		responses = append(responses, response{p, call})
+	}
+	if len(slots) < 2 {
+		return
+	}
+	slices.SortStableFunc(responses, func(a, b response) int { return a.call - b.call })
+	for k, i := range slots {
+		parts[i] = responses[k].part
+	}
 }
 
 // ollama is Ollama's native /api/chat (and /api/generate).
