@@ -8,20 +8,23 @@ import (
 	"strings"
 )
 
-// Holds reports whether body is equivalent under f to body with the
-// value at the JSON pointer ptr (RFC 6901; a negative array index counts
-// from the end) set to want: whether a request expectation "ptr is want"
-// holds of body up to wire forms the API treats alike. The system prompt
-// sent as one text block holds for an expected string, an absent
-// is_error for an expected false. Every field is compared, the output
-// limit too. A pointer whose parent is not in body, or a body or want
-// that is not JSON, does not hold.
+// Holds reports whether some request equivalent to body under f has
+// want at the JSON pointer ptr (RFC 6901; a negative array index counts
+// from the end): whether a request expectation "ptr is want" holds of
+// body up to wire forms the API treats alike. The system prompt sent as
+// one text block holds for an expected string, an absent is_error for an
+// expected false. Where the equivalence does not count the order of a
+// list's elements (results that name their calls by id), ptr may name
+// any of them: an expected tool result at /messages/2/content/0 holds of
+// a body that sends it second. Every field is compared, the output limit
+// too. A pointer whose parent is not in body, or a body or want that is
+// not JSON, does not hold.
 func Holds(f Format, body []byte, ptr string, want []byte) bool {
 	w, err := decode(want)
 	if err != nil {
 		return false
 	}
-	return holds(f, body, ptr, func(parent any, key string) (any, bool) { return set(parent, key, w) })
+	return holds(f, body, ptr, true, func(parent any, key string) (any, bool) { return set(parent, key, w) })
 }
 
 // HoldsAbsent reports whether body is equivalent under f to body without
@@ -29,10 +32,15 @@ func Holds(f Format, body []byte, ptr string, want []byte) bool {
 // wire forms (an explicit default, such as "stream": false or
 // tool_choice auto, is as good as absent).
 func HoldsAbsent(f Format, body []byte, ptr string) bool {
-	return holds(f, body, ptr, remove)
+	return holds(f, body, ptr, false, remove)
 }
 
-func holds(f Format, body []byte, ptr string, edit func(parent any, key string) (any, bool)) bool {
+// holds reports whether the edit at ptr of body, or, with reorder, of
+// body with the element ptr names in one of the arrays on its way
+// swapped with another of that array, is equivalent to body. A swapped
+// body is only a candidate: it holds when its edit is equivalent to body,
+// so it is a request equivalent to body with the edited value at ptr.
+func holds(f Format, body []byte, ptr string, reorder bool, edit func(parent any, key string) (any, bool)) bool {
 	doc, err := decode(body)
 	if err != nil {
 		return false
@@ -41,18 +49,72 @@ func holds(f Format, body []byte, ptr string, edit func(parent any, key string) 
 	if !ok || len(tokens) == 0 {
 		return false
 	}
-	edited, ok := editAt(doc, tokens, edit)
-	if !ok {
-		return false
-	}
-	data, err := json.Marshal(edited)
+	o := Options{LimitSet: true}
+	norm, err := Normalize(f, body, o)
 	if err != nil {
 		return false
 	}
-	o := Options{LimitSet: true}
-	a, err1 := Normalize(f, body, o)
-	b, err2 := Normalize(f, data, o)
-	return err1 == nil && err2 == nil && reflect.DeepEqual(a, b)
+	try := func(doc any) bool {
+		edited, ok := editAt(doc, tokens, edit)
+		if !ok {
+			return false
+		}
+		data, err := json.Marshal(edited)
+		if err != nil {
+			return false
+		}
+		v, err := Normalize(f, data, o)
+		return err == nil && reflect.DeepEqual(norm, v)
+	}
+	if try(doc) {
+		return true
+	}
+	if !reorder {
+		return false
+	}
+	for d := range tokens {
+		a, isArray := resolve(doc, tokens[:d]).([]any)
+		if !isArray {
+			continue
+		}
+		i, ok := index(a, tokens[d])
+		if !ok {
+			continue
+		}
+		for k := range a {
+			if k == i {
+				continue
+			}
+			swapped, ok := editAt(doc, tokens[:d+1], func(parent any, _ string) (any, bool) {
+				b := append([]any(nil), parent.([]any)...)
+				b[i], b[k] = b[k], b[i]
+				return b, true
+			})
+			if ok && try(swapped) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// resolve returns the value at tokens in doc, nil if there is none.
+func resolve(doc any, tokens []string) any {
+	for _, t := range tokens {
+		switch v := doc.(type) {
+		case map[string]any:
+			doc = v[t]
+		case []any:
+			i, ok := index(v, t)
+			if !ok {
+				return nil
+			}
+			doc = v[i]
+		default:
+			return nil
+		}
+	}
+	return doc
 }
 
 func decode(data []byte) (any, error) {
