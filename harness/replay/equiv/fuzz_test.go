@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/metis-llm/metis/harness/replay/equiv"
@@ -50,6 +52,54 @@ func FuzzCompare(f *testing.F) {
 			if d := equiv.Compare(format, req, equiv.Request{Path: "/p", Body: again}, o); len(d) > 0 {
 				t.Fatalf("%s: a body differs from its re-marshalled form %s: %v", format, again, d)
 			}
+		}
+	})
+}
+
+// FuzzHolds: Holds and HoldsAbsent never panic, and the value a body has
+// at a pointer holds there.
+func FuzzHolds(f *testing.F) {
+	f.Add([]byte(`{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"a"},{"type":"tool_use","id":"b"}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"b"},{"type":"tool_result","tool_use_id":"a"}]}]}`), "/messages/1/content/0", uint8(0))
+	f.Add([]byte(`{"messages":[{"role":"assistant","tool_calls":[{"id":"a"},{"id":"b"}]},{"role":"tool","tool_call_id":"b"},{"role":"tool","tool_call_id":"a"}]}`), "/messages/-1/tool_call_id", uint8(2))
+	f.Add([]byte(`{"input":[{"type":"function_call","call_id":"a"},{"type":"function_call_output","call_id":"a","output":"x"}]}`), "/input/1", uint8(1))
+	f.Fuzz(func(t *testing.T, body []byte, ptr string, fi uint8) {
+		format := formats[int(fi)%len(formats)]
+		equiv.HoldsAbsent(format, body, ptr)
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		var doc any
+		if dec.Decode(&doc) != nil || dec.More() || !strings.HasPrefix(ptr, "/") || strings.Contains(ptr, "~") {
+			equiv.Holds(format, body, ptr, []byte("1"))
+			return
+		}
+		v, ok := doc, true
+		for _, tok := range strings.Split(ptr[1:], "/") {
+			switch x := v.(type) {
+			case map[string]any:
+				v, ok = x[tok]
+			case []any:
+				i, err := strconv.Atoi(tok)
+				ok = err == nil && i >= 0 && i < len(x)
+				if ok {
+					v = x[i]
+				}
+			default:
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if !ok {
+			equiv.Holds(format, body, ptr, []byte(`"x"`))
+			return
+		}
+		want, err := json.Marshal(v)
+		if err != nil {
+			return
+		}
+		if !equiv.Holds(format, body, ptr, want) {
+			t.Fatalf("%s: %s does not hold its own value %s at %s", format, body, want, ptr)
 		}
 	})
 }
