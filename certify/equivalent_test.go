@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -290,6 +291,85 @@ func TestSemanticChangesDoNotCertify(t *testing.T) {
 			}
 			if named == 0 {
 				t.Errorf("no replay/request finding names %q; failures:\n%s", c.field, strings.Join(contractFailures(report), "\n"))
+			}
+		})
+	}
+}
+
+// resultRuns calls do with each run of two or more consecutive tool
+// results in a request: Anthropic's tool_result blocks in a user turn,
+// Chat's tool messages.
+func resultRuns(b map[string]any, do func(run []any)) {
+	isResult := func(v any) bool {
+		m, _ := v.(map[string]any)
+		return m["type"] == "tool_result" || m["role"] == "tool"
+	}
+	each := func(items []any) {
+		for i := 0; i < len(items); {
+			j := i
+			for j < len(items) && isResult(items[j]) {
+				j++
+			}
+			if j-i > 1 {
+				do(items[i:j])
+			}
+			i = max(j, i+1)
+		}
+	}
+	msgs, _ := b["messages"].([]any)
+	each(msgs)
+	for _, m := range list(msgs) {
+		c, _ := m["content"].([]any)
+		each(c)
+	}
+}
+
+// TestResultsInAnyOrderCertify: the APIs pair a result with its call by
+// id, so an adapter sending parallel results in another order than
+// metis's certifies, and one pairing a result with another call's
+// content does not, the finding naming the content.
+func TestResultsInAnyOrderCertify(t *testing.T) {
+	reverse := func(_ string, b map[string]any) {
+		resultRuns(b, func(run []any) { slices.Reverse(run) })
+	}
+	mispair := func(_ string, b map[string]any) {
+		resultRuns(b, func(run []any) {
+			x, y := run[0].(map[string]any), run[1].(map[string]any)
+			x["content"], y["content"] = y["content"], x["content"]
+		})
+	}
+	for _, provider := range []string{"anthropic", "openrouter"} {
+		t.Run(provider, func(t *testing.T) {
+			certifyRun := func(rewrite func(string, map[string]any)) *certify.Report {
+				opts := certify.Options{IDs: []string{"tools/parallel-reordered"}, Profiles: []string{certify.ProfileTools}}
+				plan, err := certify.NewPlan(certify.Target{Provider: provider, New: wrapped(t, provider, rewrite), Kind: "go"}, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				report, err := plan.Certify(context.Background(), 1, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if report.Counts.Passed+report.Counts.Failed == 0 {
+					t.Fatalf("no run: %+v", report.Counts)
+				}
+				return report
+			}
+			if fails := contractFailures(certifyRun(reverse)); len(fails) > 0 {
+				t.Errorf("results in another order fail %d check(s):\n%s", len(fails), strings.Join(fails, "\n"))
+			}
+			report := certifyRun(mispair)
+			if report.Certified {
+				t.Fatal("certified an adapter pairing results with other calls' contents")
+			}
+			named := false
+			for _, run := range report.Runs {
+				for _, f := range run.Findings {
+					named = named || f.ID == "replay/request" && strings.Contains(f.Message, ".content[0].text: want ")
+				}
+			}
+			if !named {
+				t.Errorf("no replay/request finding names a result's content; failures:\n%s", strings.Join(contractFailures(report), "\n"))
 			}
 		})
 	}
