@@ -311,8 +311,13 @@ func (a *Adapter) reasoning(asm *driver.Assembler, k int, text string, md fantas
 			asm.ThinkingSignature(k, m.Signature)
 		}
 	}
+	// fantasy keeps a Gemini thought signature as the bytes its SDK
+	// decoded from the wire's base64 (Part.ThoughtSignature is []byte);
+	// the canonical signature is the provider's token as on the wire
+	// (001 §4.2), which also keeps binary signatures, invalid UTF-8,
+	// intact through encoding/json.
 	if m, ok := md[fgoogle.Name].(*fgoogle.ReasoningMetadata); ok && m.Signature != "" {
-		asm.ThinkingSignature(k, m.Signature)
+		asm.ThinkingSignature(k, base64.StdEncoding.EncodeToString([]byte(m.Signature)))
 	}
 	// The Responses reasoning item's encrypted_content is the canonical
 	// signature (docs/canonical.md, "Opaque provider tokens"); its item
@@ -359,7 +364,17 @@ func (a *Adapter) call(sc *shim.Call, req *canonical.Request) (fantasy.Call, err
 		if err != nil {
 			return c, canonical.NewError(canonical.ErrInvalidRequest, canonical.CodeUnsupportedContent, "messages[%d]: %v", i, err)
 		}
-		c.Prompt = append(c.Prompt, msgs...)
+		for _, msg := range msgs {
+			// One step's results in one tool message, as fantasy's own
+			// Agent builds the history (agent.go, toResponseMessages):
+			// consecutive canonical TOOL messages, one result each
+			// (001 §5.1), are one fantasy tool message.
+			if n := len(c.Prompt); n > 0 && msg.Role == fantasy.MessageRoleTool && c.Prompt[n-1].Role == fantasy.MessageRoleTool {
+				c.Prompt[n-1].Content = append(c.Prompt[n-1].Content, msg.Content...)
+				continue
+			}
+			c.Prompt = append(c.Prompt, msg)
+		}
 	}
 	for _, t := range req.Tools {
 		var schema map[string]any
@@ -431,10 +446,15 @@ func (a *Adapter) messages(sc *shim.Call, m *canonical.Message, ids canonical.To
 				return nil, fmt.Errorf("image data: %w", err)
 			}
 			parts = append(parts, fantasy.FilePart{Data: data, MediaType: b.MediaType})
-		case canonical.ThinkingBlock:
-			parts = append(parts, fantasy.ReasoningPart{Text: b.Text, ProviderOptions: a.signature(b.Signature, "")})
-		case canonical.RedactedThinkingBlock:
-			parts = append(parts, fantasy.ReasoningPart{ProviderOptions: a.signature("", b.Data)})
+		case canonical.ThinkingBlock, canonical.RedactedThinkingBlock:
+			part, reason := a.reasoningPart(m, b)
+			if reason != "" {
+				if err := sc.Drop(m, b.Type(), reason); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			parts = append(parts, part)
 		case canonical.ToolUseBlock:
 			parts = append(parts, fantasy.ToolCallPart{ToolCallID: ids.Wire(a.Name(), b.ID), ToolName: b.Name, Input: string(b.Input)})
 		case canonical.ToolResultBlock:
@@ -507,24 +527,59 @@ func (a *Adapter) toolResult(sc *shim.Call, m *canonical.Message, b canonical.To
 	return fantasy.ToolResultOutputContentText{Text: text.String()}, nil
 }
 
-// signature carries a thinking block's signature (or redacted data) in
-// the provider options fantasy reads it from.
-func (a *Adapter) signature(sig, redacted string) fantasy.ProviderOptions {
+// reasoningPart maps a thinking or redacted thinking block b of message
+// m to fantasy's ReasoningPart, its signature (or redacted data) in the
+// provider options fantasy reads it from; or, when the block cannot go
+// back, gives the reason it is dropped. Only thinking this adapter's
+// provider made goes back: another provider's thinking cannot be
+// verified by this one, and its signature is not this provider's token
+// (000 §4.3, 001 §7.3), as metis's own adapters drop it.
+func (a *Adapter) reasoningPart(m *canonical.Message, b canonical.Block) (fantasy.ReasoningPart, string) {
+	var text, sig, redacted string
+	switch b := b.(type) {
+	case canonical.ThinkingBlock:
+		text, sig = b.Text, b.Signature
+	case canonical.RedactedThinkingBlock:
+		redacted = b.Data
+	}
+	if m.Metadata.Provider != a.Name() {
+		from := "an unknown provider"
+		if m.Metadata.Provider != "" {
+			from = fmt.Sprintf("provider %q", m.Metadata.Provider)
+		}
+		return fantasy.ReasoningPart{}, fmt.Sprintf("%s from %s cannot be verified by %s", b.Type(), from, a.kind)
+	}
+	opts, reason := a.signature(sig, redacted)
+	return fantasy.ReasoningPart{Text: text, ProviderOptions: opts}, reason
+}
+
+// signature carries a thinking block's signature (or redacted data) of
+// this adapter's provider in the provider options fantasy reads it from,
+// or gives the reason it cannot.
+func (a *Adapter) signature(sig, redacted string) (fantasy.ProviderOptions, string) {
 	switch a.kind {
 	case "anthropic":
-		return fantasy.ProviderOptions{fanthropic.Name: &fanthropic.ReasoningOptionMetadata{Signature: sig, RedactedData: redacted}}
+		return fantasy.ProviderOptions{fanthropic.Name: &fanthropic.ReasoningOptionMetadata{Signature: sig, RedactedData: redacted}}, ""
 	case "gemini":
-		if sig != "" {
-			return fantasy.ProviderOptions{fgoogle.Name: &fgoogle.ReasoningMetadata{Signature: sig}}
+		if sig == "" {
+			return nil, ""
 		}
+		// The wire's base64, decoded to the bytes fantasy's SDK encodes
+		// again: a token that is not base64 has no bytes that would
+		// reach the wire as it came.
+		raw, err := base64.StdEncoding.DecodeString(sig)
+		if err != nil {
+			return nil, "a thought signature that is not base64 cannot go back through fantasy, whose signature is bytes sent base64-encoded"
+		}
+		return fantasy.ProviderOptions{fgoogle.Name: &fgoogle.ReasoningMetadata{Signature: string(raw)}}, ""
 	case "openai":
 		// The Responses reasoning item's encrypted_content, where
 		// fantasy's Responses model reads a ReasoningPart's reasoning.
 		if sig != "" {
-			return fantasy.ProviderOptions{fopenai.Name: &fopenai.ResponsesReasoningMetadata{EncryptedContent: &sig}}
+			return fantasy.ProviderOptions{fopenai.Name: &fopenai.ResponsesReasoningMetadata{EncryptedContent: &sig}}, ""
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 func usage(u fantasy.Usage) canonical.TokenUsage {

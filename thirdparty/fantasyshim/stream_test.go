@@ -287,12 +287,15 @@ func TestStreamResponsesSignature(t *testing.T) {
 // to fantasy's OpenAI provider as the Responses reasoning metadata.
 func TestSignatureBack(t *testing.T) {
 	a := &Adapter{kind: "openai"}
-	opts := a.signature("gAAAA-enc-1", "")
+	opts, reason := a.signature("gAAAA-enc-1", "")
 	m, ok := opts[fopenai.Name].(*fopenai.ResponsesReasoningMetadata)
 	if !ok || m.EncryptedContent == nil || *m.EncryptedContent != "gAAAA-enc-1" {
 		t.Fatalf("signature options %#v, want ResponsesReasoningMetadata with the encrypted content", opts)
 	}
-	if opts := a.signature("", ""); opts != nil {
+	if reason != "" {
+		t.Errorf("signed: dropped (%s)", reason)
+	}
+	if opts, _ := a.signature("", ""); opts != nil {
 		t.Errorf("unsigned: %#v, want no options", opts)
 	}
 }
