@@ -167,18 +167,21 @@ func optionalCallIDs(want, got any) {
 // not sign (a history made by another model) mean the same: the thought
 // signatures page's FAQ names both. Vertex AI documents skipSignature
 // alone, so its requests (paths under /publishers/) keep the value sent.
+// Both are base64 (URL-safe, unpadded), so a normal form holds them as
+// canonicalSignature spells them, and so must the comparison.
 const (
 	skipSignature               = "skip_thought_signature_validator"
 	contextEngineeringSignature = "context_engineering_is_the_way_to_go"
 )
 
 // placeholderSignatures rewrites each part's contextEngineeringSignature
-// to skipSignature.
+// to skipSignature, both in their normal form's spelling.
 func placeholderSignatures(v any) {
+	from, to := canonicalSignature(contextEngineeringSignature), canonicalSignature(skipSignature)
 	for _, c := range objects(mapOf(v)["contents"]) {
 		for _, p := range objects(c["parts"]) {
-			if p["thoughtSignature"] == contextEngineeringSignature {
-				p["thoughtSignature"] = skipSignature
+			if p["thoughtSignature"] == from {
+				p["thoughtSignature"] = to
 			}
 		}
 	}

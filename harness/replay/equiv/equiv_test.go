@@ -157,3 +157,32 @@ func TestMaxDifferences(t *testing.T) {
 		t.Errorf("%d differences, want MaxDifferences (%d)", len(d), equiv.MaxDifferences)
 	}
 }
+
+// TestProtoBytes: a bytes field's JSON form is base64 in either alphabet,
+// padded or not, one alphabet per value.
+func TestProtoBytes(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want string // the decoded bytes; "" with ok false for an error
+		ok   bool
+	}{
+		{"c2lnLXJvdW5kLTE=", "sig-round-1", true},
+		{"c2lnLXJvdW5kLTE", "sig-round-1", true},
+		{"+/8=", "\xfb\xff", true},
+		{"-_8", "\xfb\xff", true},
+		{"skip_thought_signature_validator", "\xb2\x48\xa9\xfe\xd8\x68\xba\x08\x6d\xfe\xc8\xa0\x9d\xab\x6e\xad\xef\xef\x6a\x58\x9d\x6a\xda\x2b", true},
+		// URL-safe and unpadded, so bytes to protobuf, though no
+		// signature Gemini sends (standard, padded) looks like it.
+		{"sig-round-1", "\xb2\x28\x3e\xae\x8b\xa7\x77\xed", true},
+		{"", "", true},
+		{"sig.round.1", "", false},
+		{"c2lnLXZlcmJhdGltLTQy+/=", "", false}, // 23 characters
+		{"-/8=", "", false},                    // both alphabets
+		{"c2lnLXJvdW5kLTE==", "", false},
+	} {
+		got, err := equiv.ProtoBytes(c.in)
+		if (err == nil) != c.ok || string(got) != c.want {
+			t.Errorf("ProtoBytes(%q) = %q, %v; want %q, ok %v", c.in, got, err, c.want, c.ok)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package equiv
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -417,6 +419,9 @@ func gemini(m map[string]any, o Options) map[string]any {
 			inCallOrder(c, calls)
 		}
 		for _, p := range objects(c["parts"]) {
+			if sig, ok := p["thoughtSignature"].(string); ok {
+				p["thoughtSignature"] = canonicalSignature(sig)
+			}
 			fr, ok := p["functionResponse"].(map[string]any)
 			if !ok {
 				continue
@@ -440,6 +445,39 @@ func gemini(m map[string]any, o Options) map[string]any {
 		dropEmpty(m, "toolConfig")
 	}
 	return m
+}
+
+// canonicalSignature returns a thoughtSignature as the standard, padded
+// base64 of the bytes it holds. The field is bytes in Gemini's API, and a
+// bytes field's JSON form is base64 in either alphabet, padded or not
+// (ProtoBytes): "skip/thought/signature/validator" is the value an SDK
+// holding the placeholder skip_thought_signature_validator as bytes
+// sends. A value that is not base64 is returned as it is.
+func canonicalSignature(s string) string {
+	b, err := ProtoBytes(s)
+	if err != nil {
+		return s
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// ProtoBytes decodes s, the JSON form of a protobuf bytes field, as
+// protobuf's JSON mapping reads it: base64 in the standard alphabet or
+// the URL-safe one (one alphabet per value, the URL-safe one when s holds
+// '-' or '_'), with or without padding.
+func ProtoBytes(s string) ([]byte, error) {
+	enc := base64.StdEncoding
+	if strings.ContainsAny(s, "-_") {
+		enc = base64.URLEncoding
+	}
+	if len(s)%4 != 0 {
+		enc = enc.WithPadding(base64.NoPadding)
+	}
+	b, err := enc.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("equiv: %q is not protobuf JSON bytes (base64): %w", s, err)
+	}
+	return b, nil
 }
 
 // callPositions maps the id of each functionCall part of a model content

@@ -2,6 +2,7 @@ package equiv_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"strconv"
@@ -100,6 +101,26 @@ func FuzzHolds(f *testing.F) {
 		}
 		if !equiv.Holds(format, body, ptr, want) {
 			t.Fatalf("%s: %s does not hold its own value %s at %s", format, body, want, ptr)
+		}
+	})
+}
+
+// FuzzProtoBytes: ProtoBytes never panics, and what it decodes, encoded
+// again in either alphabet, decodes to the same bytes.
+func FuzzProtoBytes(f *testing.F) {
+	for _, s := range []string{"c2lnLXJvdW5kLTE=", "skip_thought_signature_validator", "+/8", "-_8=", "a", "====", "\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, err := equiv.ProtoBytes(s)
+		if err != nil {
+			return
+		}
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawURLEncoding} {
+			again, err := equiv.ProtoBytes(enc.EncodeToString(b))
+			if err != nil || !bytes.Equal(again, b) {
+				t.Fatalf("ProtoBytes(%q) = %x; encoded again it decodes to %x, %v", s, b, again, err)
+			}
 		}
 	})
 }
