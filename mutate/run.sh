@@ -16,7 +16,8 @@
 # Each target's result is kept in mutate/json/ (committed: the report is
 # rebuilt from it): NAME.json (gremlins' output), NAME.target (the target
 # as given), NAME.rev (the commit tested and when) and, for a run
-# restricted by MUTATE_CONFORM_ARGS, NAME.args (the restriction). NAME is the
+# restricted by MUTATE_CONFORM_ARGS, NAME.args (the restriction), and
+# NAME.log (gremlins' line per mutant). NAME is the
 # directory with / made -, and ~ and a hash of the exclusion when there is
 # one, so a later run of a target replaces its own result only. The report
 # covers every result in mutate/json/, not only this run's targets.
@@ -63,9 +64,10 @@ for t in $targets; do
   # -vet=off: a mutant is judged by conform run, not by go vet.
   GOFLAGS="-buildvcs=false -trimpath -vet=off -exec=$root/mutate/exec.sh" \
     "$bin/gremlins" unleash --workers "$workers" --timeout-coefficient 5 \
-    "${exclude[@]}" --output "$json_dir/$name.json.tmp" "$root/$dir"
-  # A target's three files are replaced together, once gremlins has finished.
-  for ext in json rev target args; do mv "$json_dir/$name.$ext.tmp" "$json_dir/$name.$ext"; done
+    "${exclude[@]}" --output "$json_dir/$name.json.tmp" "$root/$dir" | tee "$json_dir/$name.log.tmp"
+  # A target's files are replaced together, once gremlins has finished; an
+  # interrupted run leaves its NAME.log.tmp (gremlins' line per mutant).
+  for ext in json rev target args log; do mv "$json_dir/$name.$ext.tmp" "$json_dir/$name.$ext"; done
   if [ -z "${MUTATE_CONFORM_ARGS:-}" ]; then rm "$json_dir/$name.args"; fi
 done
 fi
