@@ -101,6 +101,12 @@ target_of() { cat "$json_dir/$1.target" 2>/dev/null || echo "$1" | tr '-' '/'; }
     ($s|map(select(.=="KILLED" or .=="TIMED OUT"))|length) as $k | ($s|map(select(.=="LIVED"))|length) as $l |
     "| **all** | | \($k) | | \($l) | | | **\(if $k+$l > 0 then (1000*$k/($k+$l)|floor)/10 else "-" end)%** |"' \
     $(for n in "${results[@]}"; do echo "$json_dir/$n.json"; done)
+  for n in "${results[@]}"; do
+    if [ -s "$json_dir/$n.args" ]; then
+      echo
+      echo "\`$(target_of "$n")\` was run restricted (MUTATE_CONFORM_ARGS, passes separated by \`;\`): \`$(cat "$json_dir/$n.args")\`"
+    fi
+  done
   echo
   echo "## Surviving mutants"
   echo
