@@ -49,6 +49,11 @@ type Config struct {
 	Shard, Shards int
 	// Parallel is how many runs go at once; 0 or 1 runs them in order.
 	Parallel int
+	// FailFast stops the suite at its first failed run, like go test
+	// -failfast: Run starts no more runs, cancels those in flight and
+	// returns only the runs that ended before the stop (the failed one
+	// among them), with Result.NotRun counting the others.
+	FailFast bool
 
 	// Columns are the matrix's columns, for scenarios that name no
 	// models; nil means DefaultColumns() (scenarios/columns.yaml).

@@ -40,6 +40,9 @@ type Result struct {
 	Metis     buildinfo.Info   `json:"metis"`
 	Selection Selection        `json:"selection"`
 	Registry  RegistryInfo     `json:"registry"`
+	// NotRun counts the selected runs that Config.FailFast stopped
+	// before they ended; they are not in Runs.
+	NotRun int `json:"-"`
 }
 
 // RegistryInfo identifies the registry entries a Result's runs used: the

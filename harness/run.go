@@ -48,13 +48,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex // serializes Progress
 	done := 0
+	ctx, ff := newFailFast(ctx, cfg.FailFast, len(pairs))
+	defer ff.cancel()
 	for i, p := range pairs {
-		wg.Add(1)
 		sem <- struct{}{}
+		if ff.stop() {
+			break
+		}
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			res.Runs[i] = RunScenario(ctx, cfg, p.Scenario, p.Model)
+			r := RunScenario(ctx, cfg, p.Scenario, p.Model)
+			if !ff.keep(i, &r) {
+				return
+			}
+			res.Runs[i] = r
 			if cfg.Progress != nil {
 				mu.Lock()
 				done++
@@ -64,6 +73,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}()
 	}
 	wg.Wait()
+	res.Runs, res.NotRun = ff.kept(res.Runs)
 	res.Duration = time.Since(start)
 	return res, nil
 }

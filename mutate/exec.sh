@@ -13,7 +13,16 @@
 # first pass), the hook builds conform with coverage of this one package,
 # runs it, and writes what conform run covered to FILE: gremlins then tests
 # only the mutants conform run reaches, and reports the rest NOT COVERED.
+#
+# conform run goes with --fail-fast (a mutant is killed at its first failed
+# run) and -p MUTATE_PARALLEL (default 4: runs mostly wait). MUTATE_CONFORM_ARGS restricts it:
+# conform run's filters, in one or more passes separated by a lone `;`
+# (`--model anthropic --model bedrock ; swap/`); the mutant is killed when
+# any pass fails; the passes run at once, and the coverage pass runs them all. Empty: the whole
+# suite, once. A restriction is sound only when the runs it leaves out
+# cannot reach the mutated package (docs/development/mutation.md).
 set -uo pipefail
+set -f # the passes hold id globs for conform, not for the shell
 
 profile=""
 deadline=600
@@ -42,13 +51,39 @@ trap 'rm -rf "$tmp"' EXIT
 export GIT_DIR="$tmp/no-git" GIT_CEILING_DIRECTORIES="$root"
 cd "$root" || exit 2
 
+# conform_passes BINARY: conform run once per pass of MUTATE_CONFORM_ARGS,
+# the passes at once (each one's output in $tmp/out.N); fails as soon as a
+# pass fails, stopping the others.
+conform_passes() {
+  local bin=$1 pass=() w n=0 pids=() failed=0
+  for w in ${MUTATE_CONFORM_ARGS:-} ";"; do
+    if [ "$w" != ";" ]; then pass+=("$w"); continue; fi
+    if [ ${#pass[@]} -gt 0 ] || [ -z "${MUTATE_CONFORM_ARGS:-}" ]; then
+      n=$((n + 1))
+      timeout "$deadline" "$bin" run --fail-fast -p "${MUTATE_PARALLEL:-4}" --report-dir "$tmp/reports.$n" \
+        "${pass[@]}" >"$tmp/out.$n" 2>&1 &
+      pids+=($!)
+    fi
+    pass=()
+  done
+  while [ ${#pids[@]} -gt 0 ]; do
+    wait -n "${pids[@]}" || { failed=1; break; }
+    local left=()
+    for w in "${pids[@]}"; do kill -0 "$w" 2>/dev/null && left+=("$w"); done
+    pids=("${left[@]}")
+  done
+  if [ $failed = 1 ]; then kill "${pids[@]}" 2>/dev/null; wait; fi
+  for ((w = 1; w <= n; w++)); do cat "$tmp/out.$w"; done >"$tmp/out"
+  return $failed
+}
+
 if [ -n "$profile" ]; then
   # The main package must be instrumented too, or the binary writes no
   # counters; -pkg keeps only this package's lines.
   go build -cover -covermode=set -coverpkg="$pkg,$(go list -m)/cmd/conform" \
     -o "$tmp/conform" ./cmd/conform || exit 2
   mkdir "$tmp/cov"
-  GOCOVERDIR="$tmp/cov" "$tmp/conform" run --report-dir "$tmp/reports" >"$tmp/out" 2>&1 || {
+  GOCOVERDIR="$tmp/cov" conform_passes "$tmp/conform" || {
     echo "conform run fails on the unmutated module; fix that first:" >&2
     tail -20 "$tmp/out" >&2
     exit 1
@@ -58,6 +93,6 @@ if [ -n "$profile" ]; then
 fi
 
 timeout "$deadline" go build -o "$tmp/conform" ./cmd/conform 2>"$tmp/build" || { cat "$tmp/build" >&2; exit 2; }
-timeout "$deadline" "$tmp/conform" run --report-dir "$tmp/reports" >"$tmp/out" 2>&1 && exit 0
+conform_passes "$tmp/conform" && exit 0
 grep -E '^(FAIL|--- FAIL)|failed' "$tmp/out" | head -5 >&2
 exit 1

@@ -10,10 +10,14 @@
 #   MUTATE_WORKERS  mutants tested at once (default 2)
 #   MUTATE_OUT      where the report goes (default mutate/report.md)
 #   MUTATE_REPORT_ONLY=1  write the report from the JSON already there
+#   MUTATE_CONFORM_ARGS, MUTATE_PARALLEL  passed to mutate/exec.sh: conform
+#                   run's filters in passes separated by `;`, and its -p
 #
 # Each target's result is kept in mutate/json/ (committed: the report is
 # rebuilt from it): NAME.json (gremlins' output), NAME.target (the target
-# as given) and NAME.rev (the commit tested and when). NAME is the
+# as given), NAME.rev (the commit tested and when) and, for a run
+# restricted by MUTATE_CONFORM_ARGS, NAME.args (the restriction), and
+# NAME.log (gremlins' line per mutant). NAME is the
 # directory with / made -, and ~ and a hash of the exclusion when there is
 # one, so a later run of a target replaces its own result only. The report
 # covers every result in mutate/json/, not only this run's targets.
@@ -56,12 +60,15 @@ for t in $targets; do
   # The tree gremlins copies: the commit, and whether files differed from it.
   echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . || echo +changes) $(date -u +%Y-%m-%dT%H:%MZ)" >"$json_dir/$name.rev.tmp"
   printf '%s\n' "$t" >"$json_dir/$name.target.tmp"
+  printf '%s\n' "${MUTATE_CONFORM_ARGS:-}" >"$json_dir/$name.args.tmp"
   # -vet=off: a mutant is judged by conform run, not by go vet.
   GOFLAGS="-buildvcs=false -trimpath -vet=off -exec=$root/mutate/exec.sh" \
     "$bin/gremlins" unleash --workers "$workers" --timeout-coefficient 5 \
-    "${exclude[@]}" --output "$json_dir/$name.json.tmp" "$root/$dir"
-  # A target's three files are replaced together, once gremlins has finished.
-  for ext in json rev target; do mv "$json_dir/$name.$ext.tmp" "$json_dir/$name.$ext"; done
+    "${exclude[@]}" --output "$json_dir/$name.json.tmp" "$root/$dir" | tee "$json_dir/$name.log.tmp"
+  # A target's files are replaced together, once gremlins has finished; an
+  # interrupted run leaves its NAME.log.tmp (gremlins' line per mutant).
+  for ext in json rev target args log; do mv "$json_dir/$name.$ext.tmp" "$json_dir/$name.$ext"; done
+  if [ -z "${MUTATE_CONFORM_ARGS:-}" ]; then rm "$json_dir/$name.args"; fi
 done
 fi
 
@@ -94,6 +101,12 @@ target_of() { cat "$json_dir/$1.target" 2>/dev/null || echo "$1" | tr '-' '/'; }
     ($s|map(select(.=="KILLED" or .=="TIMED OUT"))|length) as $k | ($s|map(select(.=="LIVED"))|length) as $l |
     "| **all** | | \($k) | | \($l) | | | **\(if $k+$l > 0 then (1000*$k/($k+$l)|floor)/10 else "-" end)%** |"' \
     $(for n in "${results[@]}"; do echo "$json_dir/$n.json"; done)
+  for n in "${results[@]}"; do
+    if [ -s "$json_dir/$n.args" ]; then
+      echo
+      echo "\`$(target_of "$n")\` was run restricted (MUTATE_CONFORM_ARGS, passes separated by \`;\`): \`$(cat "$json_dir/$n.args")\`"
+    fi
+  done
   echo
   echo "## Surviving mutants"
   echo

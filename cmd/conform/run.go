@@ -40,6 +40,7 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 		mode      string
 		timeout   time.Duration
 		oracle    string
+		failFast  bool
 	)
 	sel.register(c.FlagSet)
 	// Runs spend most of their time waiting (stall faults wait for their
@@ -47,6 +48,8 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 	// fast on two cores.
 	c.IntVarP(&parallel, "parallel", "p", 8, "run `N` scenarios at once")
 	c.BoolVar(&update, "update", false, "rewrite the golden files that differ")
+	c.BoolVar(&failFast, "fail-fast", false, "stop at the first failed run: start no more runs, cancel those in flight, exit 1;\n"+
+		"the counts and reports cover the runs that ended before the stop")
 	c.StringVar(&reportDir, "report-dir", "reports", "`DIR` to write junit.xml, report.json, summary.md and report.html to (empty: none)")
 	c.BoolVarP(&verbose, "verbose", "v", false, "print a line per run and every step's checks, not only a line per failure")
 	c.DurationVar(&timeout, "run-timeout", harness.DefaultRunTimeout, "`DURATION` bounding each scenario run in wall time; a scenario's run_timeout wins")
@@ -77,6 +80,7 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 	}
 	cfg.Oracle = scenario.Oracle(oracle)
 	cfg.Parallel = parallel
+	cfg.FailFast = failFast
 	cfg.UpdateGoldens = update
 	cfg.RunTimeout = timeout
 	go readyTokenizers(sel.models)
@@ -122,6 +126,9 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 		dirs += " --oracle " + oracle
 	}
 	printResult(stdout, res, d, dirs)
+	if res.NotRun > 0 {
+		fmt.Fprintf(stdout, "--fail-fast: stopped at the first failed run; %d of %d selected runs not run\n", res.NotRun, res.NotRun+len(res.Runs))
+	}
 	if len(res.Runs) == 0 && res.Selection.Shard != nil {
 		fmt.Fprintf(stdout, "shard %s holds no run: the selection has fewer runs than shards\n", res.Selection.Shard)
 	}
