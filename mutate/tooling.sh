@@ -31,10 +31,10 @@ json_dir=mutate/json/tooling
 targets_file=mutate/tooling.targets
 
 lines=()
-while read -r name dir files tests; do
+while read -r name dir files tests skip; do
   case "$name" in ''|'#'*) continue ;; esac
   if [ -n "${MUTATE_TARGETS:-}" ] && [[ " $MUTATE_TARGETS " != *" $name "* ]]; then continue; fi
-  lines+=("$name $dir $files $tests")
+  lines+=("$name $dir $files $tests${skip:+ $skip}")
 done <"$targets_file"
 
 if [ -z "${MUTATE_REPORT_ONLY:-}" ]; then
@@ -44,7 +44,7 @@ if [ -z "${MUTATE_REPORT_ONLY:-}" ]; then
   GOBIN=$bin GOFLAGS=-buildvcs=false go install "$gremlins_pkg"
   mkdir -p "$json_dir"
   for line in "${lines[@]}"; do
-    read -r name dir files tests <<<"$line"
+    read -r name dir files tests skip <<<"$line"
     # Warm the build cache with gremlins' flags: a mutant then recompiles
     # only its package and the test binary.
     GOFLAGS="-buildvcs=false -trimpath -vet=off" go test -count=1 -run '^$' "./$dir" >/dev/null
@@ -57,11 +57,11 @@ if [ -z "${MUTATE_REPORT_ONLY:-}" ]; then
         exclude+=(--exclude-files "^$(printf '%s' "$rel" | sed 's/[.[\*^$()+?{|]/\\&/g')\$")
       fi
     done < <(find "$dir" -name '*.go' ! -name '*_test.go' | sort)
-    echo "== gremlins over $dir ($files), tests $tests"
+    echo "== gremlins over $dir ($files), tests $tests${skip:+, skipping $skip}"
     echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . || echo +changes) $(date -u +%Y-%m-%dT%H:%MZ)" >"$json_dir/$name.rev.tmp"
     printf '%s\n' "$line" >"$json_dir/$name.target.tmp"
     GOFLAGS="-buildvcs=false -trimpath -vet=off -exec=$root/mutate/unit.sh" \
-      MUTATE_DIR="$dir" MUTATE_RUN="$tests" \
+      MUTATE_DIR="$dir" MUTATE_RUN="$tests" MUTATE_SKIP="${skip:-}" \
       "$bin/gremlins" unleash --workers "$workers" --test-cpu 1 --timeout-coefficient 5 \
       "${exclude[@]}" --output "$json_dir/$name.json.tmp" "$root/$dir" | tee "$json_dir/$name.log.tmp"
     for ext in json rev target log; do mv "$json_dir/$name.$ext.tmp" "$json_dir/$name.$ext"; done
@@ -82,7 +82,7 @@ if [ ${#results[@]} -eq 0 ]; then echo "no results in $json_dir" >&2; exit 1; fi
   echo "| target | files | tree tested (commit, started) | killed | timed out | lived | not covered | not viable | score |"
   echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
   for n in "${results[@]}"; do
-    read -r name dir files tests <"$json_dir/$n.target"
+    read -r name dir files tests skip <"$json_dir/$n.target"
     rev=$(cat "$json_dir/$n.rev" 2>/dev/null || echo unknown)
     jq -r --arg t "$dir" --arg f "$files" --arg rev "$rev" '[.files[].mutations[].status] as $s |
       ($s|map(select(.=="KILLED"))|length) as $k | ($s|map(select(.=="TIMED OUT"))|length) as $to |
@@ -94,7 +94,7 @@ if [ ${#results[@]} -eq 0 ]; then echo "no results in $json_dir" >&2; exit 1; fi
   echo "## Surviving mutants"
   echo
   for n in "${results[@]}"; do
-    read -r name dir files tests <"$json_dir/$n.target"
+    read -r name dir files tests skip <"$json_dir/$n.target"
     commit=$(cut -d' ' -f1 "$json_dir/$n.rev" 2>/dev/null)
     jq -r '.files[] | .file_name as $f | .mutations[] | select(.status=="LIVED") | "\($f) \(.line) \(.column) \(.type)"' \
       "$json_dir/$n.json" | sort -k1,1 -k2,2n | while read -r f line col typ; do
