@@ -419,6 +419,12 @@ func (a *Adapter) call(sc *shim.Call, req *canonical.Request) (fantasy.Call, err
 			c.ProviderOptions = fantasy.ProviderOptions{fanthropic.Name: opts}
 		case "gemini":
 			budget, include := int64(th.BudgetTokens), true
+			if budget == 0 {
+				// fantasy's Gemini options take a budget (ThinkingLevel is
+				// for Gemini 3 only), so an effort becomes the budget
+				// Google's OpenAI compatibility layer gives it.
+				budget = geminiEffortBudget[th.Effort]
+			}
 			tc := &fgoogle.ThinkingConfig{IncludeThoughts: &include}
 			if budget > 0 {
 				tc.ThinkingBudget = &budget
@@ -428,6 +434,11 @@ func (a *Adapter) call(sc *shim.Call, req *canonical.Request) (fantasy.Call, err
 	}
 	return c, nil
 }
+
+// geminiEffortBudget is the thinking budget of each reasoning effort on
+// Gemini 2.5, as Google's OpenAI compatibility documentation maps
+// reasoning_effort (https://ai.google.dev/gemini-api/docs/openai#thinking).
+var geminiEffortBudget = map[string]int64{"low": 1024, "medium": 8192, "high": 24576}
 
 // messages maps one canonical message to fantasy's: a user turn's tool
 // results go in a tool message before its other parts.

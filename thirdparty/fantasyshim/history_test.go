@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"charm.land/fantasy"
+	fgoogle "charm.land/fantasy/providers/google"
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
@@ -383,5 +384,42 @@ func TestGeminiParallelResults(t *testing.T) {
 	}
 	if got, want := strings.Join(shape, " "), "user: model:cc user:rr"; got != want {
 		t.Errorf("contents %s, want %s\n%s", got, want, w.bodies[0])
+	}
+}
+
+// TestGeminiThinkingBudget checks which thinking budget a canonical
+// thinking request becomes on Gemini: its own budget, else its effort's
+// budget as Google maps reasoning_effort for Gemini 2.5.
+func TestGeminiThinkingBudget(t *testing.T) {
+	tests := []struct {
+		thinking canonical.ThinkingConfig
+		want     int64 // 0: no budget sent
+	}{
+		{canonical.ThinkingConfig{BudgetTokens: 2048}, 2048},
+		{canonical.ThinkingConfig{Effort: "low"}, 1024},
+		{canonical.ThinkingConfig{Effort: "medium"}, 8192},
+		{canonical.ThinkingConfig{Effort: "high"}, 24576},
+		{canonical.ThinkingConfig{BudgetTokens: 4096, Effort: "high"}, 4096},
+		{canonical.ThinkingConfig{Effort: "unheard-of"}, 0},
+	}
+	for _, tt := range tests {
+		w, logs := &wire{}, &bytes.Buffer{}
+		a := newTestAdapter(t, "gemini", w, logs)
+		th := tt.thinking
+		req := &canonical.Request{RequestID: "req_1", Model: models["gemini"], Messages: []canonical.Message{user("Hi")}, Thinking: &th}
+		_, sc := a.Begin(context.Background(), req, false)
+		c, err := a.call(sc, req)
+		sc.End()
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts, _ := c.ProviderOptions[fgoogle.Name].(*fgoogle.ProviderOptions)
+		var got int64
+		if opts != nil && opts.ThinkingConfig != nil && opts.ThinkingConfig.ThinkingBudget != nil {
+			got = *opts.ThinkingConfig.ThinkingBudget
+		}
+		if got != tt.want {
+			t.Errorf("%+v: budget %d, want %d", tt.thinking, got, tt.want)
+		}
 	}
 }
