@@ -28,21 +28,27 @@ func Diffs(path string, a, b any) iter.Seq[Diff] {
 	return func(yield func(Diff) bool) { walk(path, a, b, yield) }
 }
 
+// Keys returns the member names of a and b together, each once, sorted:
+// the order both walks over two JSON objects visit their members in.
+func Keys(a, b map[string]any) []string {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 func walk(path string, a, b any, yield func(Diff) bool) bool {
 	switch av := a.(type) {
 	case map[string]any:
 		if bv, ok := b.(map[string]any); ok {
-			keys := make([]string, 0, len(av)+len(bv))
-			for k := range av {
-				keys = append(keys, k)
-			}
-			for k := range bv {
-				if _, ok := av[k]; !ok {
-					keys = append(keys, k)
-				}
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
+			for _, k := range Keys(av, bv) {
 				if !side(path+"."+k, av, bv, k, yield) {
 					return false
 				}

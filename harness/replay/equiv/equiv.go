@@ -27,6 +27,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/metis-llm/metis/harness/internal/jsonwalk"
 )
 
 // Format is a provider wire format, named as scenarios name them.
@@ -347,17 +349,7 @@ func diff(path string, want, got any, out *[]Difference) {
 			*out = append(*out, Difference{field(path), render(want), render(got)})
 			return
 		}
-		keys := make([]string, 0, len(w)+len(g))
-		for k := range w {
-			keys = append(keys, k)
-		}
-		for k := range g {
-			if _, ok := w[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range jsonwalk.Keys(w, g) {
 			sub := k
 			if path != "" {
 				sub = path + "." + k
