@@ -61,6 +61,15 @@ func TestBedrockFrames(t *testing.T) {
 	assert.Equal(t, "event", types[1])
 	assert.Equal(t, "{not json", payloads[1], "a chunk whose payload is not JSON")
 
+	// With a body, the chunk is well formed and the Messages event inside
+	// it is the body: {"bytes": base64 of the body}.
+	got = run(faults.Fault{Kind: faults.KindMalformed, AfterEvents: 1, Body: []byte(`{"type":"content_block_delta","index":7}`)})
+	types, payloads, err = decodeFrames(t, got)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"event", "event", "event", "event"}, types)
+	assert.Equal(t, `{"bytes":"eyJ0eXBlIjoiY29udGVudF9ibG9ja19kZWx0YSIsImluZGV4Ijo3fQ=="}`, payloads[1], "a well-formed chunk carrying the body")
+	assert.Equal(t, `{"bytes":"e30=","p":"ab"}`, payloads[2], "the stream goes on after it")
+
 	got = run(faults.Fault{Kind: faults.KindTruncate, AfterEvents: 1})
 	types, _, err = decodeFrames(t, got)
 	require.NoError(t, err)

@@ -1,7 +1,9 @@
 package faults
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -109,29 +111,7 @@ func (b *streamBody) advance() {
 		b.out = errorEvent(b.api, b.f, &b.st)
 		b.err = io.EOF
 	case KindMalformed:
-		switch b.api {
-		case wire.Bedrock:
-			b.out = wire.BedrockChunk([]byte("{not json"))
-			return
-		case wire.Ollama:
-			b.out = []byte("{not json\n")
-			return
-		case wire.BedrockConverse:
-			b.out = wire.BedrockEvent("contentBlockDelta", []byte("{not json"))
-			return
-		}
-		eol := b.st.EOL
-		if eol == "" {
-			eol = "\n"
-		}
-		b.out = []byte("data: {not json" + eol + eol)
-		if b.api == wire.Anthropic || b.api == wire.VertexAnthropic {
-			// Every event of Anthropic's stream is named, and its
-			// streaming documentation asks clients to skip event types
-			// they do not know: an unnamed event there is one an adapter
-			// may skip. The garbage comes as an event it must read.
-			b.out = []byte("event: content_block_delta" + eol + "data: {not json" + eol + eol)
-		}
+		b.out = malformedEvent(b.api, b.f.Body, b.st.EOL)
 	case KindReset:
 		b.err = resetError()
 	case KindStall:
@@ -203,3 +183,41 @@ func (b *burstBody) Read(p []byte) (int, error) {
 }
 
 func (b *burstBody) Close() error { return b.src.Close() }
+
+// malformedEvent is the event a malformed fault inserts: "{not json", or
+// data (a fault's body) when given, as the wire frames an event's data.
+// On Bedrock's InvokeModel stream data is the Messages event a well-formed
+// chunk carries ({"bytes": base64}): the frame and its envelope decode
+// and the event inside does not, or breaks the protocol; without data the
+// chunk's own payload is the garbage. On Converse data is an event's
+// payload, on Ollama a line, elsewhere a data line.
+func malformedEvent(api wire.API, data []byte, eol string) []byte {
+	if data == nil {
+		data = []byte("{not json")
+	} else if api == wire.Bedrock {
+		chunk, _ := json.Marshal(struct {
+			Bytes []byte `json:"bytes"`
+		}{data}) // a struct of a byte slice always marshals
+		return wire.BedrockChunk(chunk)
+	}
+	switch api {
+	case wire.Bedrock:
+		return wire.BedrockChunk(data)
+	case wire.Ollama:
+		return append(bytes.Clone(data), '\n')
+	case wire.BedrockConverse:
+		return wire.BedrockEvent("contentBlockDelta", data)
+	}
+	if eol == "" {
+		eol = "\n"
+	}
+	ev := "data: " + string(data) + eol + eol
+	if api == wire.Anthropic || api == wire.VertexAnthropic {
+		// Every event of Anthropic's stream is named, and its streaming
+		// documentation asks clients to skip event types they do not
+		// know: an unnamed event there is one an adapter may skip. The
+		// garbage comes as an event it must read.
+		ev = "event: content_block_delta" + eol + ev
+	}
+	return []byte(ev)
+}

@@ -91,7 +91,12 @@
 //	malformed       then "data: {not json" is inserted, and the rest follows;
 //	                on the Anthropic wire, whose events are all named and
 //	                whose clients skip event types they do not know, as a
-//	                named event ("event: content_block_delta").
+//	                named event ("event: content_block_delta"). body
+//	                replaces "{not json" with the event data given; on
+//	                Bedrock's InvokeModel stream that data is the Messages
+//	                event inside a well-formed chunk ({"bytes": base64}),
+//	                where without body the chunk's payload itself is the
+//	                garbage.
 //	stall           then no byte arrives until the request's context is done,
 //	                so the caller's timeout fires (at once on a virtual
 //	                clock: see OnStall). Without after_events the stall

@@ -78,7 +78,8 @@ type Fault struct {
 	// Message replaces the message of the generated error body.
 	Message string
 	// Body replaces the generated body (status) or event data
-	// (error_event) verbatim; it is the whole body of a body fault.
+	// (error_event, malformed) verbatim; it is the whole body of a body
+	// fault.
 	Body []byte
 	// ContentType is the Content-Type of a body fault's answer; ""
 	// means application/json.

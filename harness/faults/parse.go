@@ -38,7 +38,7 @@ var fieldKinds = map[string][]Kind{
 	"retry_after_ms": {KindStatus},
 	"error":          {KindStatus, KindErrorEvent, KindBody},
 	"message":        {KindStatus, KindErrorEvent, KindBody},
-	"body":           {KindStatus, KindErrorEvent, KindBody},
+	"body":           {KindStatus, KindErrorEvent, KindBody, KindMalformed},
 	"content_type":   {KindBody},
 	"after_events":   {KindErrorEvent, KindTruncate, KindPartial, KindMalformed, KindStall, KindReset},
 	"chunk_bytes":    {KindDrip},
@@ -133,8 +133,12 @@ func (p *parser) fault() (Fault, error) {
 		err = p.errorEvent(&f)
 	case KindBody:
 		err = p.bodyFault(&f)
-	case KindTruncate, KindPartial, KindMalformed:
+	case KindTruncate, KindPartial:
 		f.AfterEvents, err = p.int("after_events", 0, 0, math.MaxInt32)
+	case KindMalformed:
+		if f.AfterEvents, err = p.int("after_events", 0, 0, math.MaxInt32); err == nil {
+			f.Body, err = p.body()
+		}
 	case KindStall, KindReset:
 		f.AfterEvents, err = p.int("after_events", BeforeResponse, 0, math.MaxInt32)
 	case KindDrip:

@@ -51,6 +51,8 @@ func TestParse(t *testing.T) {
 			faults.Fault{Kind: faults.KindReset, Times: 2, AfterEvents: 0}},
 		{"malformed", `{"kind": "malformed", "after_events": 1}`,
 			faults.Fault{Kind: faults.KindMalformed, Times: 1, AfterEvents: 1}},
+		{"malformed with its data", `{"kind": "malformed", "after_events": 1, "body": "{\"type\":\"ping\"}"}`,
+			faults.Fault{Kind: faults.KindMalformed, Times: 1, AfterEvents: 1, Body: []byte(`{"type":"ping"}`)}},
 		{"drip", `{"kind": "drip", "chunk_bytes": 4, "delay_ms": 20}`,
 			faults.Fault{Kind: faults.KindDrip, Times: 1, ChunkBytes: 4, Delay: 20 * time.Millisecond}},
 		{"slow is drip", `{"kind": "slow"}`,

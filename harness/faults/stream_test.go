@@ -122,6 +122,17 @@ func TestStreamFaults(t *testing.T) {
 				"data: [DONE]\n\n",
 		},
 		{
+			name:  "malformed with a body sends that data",
+			url:   chatURL,
+			body:  chatStream,
+			fault: faults.Fault{Kind: faults.KindMalformed, AfterEvents: 1, Body: []byte(`{"choices":[{"index":9}]}`)},
+			want: "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n" +
+				"data: {\"choices\":[{\"index\":9}]}\n\n" +
+				"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n" +
+				"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
+				"data: [DONE]\n\n",
+		},
+		{
 			name:  "malformed chunk in CRLF",
 			url:   geminiURL,
 			body:  geminiStream,
