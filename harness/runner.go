@@ -144,7 +144,13 @@ func (r *run) adapterFor(model string) (adapters.Adapter, error) {
 			if opts == nil {
 				opts = map[string]any{}
 			}
-			maps.Copy(opts, r.sc.AdapterOptions)
+			for k, v := range r.sc.AdapterOptions {
+				if v == nil {
+					delete(opts, k) // null: the registry's option removed
+				} else {
+					opts[k] = v
+				}
+			}
 			c.Options = opts
 		}
 		if r.sc.CallTimeout > 0 {

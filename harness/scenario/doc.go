@@ -31,7 +31,7 @@
 //	oracle: regression                  # checks only metis's own choices (# Oracles)
 //	system: You are terse.              # the session's system prompt
 //	max_retries: 2                      # overrides the registry's
-//	adapter_options: {idle_timeout_seconds: 0.3}  # over the registry's options, every adapter
+//	adapter_options: {idle_timeout_seconds: 0.3}  # over the registry's options, every adapter (null removes one)
 //	call_timeout: 500ms                 # the adapters' whole-call timeout
 //	credentials:                        # instead of the harness's fake key
 //	  env: {AWS_SESSION_TOKEN: ""}      # the adapters' environment ("" unsets)

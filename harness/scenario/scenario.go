@@ -62,7 +62,10 @@ type Scenario struct {
 	// instead of Config.RunTimeout.
 	RunTimeout time.Duration `json:"run_timeout,omitempty"`
 	// AdapterOptions are set on every adapter of the run, over the
-	// registry's options (idle_timeout_seconds, max_body_bytes, ...).
+	// registry's options (idle_timeout_seconds, max_body_bytes, ...); a
+	// null removes the registry's option, so that the adapter runs as
+	// if models.yaml did not set it (region: null: the region from the
+	// environment).
 	AdapterOptions map[string]any `json:"adapter_options,omitempty"`
 	// Compensations, when set, is a compensations: block in models.yaml
 	// syntax, checked at load by the registry's parser: every adapter of
