@@ -162,3 +162,29 @@ func scanKey(data []byte, i int) (int, bool) {
 	}
 	return len(data), false
 }
+
+// JSONStringAt is Strings.JSONStringAt with each string allocated by
+// itself.
+func JSONStringAt(data []byte) (string, int, bool) {
+	return (*Strings)(nil).JSONStringAt(data)
+}
+
+// JSONNullAt reports whether data starts with null, and its length (the
+// enclosing walk checks what follows it).
+func JSONNullAt(data []byte) (int, bool) {
+	if len(data) >= 4 && string(data[:4]) == "null" {
+		return 4, true
+	}
+	return 0, false
+}
+
+// JSONIntAt returns the integer at the start of data (as JSONInt reads
+// it) and its length.
+func JSONIntAt(data []byte) (v, n int, ok bool) {
+	raw, ok := JSONValueAt(data)
+	if !ok {
+		return 0, 0, false
+	}
+	v, ok = JSONInt(raw)
+	return v, len(raw), ok
+}

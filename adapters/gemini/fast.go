@@ -60,7 +60,7 @@ func (f *fastChunk) decode(data []byte) (*generateResponse, bool) {
 	ok := driver.WalkJSONObject(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "modelVersion":
-			if n, ok := nullAt(rest); ok {
+			if n, ok := driver.JSONNullAt(rest); ok {
 				return n, true
 			}
 			v, ok := driver.JSONValueAt(rest)
@@ -100,24 +100,11 @@ func (f *fastChunk) decode(data []byte) (*generateResponse, bool) {
 	return &f.resp, ok
 }
 
-// nullAt reports whether data starts with null, and its length (the
-// enclosing walk checks what follows it).
-func nullAt(data []byte) (int, bool) {
-	if len(data) >= 4 && string(data[:4]) == "null" {
-		return 4, true
-	}
-	return 0, false
-}
-
-// intAt reads the integer at the start of data (see driver.JSONInt).
+// intAt reads the integer at the start of data into p.
 func intAt(data []byte, p *int) (int, bool) {
-	v, ok := driver.JSONValueAt(data)
-	if !ok {
-		return 0, false
-	}
-	n, ok := driver.JSONInt(v)
-	*p = n
-	return len(v), ok
+	v, n, ok := driver.JSONIntAt(data)
+	*p = v
+	return n, ok
 }
 
 func (f *fastChunk) usageCounts(data []byte) (int, bool) {
@@ -138,7 +125,7 @@ func (f *fastChunk) usageCounts(data []byte) (int, bool) {
 		default:
 			return 0, driver.JSONIgnores(key, usageFields)
 		}
-		if n, ok := nullAt(rest); ok {
+		if n, ok := driver.JSONNullAt(rest); ok {
 			return n, true
 		}
 		return intAt(rest, p)
@@ -178,7 +165,7 @@ func (f *fastChunk) part(data []byte, p *responsePart) (int, bool) {
 	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "text", "thought", "thoughtSignature":
-			if n, ok := nullAt(rest); ok {
+			if n, ok := driver.JSONNullAt(rest); ok {
 				return n, true // null leaves the field as it is
 			}
 		}
@@ -188,7 +175,7 @@ func (f *fastChunk) part(data []byte, p *responsePart) (int, bool) {
 			p.Text = s
 			return n, ok
 		case "thoughtSignature":
-			s, n, ok := (*driver.Strings)(nil).JSONStringAt(rest)
+			s, n, ok := driver.JSONStringAt(rest)
 			p.ThoughtSignature = s
 			return n, ok
 		case "functionCall":
@@ -222,7 +209,7 @@ func (f *fastChunk) functionCall(data []byte, p *responsePart) (int, bool) {
 	end, ok := driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "id", "name":
-			s, n, ok := (*driver.Strings)(nil).JSONStringAt(rest)
+			s, n, ok := driver.JSONStringAt(rest)
 			if key[0] == 'i' {
 				f.call.ID = s
 			} else {
