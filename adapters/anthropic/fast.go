@@ -22,48 +22,70 @@ func fastEvent(data []byte, ev *streamEvent, strs *driver.Strings) bool {
 	if !fastPaths {
 		return false
 	}
-	return driver.JSONMembers(data, func(key, v []byte) bool {
-		var ok bool
+	return driver.WalkJSONObject(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "type":
-			ev.Type, ok = fastName(v)
-			return ok && (ev.Type == "content_block_delta" || ev.Type == "content_block_stop")
+			t, n, ok := fastNameAt(rest)
+			ev.Type = t
+			return n, ok && (t == "content_block_delta" || t == "content_block_stop")
 		case "index":
-			ev.Index, ok = driver.JSONInt(v)
-			return ok
+			v, n, ok := driver.JSONIntAt(rest)
+			ev.Index = v
+			return n, ok
 		case "delta":
-			return fastDelta(v, &ev.Delta, strs)
+			return fastDelta(rest, &ev.Delta, strs)
 		}
-		return driver.JSONIgnores(key, eventFields)
+		return 0, driver.JSONIgnores(key, eventFields)
 	})
 }
 
-// fastDelta reads the delta member, whose syntax fastEvent's scan checked.
-func fastDelta(data []byte, d *streamDelta, strs *driver.Strings) bool {
-	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
-		if driver.IsJSONNull(v) {
-			switch string(key) {
-			case "type", "text", "partial_json", "thinking", "signature":
-				return true // null leaves the field as it is
-			}
-		}
-		var ok bool
+// fastDelta reads the delta member at the start of data, checking its
+// syntax as it reads it (driver.JSONObjectAt), and returns its length.
+func fastDelta(data []byte, d *streamDelta, strs *driver.Strings) (int, bool) {
+	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
+		var p *string
 		switch string(key) {
 		case "type":
-			d.Type, ok = fastName(v)
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true // null leaves the field as it is
+			}
+			t, n, ok := fastNameAt(rest)
+			d.Type = t
+			return n, ok
 		case "text":
-			d.Text, ok = strs.JSONString(v)
+			p = &d.Text
 		case "partial_json":
-			d.PartialJSON, ok = strs.JSONString(v)
+			p = &d.PartialJSON
 		case "thinking":
-			d.Thinking, ok = strs.JSONString(v)
+			p = &d.Thinking
 		case "signature":
-			d.Signature, ok = driver.JSONString(v) // kept in the message: a string of its own
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true
+			}
+			s, n, ok := driver.JSONStringAt(rest) // kept in the message: a string of its own
+			d.Signature = s
+			return n, ok
 		default:
-			return driver.JSONIgnores(key, deltaFields)
+			return 0, driver.JSONIgnores(key, deltaFields)
 		}
-		return ok
+		if n, ok := driver.JSONNullAt(rest); ok {
+			return n, true // null leaves the field as it is
+		}
+		s, n, ok := strs.JSONStringAt(rest)
+		*p = s
+		return n, ok
 	})
+}
+
+// fastNameAt is fastName for the value at the start of data, with its
+// length.
+func fastNameAt(data []byte) (wireName, int, bool) {
+	v, ok := driver.JSONValueAt(data)
+	if !ok {
+		return "", 0, false
+	}
+	name, ok := fastName(v)
+	return name, len(v), ok
 }
 
 // fastName decodes a wireName as its UnmarshalJSON does, without

@@ -353,9 +353,7 @@ func (d *decoder) endBlock(a *driver.Assembler, key int) error {
 		a.TextDelta(key, "{}")
 	}
 	if kind == kindTool {
-		if in := compactObject([]byte(a.RawToolArgs(key))); in != nil {
-			a.ToolInputFinal(key, in)
-		}
+		a.ToolInputFromArgs(key, compactObject)
 	}
 	a.EndBlock(key)
 	delete(d.kinds, key)

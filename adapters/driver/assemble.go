@@ -356,7 +356,7 @@ func (a *Assembler) ToolInputDelta(key int, fragment string) (bool, error) {
 		return false, nil
 	}
 	p := a.blocks[i]
-	p.args = append(p.args, fragment...)
+	p.args = AppendDoubling(p.args, fragment)
 	if fragment == "" {
 		return true, nil
 	}
@@ -367,7 +367,24 @@ func (a *Assembler) ToolInputDelta(key int, fragment string) (bool, error) {
 // tool under key; it wins over the accumulated fragments.
 func (a *Assembler) ToolInputFinal(key int, input json.RawMessage) {
 	if i, ok := a.index(key); ok && a.blocks[i].kind == canonical.BlockToolUse {
+		if f := a.blocks[i].final; f != nil && bytes.Equal(f, input) {
+			return // the same input restated: nothing to copy
+		}
 		a.blocks[i].final = append(json.RawMessage(nil), input...)
+	}
+}
+
+// ToolInputFromArgs records as the final input of the tool under key
+// what derive makes of its accumulated argument fragments, unless derive
+// returns nil. Nothing is copied: the input may share the fragments'
+// memory, which the Assembler keeps and never writes again (a closed
+// block takes no fragment), as it does when the fragments themselves are
+// the input.
+func (a *Assembler) ToolInputFromArgs(key int, derive func(args []byte) json.RawMessage) {
+	if i, ok := a.index(key); ok && a.blocks[i].kind == canonical.BlockToolUse {
+		if in := derive(a.blocks[i].args); in != nil {
+			a.blocks[i].final = in
+		}
 	}
 }
 
@@ -689,4 +706,18 @@ func (a *Assembler) index(key int) (int, bool) {
 func (a *Assembler) BlockIndex(key int) (int, bool) {
 	i, ok := a.index(key)
 	return i, ok
+}
+
+// AppendDoubling appends s to b as append does, but doubles b's capacity
+// whenever it must grow (from 256 bytes), where append grows a slice of
+// more than 256 bytes by a quarter or so: a tool call's arguments arrive
+// a fragment at a time, and 16 KiB of them appended would be copied a
+// dozen times.
+func AppendDoubling(b []byte, s string) []byte {
+	if n := len(b) + len(s); n > cap(b) {
+		nb := make([]byte, len(b), max(2*cap(b), n, 256))
+		copy(nb, b)
+		b = nb
+	}
+	return append(b, s...)
 }

@@ -495,3 +495,53 @@ func TestAssemblerResponseBeforeFinish(t *testing.T) {
 	assert.Equal(t, `{"a":1}`, a.RawToolArgs(1))
 	assert.Empty(t, a.RawToolArgs(9))
 }
+
+// TestAppendDoubling: the fragments of a 16 KiB argument cost a handful
+// of allocations, and the bytes are append's.
+func TestAppendDoubling(t *testing.T) {
+	frag := `{"k":"0123456789abcdef0123456789"}`
+	var want []byte
+	for range 512 {
+		want = append(want, frag...)
+	}
+	var got []byte
+	allocs := testing.AllocsPerRun(10, func() {
+		got = nil
+		for range 512 {
+			got = AppendDoubling(got, frag)
+		}
+	})
+	if string(got) != string(want) {
+		t.Fatal("AppendDoubling appends other bytes than append")
+	}
+	if allocs > 8 {
+		t.Errorf("%v allocations for %d bytes, want at most 8 (doubling from 256)", allocs, len(got))
+	}
+	if AppendDoubling(nil, "") != nil {
+		t.Error("appending nothing to nil gives a slice, append gives nil")
+	}
+}
+
+// TestToolInputFinalRestated: a final input restated as it is copies
+// nothing and changes nothing; ToolInputFromArgs sets what derive makes
+// of the fragments, and nil leaves the input as it was.
+func TestToolInputFinalRestated(t *testing.T) {
+	a, _ := newTestAssembler(nil)
+	a.ToolStart(0, "call_1", "f")
+	if _, err := a.ToolInputDelta(0, `{"a": 1}`); err != nil {
+		t.Fatal(err)
+	}
+	in := json.RawMessage(`{"a":1}`)
+	a.ToolInputFinal(0, in)
+	if n := testing.AllocsPerRun(10, func() { a.ToolInputFinal(0, in) }); n != 0 {
+		t.Errorf("restating the final input allocates %v times", n)
+	}
+	a.ToolInputFromArgs(0, func([]byte) json.RawMessage { return nil })
+	if got := string(a.blocks[0].final); got != `{"a":1}` {
+		t.Errorf("final input %s after derive gave nil, want {\"a\":1}", got)
+	}
+	a.ToolInputFromArgs(0, func(args []byte) json.RawMessage { return args })
+	if got := string(a.blocks[0].final); got != `{"a": 1}` {
+		t.Errorf("final input %s, want the fragments {\"a\": 1}", got)
+	}
+}

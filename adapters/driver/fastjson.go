@@ -188,17 +188,22 @@ func (s *Strings) JSONString(value []byte) (string, bool) {
 	if !ok || end != len(value) {
 		return "", false
 	}
-	raw := value[1 : end-1]
+	return s.unquoted(value[1:end-1], plain), true
+}
+
+// unquoted returns the contents of a well-formed string (scanString
+// accepted it, and found it plain or not), decoded, from s.
+func (s *Strings) unquoted(raw []byte, plain bool) string {
 	switch {
 	case len(raw) == 0:
-		return "", true
+		return ""
 	case s == nil && plain:
-		return string(raw), true
+		return string(raw)
 	case s == nil:
 		var out strings.Builder // one allocation: the string itself
 		out.Grow(len(raw))
 		unquote(&out, raw)
-		return out.String(), true
+		return out.String()
 	}
 	if s.b.Cap()-s.b.Len() < len(raw) {
 		// A fresh block, twice the last up to stringsBlock (a short
@@ -213,7 +218,7 @@ func (s *Strings) JSONString(value []byte) (string, bool) {
 	} else {
 		unquote(&s.b, raw) // may outgrow the block (U+FFFD is longer than the byte it replaces): the builder then moves on to a larger copy, and earlier strings keep the old one
 	}
-	return s.b.String()[start:], true
+	return s.b.String()[start:]
 }
 
 // JSONStringEquals reports whether a raw JSON string value holds exactly

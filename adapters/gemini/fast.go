@@ -29,9 +29,9 @@ const maxFastParts = 4
 // reflection: one candidate whose parts are text (thought or not, signed
 // or not), its usage counts and model version, and the members the
 // structs ignore (role, responseId, totalTokenCount, token details, ...).
-// The whole chunk's syntax is checked once, by the scan of its top-level
-// members; what is inside a member is then only framed (InnerJSONMembers),
-// not checked again at each level it is read at.
+// The chunk is read in one pass (driver.JSONObjectAt) that checks its
+// syntax as it descends into the members read: each byte is checked
+// once, at the level that reads it, and the rest is checked and skipped.
 // It fills a generateResponse exactly as encoding/json fills a zero one,
 // or reports false and leaves the chunk to the full decoder (function
 // calls, finish reasons, safety ratings, feedback, errors, arrays). The
@@ -57,48 +57,59 @@ func (f *fastChunk) decode(data []byte) (*generateResponse, bool) {
 	}
 	f.resp = generateResponse{}
 	f.hasCall = false
-	ok := driver.JSONMembers(data, func(key, v []byte) bool {
+	ok := driver.WalkJSONObject(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "modelVersion":
-			if driver.IsJSONNull(v) {
-				return true
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true
+			}
+			v, ok := driver.JSONValueAt(rest)
+			if !ok {
+				return 0, false
 			}
 			if !(len(v) == len(f.model)+2 && string(v[1:len(v)-1]) == f.model && bytes.IndexByte(v, '\\') < 0) {
 				s, ok := driver.JSONString(v)
 				if !ok {
-					return false
+					return 0, false
 				}
 				f.model = s
 			}
 			f.resp.ModelVersion = f.model
-			return true
+			return len(v), true
 		case "usageMetadata":
 			f.usage = usageMetadata{}
 			f.resp.UsageMetadata = &f.usage
-			return f.usageCounts(v)
+			return f.usageCounts(rest)
 		case "candidates":
 			n := 0
-			ok := driver.InnerJSONElements(v, func(elem []byte) bool {
+			end, ok := driver.JSONArrayAt(rest, func(elem []byte) (int, bool) {
 				if n++; n > 1 {
-					return false
+					return 0, false
 				}
 				f.cand[0] = candidate{}
 				return f.candidate(elem, &f.cand[0])
 			})
 			if !ok || n != 1 {
-				return false
+				return 0, false
 			}
 			f.resp.Candidates = f.cand[:1]
-			return true
+			return end, true
 		}
-		return driver.JSONIgnores(key, responseFields)
+		return 0, driver.JSONIgnores(key, responseFields)
 	})
 	return &f.resp, ok
 }
 
-func (f *fastChunk) usageCounts(data []byte) bool {
+// intAt reads the integer at the start of data into p.
+func intAt(data []byte, p *int) (int, bool) {
+	v, n, ok := driver.JSONIntAt(data)
+	*p = v
+	return n, ok
+}
+
+func (f *fastChunk) usageCounts(data []byte) (int, bool) {
 	u := &f.usage
-	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
+	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		var p *int
 		switch string(key) {
 		case "promptTokenCount":
@@ -112,75 +123,75 @@ func (f *fastChunk) usageCounts(data []byte) bool {
 		case "toolUsePromptTokenCount":
 			p = &u.ToolUsePromptTokenCount
 		default:
-			return driver.JSONIgnores(key, usageFields)
+			return 0, driver.JSONIgnores(key, usageFields)
 		}
-		if driver.IsJSONNull(v) {
-			return true
+		if n, ok := driver.JSONNullAt(rest); ok {
+			return n, true
 		}
-		n, ok := driver.JSONInt(v)
-		*p = n
-		return ok
+		return intAt(rest, p)
 	})
 }
 
-func (f *fastChunk) candidate(data []byte, c *candidate) bool {
-	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
+func (f *fastChunk) candidate(data []byte, c *candidate) (int, bool) {
+	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "index":
-			n, ok := driver.JSONInt(v)
-			c.Index = n
-			return ok
+			return intAt(rest, &c.Index)
 		case "content":
 			f.content = responseContent{}
 			c.Content = &f.content
-			return driver.InnerJSONMembers(v, func(key, v []byte) bool {
+			return driver.JSONObjectAt(rest, func(key, rest []byte) (int, bool) {
 				if string(key) != "parts" {
-					return driver.JSONIgnores(key, contentFields)
+					return 0, driver.JSONIgnores(key, contentFields)
 				}
 				n := 0
-				ok := driver.InnerJSONElements(v, func(elem []byte) bool {
+				end, ok := driver.JSONArrayAt(rest, func(elem []byte) (int, bool) {
 					if n == maxFastParts {
-						return false
+						return 0, false
 					}
 					f.parts[n] = responsePart{}
 					n++
 					return f.part(elem, &f.parts[n-1])
 				})
 				f.content.Parts = f.parts[:n]
-				return ok
+				return end, ok
 			})
 		}
-		return driver.JSONIgnores(key, candidateFields)
+		return 0, driver.JSONIgnores(key, candidateFields)
 	})
 }
 
-func (f *fastChunk) part(data []byte, p *responsePart) bool {
-	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
-		if driver.IsJSONNull(v) {
-			switch string(key) {
-			case "text", "thought", "thoughtSignature":
-				return true // null leaves the field as it is
+func (f *fastChunk) part(data []byte, p *responsePart) (int, bool) {
+	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
+		switch string(key) {
+		case "text", "thought", "thoughtSignature":
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true // null leaves the field as it is
 			}
 		}
-		var ok bool
 		switch string(key) {
 		case "text":
-			p.Text, ok = f.strs.JSONString(v)
+			s, n, ok := f.strs.JSONStringAt(rest)
+			p.Text = s
+			return n, ok
 		case "thoughtSignature":
-			p.ThoughtSignature, ok = driver.JSONString(v)
+			s, n, ok := driver.JSONStringAt(rest)
+			p.ThoughtSignature = s
+			return n, ok
 		case "functionCall":
-			return f.functionCall(v, p)
+			return f.functionCall(rest, p)
 		case "thought":
-			switch string(v) {
-			case "true":
-				p.Thought, ok = true, true
-			case "false":
-				p.Thought, ok = false, true
+			switch {
+			case bytes.HasPrefix(rest, []byte("true")):
+				p.Thought = true
+				return 4, true
+			case bytes.HasPrefix(rest, []byte("false")):
+				p.Thought = false
+				return 5, true
 			}
-		default:
-			return driver.JSONIgnores(key, partFields)
+			return 0, false
 		}
-		return ok
+		return 0, driver.JSONIgnores(key, partFields)
 	})
 }
 
@@ -190,25 +201,28 @@ func (f *fastChunk) part(data []byte, p *responsePart) bool {
 // the full decoder. Its args
 // are copied, as encoding/json copies a RawMessage: the event's data does
 // not outlive the event.
-func (f *fastChunk) functionCall(data []byte, p *responsePart) bool {
+func (f *fastChunk) functionCall(data []byte, p *responsePart) (int, bool) {
 	if f.hasCall {
-		return false // one per chunk: the next part would overwrite it
+		return 0, false // one per chunk: the next part would overwrite it
 	}
 	f.call, f.hasCall = responseFunction{}, true
-	ok := driver.InnerJSONMembers(data, func(key, v []byte) bool {
-		var ok bool
+	end, ok := driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
-		case "id":
-			f.call.ID, ok = driver.JSONString(v)
-		case "name":
-			f.call.Name, ok = driver.JSONString(v)
+		case "id", "name":
+			s, n, ok := driver.JSONStringAt(rest)
+			if key[0] == 'i' {
+				f.call.ID = s
+			} else {
+				f.call.Name = s
+			}
+			return n, ok
 		case "args":
-			f.call.Args, ok = append(json.RawMessage(nil), v...), len(v) > 0 && v[0] == '{'
-		default:
-			return driver.JSONIgnores(key, functionFields)
+			v, ok := driver.JSONValueAt(rest)
+			f.call.Args = append(json.RawMessage(nil), v...)
+			return len(v), ok && v[0] == '{'
 		}
-		return ok
+		return 0, driver.JSONIgnores(key, functionFields)
 	})
 	p.FunctionCall = &f.call
-	return ok
+	return end, ok
 }

@@ -49,84 +49,97 @@ func reuse(value []byte, prev string) (string, bool) {
 	return driver.JSONString(value)
 }
 
-// decode fills c from data, or reports false. The scan of the chunk's
-// members checks all of its syntax; the members it reads into are then
-// only framed (InnerJSONMembers).
+// reuseAt is reuse for the string at the start of data, with its length.
+func reuseAt(data []byte, prev string) (string, int, bool) {
+	v, ok := driver.JSONValueAt(data)
+	if !ok {
+		return "", 0, false
+	}
+	s, ok := reuse(v, prev)
+	return s, len(v), ok
+}
+
+// decode fills c from data, or reports false. The chunk is read in one
+// pass (driver.JSONObjectAt) that checks its syntax as it descends into
+// the members read: each byte is checked once, at the level that reads
+// it.
 func (f *chatFast) decode(data []byte, c *chatChunk) bool {
 	if !fastPaths {
 		return false
 	}
 	c.reset()
-	return driver.JSONMembers(data, func(key, v []byte) bool {
+	return driver.WalkJSONObject(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "model":
-			if driver.IsJSONNull(v) {
-				return true
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true
 			}
-			m, ok := reuse(v, f.model)
+			m, n, ok := reuseAt(rest, f.model)
 			f.model, c.Model = m, m
-			return ok
+			return n, ok
 		case "usage":
-			return driver.IsJSONNull(v)
+			return driver.JSONNullAt(rest)
 		case "choices":
 			n := 0
-			ok := driver.InnerJSONElements(v, func(elem []byte) bool {
+			end, ok := driver.JSONArrayAt(rest, func(elem []byte) (int, bool) {
 				if n++; n > 1 {
-					return false
+					return 0, false
 				}
 				c.Choices = append(c.Choices, chatChoice{})
 				return f.choice(elem, &c.Choices[0])
 			})
-			return ok && n == 1
+			return end, ok && n == 1
 		}
-		return driver.JSONIgnores(key, chatChunkFields)
+		return 0, driver.JSONIgnores(key, chatChunkFields)
 	})
 }
 
-func (f *chatFast) choice(data []byte, ch *chatChoice) bool {
-	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
+func (f *chatFast) choice(data []byte, ch *chatChoice) (int, bool) {
+	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "index":
-			n, ok := driver.JSONInt(v)
-			ch.Index = n
-			return ok
+			v, n, ok := driver.JSONIntAt(rest)
+			ch.Index = v
+			return n, ok
 		case "finish_reason":
-			if driver.IsJSONNull(v) {
-				return true
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true
 			}
-			s, ok := reuse(v, f.finish)
+			s, n, ok := reuseAt(rest, f.finish)
 			f.finish, ch.FinishReason = s, &f.finish
-			return ok
+			return n, ok
 		case "delta":
-			return f.delta(v, &ch.Delta)
+			return f.delta(rest, &ch.Delta)
 		}
-		return driver.JSONIgnores(key, chatChoiceFields)
+		return 0, driver.JSONIgnores(key, chatChoiceFields)
 	})
 }
 
-func (f *chatFast) delta(data []byte, d *chatDelta) bool {
-	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
+func (f *chatFast) delta(data []byte, d *chatDelta) (int, bool) {
+	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "content":
-			if driver.IsJSONNull(v) {
-				return true
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true
 			}
-			s, ok := f.strs.JSONString(v)
+			s, n, ok := f.strs.JSONStringAt(rest)
 			f.content, d.Content = s, &f.content
-			return ok
+			return n, ok
 		case "refusal":
-			return driver.IsJSONNull(v)
-		case "reasoning":
-			d.Reasoning = v // valid while the event is decoded, as the full path uses it
-			return true
-		case "reasoning_content":
-			d.ReasoningContent = v
-			return true
+			return driver.JSONNullAt(rest)
+		case "reasoning", "reasoning_content":
+			v, ok := driver.JSONValueAt(rest)
+			if len(key) > len("reasoning") {
+				d.ReasoningContent = v
+			} else {
+				d.Reasoning = v // valid while the event is decoded, as the full path uses it
+			}
+			return len(v), ok
 		case "tool_calls":
 			n := 0
-			ok := driver.InnerJSONElements(v, func(elem []byte) bool {
+			end, ok := driver.JSONArrayAt(rest, func(elem []byte) (int, bool) {
 				if n++; n > 1 {
-					return false
+					return 0, false
 				}
 				f.call[0] = chatToolCallDelta{}
 				return f.toolCall(elem, &f.call[0])
@@ -134,47 +147,47 @@ func (f *chatFast) delta(data []byte, d *chatDelta) bool {
 			if ok && n == 1 {
 				d.ToolCalls = f.call[:1]
 			}
-			return ok && n == 1
+			return end, ok && n == 1
 		}
-		return driver.JSONIgnores(key, chatDeltaFields)
+		return 0, driver.JSONIgnores(key, chatDeltaFields)
 	})
 }
 
-func (f *chatFast) toolCall(data []byte, tc *chatToolCallDelta) bool {
-	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
+func (f *chatFast) toolCall(data []byte, tc *chatToolCallDelta) (int, bool) {
+	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "index":
-			n, ok := driver.JSONInt(v)
-			f.index, tc.Index = n, &f.index
-			return ok
+			v, n, ok := driver.JSONIntAt(rest)
+			f.index, tc.Index = v, &f.index
+			return n, ok
 		case "id":
-			if driver.IsJSONNull(v) {
-				return true
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true
 			}
-			s, ok := driver.JSONString(v)
+			s, n, ok := driver.JSONStringAt(rest)
 			tc.ID = s
-			return ok
+			return n, ok
 		case "function":
-			return driver.InnerJSONMembers(v, func(key, v []byte) bool {
+			return driver.JSONObjectAt(rest, func(key, rest []byte) (int, bool) {
 				switch string(key) {
 				case "name":
-					if driver.IsJSONNull(v) {
-						return true
+					if n, ok := driver.JSONNullAt(rest); ok {
+						return n, true
 					}
-					s, ok := driver.JSONString(v)
+					s, n, ok := driver.JSONStringAt(rest)
 					tc.Function.Name = s
-					return ok
+					return n, ok
 				case "arguments":
-					if driver.IsJSONNull(v) {
-						return true
+					if n, ok := driver.JSONNullAt(rest); ok {
+						return n, true
 					}
-					s, ok := f.strs.JSONString(v)
+					s, n, ok := f.strs.JSONStringAt(rest)
 					tc.Function.Arguments = argString(s)
-					return ok
+					return n, ok
 				}
-				return driver.JSONIgnores(key, chatFuncFields)
+				return 0, driver.JSONIgnores(key, chatFuncFields)
 			})
 		}
-		return driver.JSONIgnores(key, chatCallFields)
+		return 0, driver.JSONIgnores(key, chatCallFields)
 	})
 }

@@ -110,6 +110,8 @@ func FuzzChatFastChunk(f *testing.F) {
 	f.Add([]byte(chatStop))
 	f.Add([]byte(`{"id":"x","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"a\":"}}]},"finish_reason":null}],"usage":null}`))
 	f.Add([]byte(`{"model":"m","choices":[{"index":0,"delta":{"content":"\u00e9\n"},"logprobs":{"content":[]}}],"Usage":null}`))
+	f.Add([]byte(`{"model":"m","choices":[{"index":0,"delta":{"reasoning":"r","reasoning_content":null}}]}`))
+	f.Add([]byte(`{"model":"m","choices":[{"index":0,"delta":{"reasoning_content":"\"x\"","content":null,"refusal":null}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast chatFast
 		var got chatChunk

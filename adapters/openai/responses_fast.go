@@ -38,62 +38,61 @@ func fastType(typ []byte) bool {
 	return false
 }
 
-// decode fills ev (zero) from data, or reports false.
+// decode fills ev (zero) from data, or reports false. The event is read
+// in one pass (driver.JSONObjectAt) that checks its syntax as it
+// descends into the members read.
 func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 	if !fastPaths || !fastType(typ) {
 		return false
 	}
-	return driver.JSONMembers(data, func(key, v []byte) bool {
-		var ok bool
+	return driver.WalkJSONObject(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "output_index":
-			ev.OutputIndex, ok = driver.JSONInt(v)
+			return fastIntAt(rest, &ev.OutputIndex)
 		case "content_index":
-			ev.ContentIndex, ok = driver.JSONInt(v)
+			return fastIntAt(rest, &ev.ContentIndex)
 		case "summary_index":
-			ev.SummaryIndex, ok = driver.JSONInt(v)
-		case "item_id":
-			if driver.IsJSONNull(v) {
-				return true
-			}
-			f.itemID, ok = reuse(v, f.itemID)
-			ev.ItemID = f.itemID
-		case "delta":
-			if driver.IsJSONNull(v) {
-				return true
-			}
-			ev.Delta, ok = f.strs.JSONString(v)
-		case "text", "refusal", "arguments":
-			if driver.IsJSONNull(v) {
-				return true
-			}
-			var str string
-			str, ok = driver.JSONString(v) // kept in the message: a string of its own
-			switch string(key) {
-			case "text":
-				ev.Text = str
-			case "refusal":
-				ev.Refusal = str
-			default:
-				ev.Arguments = str
-			}
-		case "item":
-			if driver.IsJSONNull(v) {
-				return true
-			}
-			ev.Item = new(respItem)
-			return fastItem(v, ev.Item)
-		case "response":
-			if driver.IsJSONNull(v) {
-				return true
-			}
-			ev.Response = new(respResponse)
-			return fastResponse(v, ev.Response)
-		default:
-			return driver.JSONIgnores(key, respEventFields)
+			return fastIntAt(rest, &ev.SummaryIndex)
 		}
-		return ok
+		if n, ok := driver.JSONNullAt(rest); ok {
+			// null leaves the field as it is; for any other member, the
+			// walk checks and skips it, as JSONIgnores allows.
+			return n, driver.JSONIgnores(key, respEventFields) || isNullable(key)
+		}
+		switch string(key) {
+		case "item_id":
+			id, n, ok := reuseAt(rest, f.itemID)
+			f.itemID, ev.ItemID = id, id
+			return n, ok
+		case "delta":
+			s, n, ok := f.strs.JSONStringAt(rest)
+			ev.Delta = s
+			return n, ok
+		case "text":
+			return fastStringAt(rest, &ev.Text) // kept in the message: a string of its own
+		case "refusal":
+			return fastStringAt(rest, &ev.Refusal)
+		case "arguments":
+			return fastStringAt(rest, &ev.Arguments)
+		case "item":
+			ev.Item = new(respItem)
+			return fastItem(rest, ev.Item)
+		case "response":
+			ev.Response = new(respResponse)
+			return fastResponse(rest, ev.Response)
+		}
+		return 0, driver.JSONIgnores(key, respEventFields)
 	})
+}
+
+// isNullable reports whether a null in the event member key leaves its
+// field as it is, as the fast path reads it (the indexes are not).
+func isNullable(key []byte) bool {
+	switch string(key) {
+	case "item_id", "delta", "text", "refusal", "arguments", "item", "response":
+		return true
+	}
+	return false
 }
 
 // JSON names of respItem, respText, respResponse and respUsage (see
@@ -105,151 +104,148 @@ var (
 	respUsageFields    = []string{"input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details"}
 )
 
-// fastString decodes a string member into *p as encoding/json does:
-// null leaves it as it is.
-func fastString(v []byte, p *string) bool {
-	if driver.IsJSONNull(v) {
-		return true
+// fastStringAt decodes the string member at the start of data into *p as
+// encoding/json does (null leaves it as it is), and returns its length.
+func fastStringAt(data []byte, p *string) (int, bool) {
+	if n, ok := driver.JSONNullAt(data); ok {
+		return n, true
 	}
-	s, ok := driver.JSONString(v)
+	s, n, ok := driver.JSONStringAt(data)
 	*p = s
-	return ok
+	return n, ok
 }
 
-// fastInt decodes an integer member into *p (null leaves it).
-func fastInt(v []byte, p *int) bool {
-	if driver.IsJSONNull(v) {
-		return true
+// fastIntAt decodes an integer member into *p (null leaves it).
+func fastIntAt(data []byte, p *int) (int, bool) {
+	if n, ok := driver.JSONNullAt(data); ok {
+		return n, true
 	}
-	n, ok := driver.JSONInt(v)
-	*p = n
-	return ok
+	v, n, ok := driver.JSONIntAt(data)
+	*p = v
+	return n, ok
 }
 
-// fastItem fills the zero it from an output item whose syntax the
-// event's scan checked, or reports false.
-func fastItem(data []byte, it *respItem) bool {
-	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
+// fastItem fills the zero it from the output item at the start of data,
+// or reports false.
+func fastItem(data []byte, it *respItem) (int, bool) {
+	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "type":
-			return fastString(v, &it.Type)
+			return fastStringAt(rest, &it.Type)
 		case "id":
-			return fastString(v, &it.ID)
+			return fastStringAt(rest, &it.ID)
 		case "call_id":
-			return fastString(v, &it.CallID)
+			return fastStringAt(rest, &it.CallID)
 		case "name":
-			return fastString(v, &it.Name)
+			return fastStringAt(rest, &it.Name)
 		case "arguments":
-			return fastString(v, &it.Arguments)
+			return fastStringAt(rest, &it.Arguments)
 		case "encrypted_content":
-			return fastString(v, &it.EncryptedContent)
+			return fastStringAt(rest, &it.EncryptedContent)
 		case "summary":
-			return fastTexts(v, &it.Summary)
+			return fastTexts(rest, &it.Summary)
 		case "content":
-			return fastTexts(v, &it.Content)
+			return fastTexts(rest, &it.Content)
 		}
-		return driver.JSONIgnores(key, respItemFields)
+		return 0, driver.JSONIgnores(key, respItemFields)
 	})
 }
 
 // fastTexts fills *p from an array of text parts; null leaves it nil,
 // and any element but an object declines.
-func fastTexts(v []byte, p *[]respText) bool {
-	if driver.IsJSONNull(v) {
-		return true
+func fastTexts(data []byte, p *[]respText) (int, bool) {
+	if n, ok := driver.JSONNullAt(data); ok {
+		return n, true
 	}
 	parts := []respText{}
-	ok := driver.InnerJSONElements(v, func(elem []byte) bool {
+	n, ok := driver.JSONArrayAt(data, func(elem []byte) (int, bool) {
 		parts = append(parts, respText{})
 		t := &parts[len(parts)-1]
-		return len(elem) > 0 && elem[0] == '{' && driver.InnerJSONMembers(elem, func(key, v []byte) bool {
+		return driver.JSONObjectAt(elem, func(key, rest []byte) (int, bool) {
 			switch string(key) {
 			case "type":
-				return fastString(v, &t.Type)
+				return fastStringAt(rest, &t.Type)
 			case "text":
-				return fastString(v, &t.Text)
+				return fastStringAt(rest, &t.Text)
 			case "refusal":
-				return fastString(v, &t.Refusal)
+				return fastStringAt(rest, &t.Refusal)
 			}
-			return driver.JSONIgnores(key, respTextFields)
+			return 0, driver.JSONIgnores(key, respTextFields)
 		})
 	})
 	*p = parts
-	return ok
+	return n, ok
 }
 
-// fastResponse fills the zero r from a response object whose syntax the
-// event's scan checked, or reports false: an error or incomplete_details
-// that is not null goes to the full decoder.
-func fastResponse(data []byte, r *respResponse) bool {
-	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
+// fastResponse fills the zero r from the response object at the start of
+// data, or reports false: an error or incomplete_details that is not null
+// goes to the full decoder.
+func fastResponse(data []byte, r *respResponse) (int, bool) {
+	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "id":
-			return fastString(v, &r.ID)
+			return fastStringAt(rest, &r.ID)
 		case "model":
-			return fastString(v, &r.Model)
+			return fastStringAt(rest, &r.Model)
 		case "status":
-			return fastString(v, &r.Status)
+			return fastStringAt(rest, &r.Status)
 		case "error", "incomplete_details":
-			return driver.IsJSONNull(v)
+			return driver.JSONNullAt(rest)
 		case "usage":
-			if driver.IsJSONNull(v) {
-				return true
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true
 			}
 			r.Usage = new(respUsage)
-			return fastUsage(v, r.Usage)
+			return fastUsage(rest, r.Usage)
 		case "output":
-			if driver.IsJSONNull(v) {
-				return true
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true
 			}
 			r.Output = []respItem{}
-			return driver.InnerJSONElements(v, func(elem []byte) bool {
+			return driver.JSONArrayAt(rest, func(elem []byte) (int, bool) {
 				r.Output = append(r.Output, respItem{})
-				return len(elem) > 0 && elem[0] == '{' && fastItem(elem, &r.Output[len(r.Output)-1])
+				return fastItem(elem, &r.Output[len(r.Output)-1])
 			})
 		}
-		return driver.JSONIgnores(key, respResponseFields)
+		return 0, driver.JSONIgnores(key, respResponseFields)
 	})
 }
 
-func fastUsage(data []byte, u *respUsage) bool {
-	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
+func fastUsage(data []byte, u *respUsage) (int, bool) {
+	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "input_tokens":
-			return fastInt(v, &u.InputTokens)
+			return fastIntAt(rest, &u.InputTokens)
 		case "output_tokens":
-			return fastInt(v, &u.OutputTokens)
+			return fastIntAt(rest, &u.OutputTokens)
 		case "input_tokens_details":
-			if driver.IsJSONNull(v) {
-				return true
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true
 			}
 			u.InputTokensDetails = &struct {
 				CachedTokens int `json:"cached_tokens"`
 			}{}
-			return fastDetail(v, "cached_tokens", &u.InputTokensDetails.CachedTokens)
+			return fastDetail(rest, "cached_tokens", &u.InputTokensDetails.CachedTokens)
 		case "output_tokens_details":
-			if driver.IsJSONNull(v) {
-				return true
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true
 			}
 			u.OutputTokensDetails = &struct {
 				ReasoningTokens int `json:"reasoning_tokens"`
 			}{}
-			return fastDetail(v, "reasoning_tokens", &u.OutputTokensDetails.ReasoningTokens)
+			return fastDetail(rest, "reasoning_tokens", &u.OutputTokensDetails.ReasoningTokens)
 		}
-		return driver.JSONIgnores(key, respUsageFields)
+		return 0, driver.JSONIgnores(key, respUsageFields)
 	})
 }
 
 // fastDetail reads a token-details object's one member that is read.
-func fastDetail(data []byte, name string, p *int) bool {
-	if len(data) == 0 || data[0] != '{' {
-		return false
-	}
+func fastDetail(data []byte, name string, p *int) (int, bool) {
 	fields := []string{name}
-	return driver.InnerJSONMembers(data, func(key, v []byte) bool {
+	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		if string(key) == name {
-			return fastInt(v, p)
+			return fastIntAt(rest, p)
 		}
-		return driver.JSONIgnores(key, fields)
+		return 0, driver.JSONIgnores(key, fields)
 	})
 }

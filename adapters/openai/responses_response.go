@@ -493,7 +493,7 @@ func (s *respState) itemDone(idx int, it *respItem) error {
 			}
 		}
 		if it.Arguments != "" {
-			s.q.setFinal(st.call, json.RawMessage(it.Arguments))
+			s.q.setFinal(st.call, it.Arguments)
 		}
 		if err := s.q.finish(st.call); err != nil {
 			return err
@@ -775,7 +775,7 @@ func (s *respState) event(typ []byte, ev *respEvent, data []byte) (done bool, er
 		}
 	case "response.function_call_arguments.done":
 		if st := s.item(ev.OutputIndex); ev.Arguments != "" && st.call != nil {
-			s.q.setFinal(st.call, json.RawMessage(ev.Arguments))
+			s.q.setFinal(st.call, ev.Arguments)
 		}
 	case "response.reasoning_summary_part.added":
 		return false, s.summaryPart(ev.OutputIndex, ev.SummaryIndex)

@@ -186,7 +186,7 @@ func (q *toolQueue) args(c *queuedCall, frag string) error {
 		}
 		return driver.InvalidResponse(q.provider, nil, "tool call %s (%s) sent arguments after it ended", c.providerID, c.name)
 	case c.started:
-		c.args = append(c.args, frag...)
+		c.args = driver.AppendDoubling(c.args, frag)
 		if err := q.emit(c, frag); err != nil {
 			return err
 		}
@@ -196,14 +196,18 @@ func (q *toolQueue) args(c *queuedCall, frag string) error {
 		}
 		return nil
 	}
-	c.args = append(c.args, frag...)
+	c.args = driver.AppendDoubling(c.args, frag)
 	c.pending = append(c.pending, frag)
 	return nil
 }
 
 // setFinal records the call's authoritative input, applied when it ends.
-func (q *toolQueue) setFinal(c *queuedCall, input json.RawMessage) {
-	c.final = append(json.RawMessage(nil), input...)
+// The input restated (the Responses API states a call's arguments up to
+// three times) is not copied again.
+func (q *toolQueue) setFinal(c *queuedCall, input string) {
+	if c.final == nil || string(c.final) != input {
+		c.final = json.RawMessage(input)
+	}
 	if c.started && !c.ended {
 		q.a.ToolInputFinal(c.key, c.final)
 	}

@@ -1,0 +1,190 @@
+package driver
+
+import "unicode/utf8"
+
+// The walk below reads an event in one pass that both checks its syntax
+// and descends into the members a fast path reads: where JSONMembers
+// checks a whole value before its f sees it (and an InnerJSONMembers
+// under it then frames the same bytes again at each level it descends
+// to), JSONObjectAt hands f the data from the value's first byte on, and
+// f either reads the value itself, with the At functions below, which
+// check what they read, or leaves it to the walk to check and skip. Each
+// byte of the event is checked once, at the level that reads it.
+
+// JSONObjectAt reads the JSON object at the start of data (no whitespace
+// before it), checking the syntax of all of it, and returns its length.
+// It calls f for each member with the key (as written, without quotes;
+// keys with escapes are declined) and data from the member's value on;
+// f returns the length of the value, having read and checked it with
+// JSONObjectAt, JSONArrayAt, JSONValueAt or Strings.JSONStringAt, or 0
+// to leave the value to the walk, which checks and skips it. It returns
+// false when the object is not well-formed, a key repeats, f returns
+// false, or f returns a length past the end of data.
+func JSONObjectAt(data []byte, f func(key, rest []byte) (int, bool)) (int, bool) {
+	if len(data) == 0 || data[0] != '{' {
+		return 0, false
+	}
+	var first [16]uint64 // keys of this object (start<<32 | end in data), to decline duplicates
+	seen := first[:0]
+	i := skipWS(data, 1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return i, false
+		}
+		kEnd, ok := scanKey(data, i)
+		if !ok {
+			return i, false
+		}
+		key := data[i+1 : kEnd-1]
+		for _, k := range seen {
+			if string(data[k>>32:k&0xffffffff]) == string(key) {
+				return i, false
+			}
+		}
+		seen = append(seen, uint64(i+1)<<32|uint64(kEnd-1))
+		i = skipWS(data, kEnd)
+		if i >= len(data) || data[i] != ':' {
+			return i, false
+		}
+		vStart := skipWS(data, i+1)
+		n, ok := f(key, data[vStart:])
+		if !ok || n < 0 || n > len(data)-vStart {
+			return i, false
+		}
+		if n == 0 {
+			end, ok := skipValue(data, vStart, 1)
+			if !ok {
+				return i, false
+			}
+			n = end - vStart
+		}
+		i = skipWS(data, vStart+n)
+		if i >= len(data) {
+			return i, false
+		}
+		switch data[i] {
+		case ',':
+			i = skipWS(data, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+// JSONArrayAt reads the JSON array at the start of data as JSONObjectAt
+// reads an object: f is called with data from each element on and
+// returns its length, having read it, or 0 to have the walk check and
+// skip it.
+func JSONArrayAt(data []byte, f func(rest []byte) (int, bool)) (int, bool) {
+	if len(data) == 0 || data[0] != '[' {
+		return 0, false
+	}
+	i := skipWS(data, 1)
+	if i < len(data) && data[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		n, ok := f(data[i:])
+		if !ok || n < 0 || n > len(data)-i {
+			return i, false
+		}
+		if n == 0 {
+			end, ok := skipValue(data, i, 1)
+			if !ok {
+				return i, false
+			}
+			n = end - i
+		}
+		i = skipWS(data, i+n)
+		if i >= len(data) {
+			return i, false
+		}
+		switch data[i] {
+		case ',':
+			i = skipWS(data, i+1)
+		case ']':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+// JSONValueAt returns the well-formed JSON value at the start of data,
+// checked, or false.
+func JSONValueAt(data []byte) ([]byte, bool) {
+	end, ok := skipValue(data, 0, 1)
+	if !ok {
+		return nil, false
+	}
+	return data[:end], true
+}
+
+// WalkJSONObject reads data, one JSON object with whitespace allowed
+// around it, with JSONObjectAt.
+func WalkJSONObject(data []byte, f func(key, rest []byte) (int, bool)) bool {
+	i := skipWS(data, 0)
+	n, ok := JSONObjectAt(data[i:], f)
+	return ok && skipWS(data, i+n) == len(data)
+}
+
+// JSONStringAt returns the string at the start of data, decoded as
+// encoding/json decodes it and allocated from s (see JSONString), and its
+// length in data; false when data does not start with a well-formed
+// JSON string.
+func (s *Strings) JSONStringAt(data []byte) (string, int, bool) {
+	end, plain, ok := scanString(data, 0)
+	if !ok {
+		return "", 0, false
+	}
+	return s.unquoted(data[1:end-1], plain), end, true
+}
+
+// scanKey returns the index after the key at data[i], a string that
+// scanString finds plain (no escape, valid UTF-8), or false: keys are
+// short, and a byte at a time is faster for them than scanString's eight.
+func scanKey(data []byte, i int) (int, bool) {
+	ascii := true
+	for j := i + 1; j < len(data); j++ {
+		switch c := data[j]; {
+		case c == '"':
+			return j + 1, ascii || utf8.Valid(data[i+1:j])
+		case c == '\\' || c < 0x20:
+			return j, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return len(data), false
+}
+
+// JSONStringAt is Strings.JSONStringAt with each string allocated by
+// itself.
+func JSONStringAt(data []byte) (string, int, bool) {
+	return (*Strings)(nil).JSONStringAt(data)
+}
+
+// JSONNullAt reports whether data starts with null, and its length (the
+// enclosing walk checks what follows it).
+func JSONNullAt(data []byte) (int, bool) {
+	if len(data) >= 4 && string(data[:4]) == "null" {
+		return 4, true
+	}
+	return 0, false
+}
+
+// JSONIntAt returns the integer at the start of data (as JSONInt reads
+// it) and its length.
+func JSONIntAt(data []byte) (v, n int, ok bool) {
+	raw, ok := JSONValueAt(data)
+	if !ok {
+		return 0, 0, false
+	}
+	v, ok = JSONInt(raw)
+	return v, len(raw), ok
+}

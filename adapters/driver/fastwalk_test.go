@@ -1,0 +1,126 @@
+package driver
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// FuzzJSONObjectAt holds the one-pass walk to JSONMembers and
+// encoding/json. Left to skip every value, WalkJSONObject gives
+// JSONMembers's verdict and keys. Descending into every value
+// (JSONObjectAt, JSONArrayAt, Strings.JSONStringAt, JSONValueAt), what
+// it accepts is valid JSON, and the value it rebuilds is the one
+// encoding/json decodes.
+func FuzzJSONObjectAt(f *testing.F) {
+	for _, s := range fastJSONSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"a":[1,{"b":"x\\\"y"},[true,null]],"c":{"d":-1.5e3,"e":"\\","f":"\u00e9\ud83d\ude00"}}`))
+	f.Add([]byte(`{"a":{"b":1,"b":2}}`))
+	f.Add([]byte(`{"a":[1 , 2 ] , "b" : { } }`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var skipped, members []string
+		okSkip := WalkJSONObject(data, func(k, rest []byte) (int, bool) {
+			skipped = append(skipped, string(k))
+			return 0, true
+		})
+		okMembers := JSONMembers(data, func(k, v []byte) bool {
+			members = append(members, string(k))
+			return true
+		})
+		if okSkip != okMembers || okSkip && !slices.Equal(skipped, members) {
+			t.Fatalf("%q: the walk skipping every value gives %v %q, JSONMembers %v %q", data, okSkip, skipped, okMembers, members)
+		}
+
+		var strs Strings
+		var value func(rest []byte) (any, int, bool)
+		value = func(rest []byte) (any, int, bool) {
+			if len(rest) == 0 {
+				return nil, 0, false
+			}
+			switch rest[0] {
+			case '{':
+				obj := map[string]any{}
+				n, ok := JSONObjectAt(rest, func(k, rest []byte) (int, bool) {
+					v, n, ok := value(rest)
+					obj[string(k)] = v
+					return n, ok
+				})
+				return obj, n, ok
+			case '[':
+				arr := []any{}
+				n, ok := JSONArrayAt(rest, func(rest []byte) (int, bool) {
+					v, n, ok := value(rest)
+					arr = append(arr, v)
+					return n, ok
+				})
+				return arr, n, ok
+			case '"':
+				return strs.JSONStringAt(rest)
+			}
+			v, ok := JSONValueAt(rest)
+			if !ok {
+				return nil, 0, false
+			}
+			var x any
+			if err := json.Unmarshal(v, &x); err != nil {
+				t.Fatalf("JSONValueAt(%q) = %q, encoding/json: %v", rest, v, err)
+			}
+			return x, len(v), true
+		}
+		var got any
+		ok := WalkJSONObject(data, func(k, rest []byte) (int, bool) {
+			if got == nil {
+				got = map[string]any{}
+			}
+			v, n, ok := value(rest)
+			got.(map[string]any)[string(k)] = v
+			return n, ok
+		})
+		if !ok {
+			return
+		}
+		if !okMembers {
+			t.Fatalf("%q: the walk accepts what JSONMembers declines", data)
+		}
+		if got == nil {
+			got = map[string]any{}
+		}
+		var want any
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatalf("the walk accepts %q, encoding/json: %v", data, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: the walk reads %#v, encoding/json %#v", data, got, want)
+		}
+	})
+}
+
+// TestJSONObjectAtDeclines: what the walk must refuse, whatever f does.
+func TestJSONObjectAtDeclines(t *testing.T) {
+	skip := func(k, rest []byte) (int, bool) { return 0, true }
+	for _, c := range []struct {
+		in string
+		f  func(k, rest []byte) (int, bool)
+	}{
+		{`{"a":1,"a":2}`, skip},
+		{`{"\u0061":1}`, skip},
+		{`{"a":tru}`, skip},
+		{`{"a":1,}`, skip},
+		{`{"a":1} x`, skip},
+		{"{\"a\x01\":1}", skip},
+		{`{"a":"b"}`, func(k, rest []byte) (int, bool) { return len(rest) + 1, true }}, // past the end
+		{`{"a":"b"}`, func(k, rest []byte) (int, bool) { return -1, true }},
+		{`{"a":"b"}`, func(k, rest []byte) (int, bool) { return 2, true }}, // not the value's end
+		{`{"a":"b"}`, func(k, rest []byte) (int, bool) { return 0, false }},
+	} {
+		if WalkJSONObject([]byte(c.in), c.f) {
+			t.Errorf("WalkJSONObject(%q) accepts", c.in)
+		}
+	}
+	if !WalkJSONObject([]byte(" {\"a\" : [1] , \"b\":{}} \n"), skip) {
+		t.Error("WalkJSONObject declines a well-formed object with whitespace")
+	}
+}
