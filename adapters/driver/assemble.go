@@ -489,15 +489,6 @@ func isObject(b []byte) bool {
 	return false
 }
 
-// RawToolArgs returns the accumulated argument text of the tool under key,
-// for decoders that must surface unparseable arguments.
-func (a *Assembler) RawToolArgs(key int) string {
-	if i, ok := a.index(key); ok {
-		return string(a.blocks[i].args)
-	}
-	return ""
-}
-
 // SetUsage records the call's token usage without emitting an event. A
 // later call replaces it: providers that report cumulative usage send the
 // latest, never a sum.

@@ -29,27 +29,13 @@ const maxFastDepth = 64
 // when f returns false.
 func JSONMembers(data []byte, f func(key, value []byte) bool) bool {
 	i := skipWS(data, 0)
-	end, ok := members(data, i, 0, f, false)
+	end, ok := members(data, i, 0, f)
 	return ok && skipWS(data, end) == len(data)
 }
 
-// InnerJSONMembers is JSONMembers for an object value that an enclosing
-// JSONMembers or JSONElements (or an InnerJSON one) passed to its f: that
-// scan checked its syntax, so this one only finds each member's end (a
-// string's closing quote by a byte search), where JSONMembers would check
-// every byte of every value again. The keys are read as JSONMembers reads
-// them; a value that no enclosing scan checked must go to JSONMembers.
-// It never panics on any input, but it may accept malformed JSON.
-func InnerJSONMembers(value []byte, f func(key, value []byte) bool) bool {
-	i := skipWS(value, 0)
-	end, ok := members(value, i, 0, f, true)
-	return ok && skipWS(value, end) == len(value)
-}
-
 // members reads the object at data[i], calling f for each member (f may
-// be nil), and returns the index after it. When checked, data is known
-// to be valid JSON and the values are only skipped over (skipChecked).
-func members(data []byte, i, depth int, f func(key, value []byte) bool, checked bool) (int, bool) {
+// be nil), and returns the index after it.
+func members(data []byte, i, depth int, f func(key, value []byte) bool) (int, bool) {
 	if i >= len(data) || data[i] != '{' || depth >= maxFastDepth {
 		return i, false
 	}
@@ -81,12 +67,7 @@ func members(data []byte, i, depth int, f func(key, value []byte) bool, checked 
 			return i, false
 		}
 		vStart := skipWS(data, i+1)
-		var vEnd int
-		if checked {
-			vEnd, ok = skipChecked(data, vStart)
-		} else {
-			vEnd, ok = skipValue(data, vStart, depth+1)
-		}
+		vEnd, ok := skipValue(data, vStart, depth+1)
 		if !ok {
 			return i, false
 		}
@@ -110,16 +91,10 @@ func members(data []byte, i, depth int, f func(key, value []byte) bool, checked 
 
 // JSONElements calls f with each element of the JSON array value holds.
 func JSONElements(value []byte, f func(elem []byte) bool) bool {
-	return elements(value, f, false)
+	return elements(value, f)
 }
 
-// InnerJSONElements is JSONElements for an array value that an enclosing
-// scan checked (see InnerJSONMembers): it only finds each element's end.
-func InnerJSONElements(value []byte, f func(elem []byte) bool) bool {
-	return elements(value, f, true)
-}
-
-func elements(value []byte, f func(elem []byte) bool, checked bool) bool {
+func elements(value []byte, f func(elem []byte) bool) bool {
 	i := skipWS(value, 0)
 	if i >= len(value) || value[i] != '[' {
 		return false
@@ -129,13 +104,7 @@ func elements(value []byte, f func(elem []byte) bool, checked bool) bool {
 		return skipWS(value, i+1) == len(value)
 	}
 	for {
-		var end int
-		var ok bool
-		if checked {
-			end, ok = skipChecked(value, i)
-		} else {
-			end, ok = skipValue(value, i, 1)
-		}
+		end, ok := skipValue(value, i, 1)
 		if !ok || !f(value[i:end]) {
 			return false
 		}
@@ -456,7 +425,7 @@ func skipValue(data []byte, i, depth int) (int, bool) {
 		end, _, ok := scanString(data, i)
 		return end, ok
 	case c == '{':
-		return members(data, i, depth, nil, false)
+		return members(data, i, depth, nil)
 	case c == '[':
 		if depth >= maxFastDepth {
 			return i, false
@@ -492,70 +461,6 @@ func skipValue(data []byte, i, depth int) (int, bool) {
 		return jsonNumber(data, i)
 	}
 	return i, false
-}
-
-// skipChecked returns the index after the JSON value at data[i], which
-// an enclosing scan found valid: strings are skipped to their closing
-// quote by a byte search, objects and arrays to their matching bracket,
-// without looking at what is between. On input that is not valid it
-// returns some index in data, or false; it never panics.
-func skipChecked(data []byte, i int) (int, bool) {
-	if i >= len(data) {
-		return i, false
-	}
-	switch data[i] {
-	case '"':
-		return skipCheckedString(data, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(data); j++ {
-			switch data[j] {
-			case '"':
-				end, ok := skipCheckedString(data, j)
-				if !ok {
-					return j, false
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1, true
-				}
-			}
-		}
-		return len(data), false
-	}
-	j := i // a number or a literal: to the next delimiter
-	for j < len(data) {
-		switch data[j] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return j, j > i
-		}
-		j++
-	}
-	return j, j > i
-}
-
-// skipCheckedString returns the index after the valid JSON string at
-// data[i]: after the first quote that an even run of backslashes
-// precedes.
-func skipCheckedString(data []byte, i int) (int, bool) {
-	for j := i + 1; j < len(data); j++ {
-		k := bytes.IndexByte(data[j:], '"')
-		if k < 0 {
-			break
-		}
-		j += k
-		n := 0
-		for data[j-1-n] == '\\' {
-			n++
-		}
-		if n%2 == 0 {
-			return j + 1, true
-		}
-	}
-	return len(data), false
 }
 
 func jsonLiteral(data []byte, i int, lit string) (int, bool) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -105,57 +104,6 @@ func FuzzJSONMembers(f *testing.F) {
 	})
 }
 
-// FuzzInnerJSONMembers holds InnerJSONMembers and InnerJSONElements to
-// JSONMembers and JSONElements on every value a checking scan passed on
-// (the only values they are for): the same members and elements, the
-// same verdict, at every depth. On any other input they must not panic.
-func FuzzInnerJSONMembers(f *testing.F) {
-	for _, s := range fastJSONSeeds {
-		f.Add([]byte(s))
-	}
-	f.Add([]byte(`{"a":[1,{"b":"x\\\"y"},[true,null]],"c":{"d":-1.5e3,"e":"\\"}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		InnerJSONMembers(data, func(k, v []byte) bool { return true }) // must not panic
-		InnerJSONElements(data, func(v []byte) bool { return true })
-		var visit func(v []byte, depth int)
-		visit = func(v []byte, depth int) {
-			if depth > 8 {
-				return
-			}
-			type member struct{ k, v string }
-			var checked, inner []member
-			okChecked := JSONMembers(v, func(k, v []byte) bool {
-				checked = append(checked, member{string(k), string(v)})
-				return true
-			})
-			if okChecked {
-				okInner := InnerJSONMembers(v, func(k, v []byte) bool {
-					inner = append(inner, member{string(k), string(v)})
-					return true
-				})
-				if !okInner || !slices.Equal(checked, inner) {
-					t.Fatalf("%q: InnerJSONMembers %v %q, JSONMembers %q", v, okInner, inner, checked)
-				}
-			}
-			var checkedElems, innerElems []string
-			okElems := JSONElements(v, func(e []byte) bool { checkedElems = append(checkedElems, string(e)); return true })
-			if okElems {
-				okInner := InnerJSONElements(v, func(e []byte) bool { innerElems = append(innerElems, string(e)); return true })
-				if !okInner || !slices.Equal(checkedElems, innerElems) {
-					t.Fatalf("%q: InnerJSONElements %v %q, JSONElements %q", v, okInner, innerElems, checkedElems)
-				}
-			}
-			for _, m := range checked {
-				visit([]byte(m.v), depth+1)
-			}
-			for _, e := range checkedElems {
-				visit([]byte(e), depth+1)
-			}
-		}
-		visit(data, 0)
-	})
-}
-
 // FuzzValidJSON holds ValidJSON to json.Valid, and CompactObject to
 // json.Compact of an object: the same verdict and the same bytes.
 func FuzzValidJSON(f *testing.F) {
@@ -212,19 +160,12 @@ func TestJSONMembersManyKeys(t *testing.T) {
 	}
 	obj := b.String() + "}"
 	n := 0
-	for _, inner := range []bool{false, true} {
-		read := JSONMembers
-		if inner {
-			read = InnerJSONMembers
-		}
-		n = 0
-		if !read([]byte(obj), func(k, v []byte) bool { n++; return true }) || n != 40 {
-			t.Errorf("inner %v: 40 members read as %d", inner, n)
-		}
-		dup := b.String() + `,"k3":1}`
-		if read([]byte(dup), func(k, v []byte) bool { return true }) {
-			t.Errorf("inner %v: a duplicate 41st key is accepted", inner)
-		}
+	if !JSONMembers([]byte(obj), func(k, v []byte) bool { n++; return true }) || n != 40 {
+		t.Errorf("40 members read as %d", n)
+	}
+	dup := b.String() + `,"k3":1}`
+	if JSONMembers([]byte(dup), func(k, v []byte) bool { return true }) {
+		t.Errorf("a duplicate 41st key is accepted")
 	}
 	small := []byte(`{"type":"x","index":1,"delta":{"text":"hi"}}`)
 	if a := testing.AllocsPerRun(100, func() { JSONMembers(small, func(k, v []byte) bool { return true }) }); a != 0 {

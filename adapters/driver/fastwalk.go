@@ -4,9 +4,8 @@ import "unicode/utf8"
 
 // The walk below reads an event in one pass that both checks its syntax
 // and descends into the members a fast path reads: where JSONMembers
-// checks a whole value before its f sees it (and an InnerJSONMembers
-// under it then frames the same bytes again at each level it descends
-// to), JSONObjectAt hands f the data from the value's first byte on, and
+// checks a whole value before its f sees it (and a fast path that
+// descends then frames the same bytes again at each level), JSONObjectAt hands f the data from the value's first byte on, and
 // f either reads the value itself, with the At functions below, which
 // check what they read, or leaves it to the walk to check and skip. Each
 // byte of the event is checked once, at the level that reads it.
