@@ -460,3 +460,54 @@ func jsonOrString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// A reset after 0 events strikes after the response headers, at the
+// body's first read: the caller has a response (after_events 0 is not
+// before the response, which is BeforeResponse, -1).
+func TestResetAtTheFirstRead(t *testing.T) {
+	next := sse(anthropicStream)
+	in := faults.Transport(next, faults.Fault{Kind: faults.KindReset, AfterEvents: 0})
+	resp, err := in.RoundTrip(newRequest(t, context.Background(), anthropicURL))
+	require.NoError(t, err, "the headers arrive")
+	assert.Equal(t, 1, next.Calls())
+	got, err := readAll(resp.Body)
+	resp.Body.Close()
+	assert.Empty(t, got)
+	assert.True(t, errors.Is(err, syscall.ECONNRESET), "got %v", err)
+}
+
+// An error_event whose body is given sends it as one event's data, with
+// the stream's own line ends, or LF (CRLF on Gemini) when no event came
+// first.
+func TestErrorEventBodyLineEnds(t *testing.T) {
+	for _, tt := range []struct {
+		name, url, body string
+		after           int
+		want            string
+	}{
+		{"Chat, before any event", chatURL, chatStream, 0, "data: {\"error\":1}\n\n"},
+		{"Gemini, before any event", geminiURL, geminiStream, 0, "data: {\"error\":1}\r\n\r\n"},
+		{"Gemini, after a CRLF event", geminiURL, geminiStream, 1, "\r\n\r\ndata: {\"error\":1}\r\n\r\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := faults.Transport(sse(tt.body), faults.Fault{Kind: faults.KindErrorEvent, AfterEvents: tt.after, Body: []byte(`{"error":1}`)})
+			resp, err := in.RoundTrip(newRequest(t, context.Background(), tt.url))
+			require.NoError(t, err)
+			got, _ := readAll(resp.Body)
+			resp.Body.Close()
+			if tt.after == 0 {
+				assert.Equal(t, tt.want, got)
+			} else {
+				assert.Contains(t, got, tt.want)
+			}
+		})
+	}
+}
+
+// NeedsStream names the kinds that only alter an event stream.
+func TestNeedsStream(t *testing.T) {
+	want := map[faults.Kind]bool{faults.KindErrorEvent: true, faults.KindMalformed: true, faults.KindBurst: true}
+	for _, k := range faults.Kinds() {
+		assert.Equal(t, want[k], faults.NeedsStream(k), "%s", k)
+	}
+}
