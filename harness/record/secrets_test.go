@@ -34,6 +34,7 @@ var fakeSecrets = map[string][]string{
 	},
 	"harness/record/secrets_test.go":    {"sk-proj-abcdefghijklmnopqrstuvwxyz"},
 	"harness/record/scrub_body_test.go": {"sk-test-OTHER-KEY-0000000000"},
+	"harness/record/write_test.go":      {"sk-test-WRITE-KEY-0123456789abcdef"},
 	"harness/record/scrub_echo_test.go": {"AIzaQUERYKEY0123456789abcdefghij", "sk-ant-HEADERKEY0123456789abcdef", "FORMKEY-0123456789abcdefghijklm"},
 	// The importer's inputs carry keys on purpose: importing scrubs them.
 	"harness/importer/importer_test.go":                                             {"sk-proj-TESTONLYnotArealKEYnotArealKEY"},
