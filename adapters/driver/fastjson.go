@@ -55,12 +55,10 @@ func members(data []byte, i, depth int, f func(key, value []byte) bool) (int, bo
 		}
 		key := data[i+1 : kEnd-1]
 		if f != nil {
-			for _, k := range seen {
-				if string(data[k>>32:k&0xffffffff]) == string(key) {
-					return i, false
-				}
+			var dup bool
+			if seen, dup = addKey(data, seen, i+1, kEnd-1); dup {
+				return i, false
 			}
-			seen = append(seen, uint64(i+1)<<32|uint64(kEnd-1))
 		}
 		i = skipWS(data, kEnd)
 		if i >= len(data) || data[i] != ':' {
@@ -576,4 +574,18 @@ func spaced(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// addKey records the object key data[start:end] in seen (each entry
+// start<<32 | end in data) and reports whether an earlier key of the same
+// object had the same text: a repeated key, which the fast paths decline
+// (encoding/json keeps the last value).
+func addKey(data []byte, seen []uint64, start, end int) ([]uint64, bool) {
+	key := data[start:end]
+	for _, k := range seen {
+		if string(data[k>>32:k&0xffffffff]) == string(key) {
+			return seen, true
+		}
+	}
+	return append(seen, uint64(start)<<32|uint64(end)), false
 }

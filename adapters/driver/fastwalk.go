@@ -38,12 +38,10 @@ func JSONObjectAt(data []byte, f func(key, rest []byte) (int, bool)) (int, bool)
 			return i, false
 		}
 		key := data[i+1 : kEnd-1]
-		for _, k := range seen {
-			if string(data[k>>32:k&0xffffffff]) == string(key) {
-				return i, false
-			}
+		var dup bool
+		if seen, dup = addKey(data, seen, i+1, kEnd-1); dup {
+			return i, false
 		}
-		seen = append(seen, uint64(i+1)<<32|uint64(kEnd-1))
 		i = skipWS(data, kEnd)
 		if i >= len(data) || data[i] != ':' {
 			return i, false
