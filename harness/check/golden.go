@@ -188,23 +188,42 @@ func EncodeIndented(v any) ([]byte, error) {
 	if err := e.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.Clone(e.buf.Bytes()), nil
+	src := e.buf.Bytes()
+	// Indentation about doubles encoding/json's compact output; sizing
+	// the buffer for it up front saves growing it step by step, which for
+	// report.json (megabytes) cost more than the indenting itself.
+	need := 2*len(src) + len(src)/4 + 64
+	if len(src) > pooledMax {
+		return appendIndent(make([]byte, 0, need), src), nil
+	}
+	if cap(e.out) < need {
+		e.out = make([]byte, 0, need)
+	}
+	e.out = appendIndent(e.out[:0], src)
+	return bytes.Clone(e.out), nil
 }
 
-// An indenter is an indenting encoder with its buffer. Encoders are
-// pooled because an Encoder keeps its indentation buffer between
-// calls: every run encodes its goldens, and growing that buffer from
-// nothing each time was a tenth of conform run's CPU.
+// pooledMax is the largest compact encoding EncodeIndented indents in a
+// pooled buffer (then copies out); a larger one, such as report.json, is
+// indented straight into the buffer it returns.
+const pooledMax = 1 << 20
+
+// An indenter is a compact encoder with its buffer and the buffer its
+// output is indented into (appendIndent: encoding/json's own indentation
+// re-scans its output a byte at a time through its syntax checker).
+// Indenters are pooled because every run encodes its goldens, and
+// growing the buffers from nothing each time was a tenth of conform
+// run's CPU.
 type indenter struct {
 	buf bytes.Buffer
 	enc *json.Encoder
+	out []byte
 }
 
 var indenters = sync.Pool{New: func() any {
 	e := new(indenter)
 	e.enc = json.NewEncoder(&e.buf)
 	e.enc.SetEscapeHTML(false)
-	e.enc.SetIndent("", "  ")
 	return e
 }}
 
@@ -306,21 +325,21 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 
 // EventsJSON renders the trace as a JSON array with one line per entry.
 func EventsJSON(lines []TraceLine) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString("[")
+	e := indenters.Get().(*indenter)
+	defer indenters.Put(e)
+	out := append(e.out[:0], '[')
 	for i, l := range lines {
-		var one bytes.Buffer
-		enc := json.NewEncoder(&one)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(l); err != nil {
+		e.buf.Reset()
+		if err := e.enc.Encode(l); err != nil {
 			return nil, err
 		}
 		if i > 0 {
-			buf.WriteByte(',')
+			out = append(out, ',')
 		}
-		buf.WriteString("\n  ")
-		buf.Write(bytes.TrimRight(one.Bytes(), "\n"))
+		out = append(out, "\n  "...)
+		out = append(out, bytes.TrimRight(e.buf.Bytes(), "\n")...)
 	}
-	buf.WriteString("\n]\n")
-	return buf.Bytes(), nil
+	out = append(out, "\n]\n"...)
+	e.out = out
+	return bytes.Clone(out), nil
 }

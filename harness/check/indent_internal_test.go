@@ -1,0 +1,85 @@
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// indentCases are JSON texts whose indentation json.Indent decides:
+// empty bodies, nesting, escapes (a quote and a backslash before the
+// closing quote), punctuation inside strings, numbers and literals at
+// every position, whitespace to drop and a trailing newline to keep.
+var indentCases = []string{
+	`{}`,
+	`[]`,
+	`{}` + "\n",
+	`"s"`,
+	`12.5e-3`,
+	`true`,
+	` null `,
+	`{"a":1}`,
+	`{"a":{},"b":[],"c":[{}],"d":[[]]}`,
+	`[1,true,false,null,"x",-0.5,{"k":"v"}]`,
+	`{"q":"a\"b","bs":"c\\","u":"\u00e9\n{[,:]}"}`,
+	`{"a" : [ 1 , 2 ] ,` + "\n\t" + `"b":{ }}` + "\n",
+	`{"deep":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["x"]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}`,
+}
+
+func TestAppendIndent(t *testing.T) {
+	cases := append([]string(nil), indentCases...)
+	// The suite's own goldens are what the encoder produces: each
+	// compacted, then indented again, must come back byte for byte.
+	// (events.json is a line per event, not indented: EventsJSON.)
+	var paths []string
+	for _, name := range []string{GoldenTranscript, GoldenRequests} {
+		p, err := filepath.Glob(filepath.Join("..", "..", "goldens", "streaming", "*", "*", "*", name))
+		if err != nil || len(p) == 0 {
+			t.Fatalf("no %s under goldens/streaming (%v)", name, err)
+		}
+		paths = append(paths, p...)
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c bytes.Buffer
+		if err := json.Compact(&c, data); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if got := appendIndent(nil, append(c.Bytes(), '\n')); !bytes.Equal(got, data) {
+			t.Errorf("%s: re-indented differs from the file: %s", p, GoldenDiff(data, got))
+		}
+		cases = append(cases, c.String())
+	}
+	for _, src := range cases {
+		var want bytes.Buffer
+		if err := json.Indent(&want, []byte(src), "", "  "); err != nil {
+			t.Fatalf("json.Indent(%q): %v", src, err)
+		}
+		if got := appendIndent([]byte("prefix"), []byte(src)); string(got) != "prefix"+want.String() {
+			t.Errorf("appendIndent(%q) =\n%s\nwant\n%s", src, got[len("prefix"):], want.String())
+		}
+	}
+}
+
+func FuzzAppendIndent(f *testing.F) {
+	for _, s := range indentCases {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if !json.Valid(src) {
+			return
+		}
+		var want bytes.Buffer
+		if err := json.Indent(&want, src, "", "  "); err != nil {
+			t.Fatalf("json.Indent of valid %q: %v", src, err)
+		}
+		if got := appendIndent(nil, src); !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("appendIndent(%q) =\n%q\nwant\n%q", src, got, want.Bytes())
+		}
+	})
+}
