@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/internal/jsonindent"
 	"github.com/metis-llm/metis/harness/internal/textdiff"
 	"github.com/metis-llm/metis/internal/atomicfile"
 )
@@ -45,7 +48,10 @@ func GoldenDiff(want, got []byte) string {
 // file gives the whole of got as the diff and an error wrapping
 // ErrNoGolden.
 func CompareGolden(path string, got []byte, update bool) (diff string, err error) {
-	want, err := os.ReadFile(path)
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	want, err := readFile(path, (*bp)[:0], len(got))
+	*bp = want[:0]
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if !update {
@@ -60,6 +66,40 @@ func CompareGolden(path string, got []byte, update bool) (diff string, err error
 		}
 	}
 	return "", writeAtomic(path, got)
+}
+
+// readBufs are the buffers CompareGolden reads golden files into: a
+// whole-suite run reads ten thousand of them, each compared and then
+// dropped.
+var readBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// readFile appends the contents of the file at path to buf, as
+// os.ReadFile reads it but with no stat to size the buffer: the caller
+// expects about size bytes (got's length, when the golden matches), so a
+// buffer of that size and a little more holds it in one read and the
+// read that finds the end.
+func readFile(path string, buf []byte, size int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return buf, err
+	}
+	defer f.Close()
+	if need := len(buf) + size + 512; cap(buf) < need {
+		buf = slices.Grow(buf, need-len(buf))
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, cap(buf)) // a file larger than expected
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // writeAtomic writes data to path through a temporary file in the same
@@ -194,12 +234,12 @@ func EncodeIndented(v any) ([]byte, error) {
 	// report.json (megabytes) cost more than the indenting itself.
 	need := 2*len(src) + len(src)/4 + 64
 	if len(src) > pooledMax {
-		return appendIndent(make([]byte, 0, need), src), nil
+		return jsonindent.Append(make([]byte, 0, need), src), nil
 	}
 	if cap(e.out) < need {
 		e.out = make([]byte, 0, need)
 	}
-	e.out = appendIndent(e.out[:0], src)
+	e.out = jsonindent.Append(e.out[:0], src)
 	return bytes.Clone(e.out), nil
 }
 
@@ -209,7 +249,7 @@ func EncodeIndented(v any) ([]byte, error) {
 const pooledMax = 1 << 20
 
 // An indenter is a compact encoder with its buffer and the buffer its
-// output is indented into (appendIndent: encoding/json's own indentation
+// output is indented into (jsonindent.Append: encoding/json's own indentation
 // re-scans its output a byte at a time through its syntax checker).
 // Indenters are pooled because every run encodes its goldens, and
 // growing the buffers from nothing each time was a tenth of conform

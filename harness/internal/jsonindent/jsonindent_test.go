@@ -1,4 +1,4 @@
-package check
+package jsonindent
 
 import (
 	"bytes"
@@ -28,14 +28,14 @@ var indentCases = []string{
 	`{"deep":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["x"]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}`,
 }
 
-func TestAppendIndent(t *testing.T) {
+func TestAppend(t *testing.T) {
 	cases := append([]string(nil), indentCases...)
 	// The suite's own goldens are what the encoder produces: each
 	// compacted, then indented again, must come back byte for byte.
 	// (events.json is a line per event, not indented: EventsJSON.)
 	var paths []string
-	for _, name := range []string{GoldenTranscript, GoldenRequests} {
-		p, err := filepath.Glob(filepath.Join("..", "..", "goldens", "streaming", "*", "*", "*", name))
+	for _, name := range []string{"transcript.json", "requests.json"} {
+		p, err := filepath.Glob(filepath.Join("..", "..", "..", "goldens", "streaming", "*", "*", "*", name))
 		if err != nil || len(p) == 0 {
 			t.Fatalf("no %s under goldens/streaming (%v)", name, err)
 		}
@@ -50,8 +50,8 @@ func TestAppendIndent(t *testing.T) {
 		if err := json.Compact(&c, data); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		if got := appendIndent(nil, append(c.Bytes(), '\n')); !bytes.Equal(got, data) {
-			t.Errorf("%s: re-indented differs from the file: %s", p, GoldenDiff(data, got))
+		if got := Append(nil, append(c.Bytes(), '\n')); !bytes.Equal(got, data) {
+			t.Errorf("%s: re-indented differs from the file (at byte %d)", p, firstDiff(got, data))
 		}
 		cases = append(cases, c.String())
 	}
@@ -60,13 +60,13 @@ func TestAppendIndent(t *testing.T) {
 		if err := json.Indent(&want, []byte(src), "", "  "); err != nil {
 			t.Fatalf("json.Indent(%q): %v", src, err)
 		}
-		if got := appendIndent([]byte("prefix"), []byte(src)); string(got) != "prefix"+want.String() {
-			t.Errorf("appendIndent(%q) =\n%s\nwant\n%s", src, got[len("prefix"):], want.String())
+		if got := Append([]byte("prefix"), []byte(src)); string(got) != "prefix"+want.String() {
+			t.Errorf("Append(%q) =\n%s\nwant\n%s", src, got[len("prefix"):], want.String())
 		}
 	}
 }
 
-func FuzzAppendIndent(f *testing.F) {
+func FuzzAppend(f *testing.F) {
 	for _, s := range indentCases {
 		f.Add([]byte(s))
 	}
@@ -78,8 +78,17 @@ func FuzzAppendIndent(f *testing.F) {
 		if err := json.Indent(&want, src, "", "  "); err != nil {
 			t.Fatalf("json.Indent of valid %q: %v", src, err)
 		}
-		if got := appendIndent(nil, src); !bytes.Equal(got, want.Bytes()) {
-			t.Fatalf("appendIndent(%q) =\n%q\nwant\n%q", src, got, want.Bytes())
+		if got := Append(nil, src); !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("Append(%q) =\n%q\nwant\n%q", src, got, want.Bytes())
 		}
 	})
+}
+
+// firstDiff is the offset of the first byte where a and b differ.
+func firstDiff(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }

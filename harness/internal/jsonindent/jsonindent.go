@@ -1,8 +1,10 @@
-package check
+// Package jsonindent indents JSON text as json.Indent does with no
+// prefix and two spaces, in one pass over text known to be valid.
+package jsonindent
 
 import "bytes"
 
-// appendIndent appends to dst the valid JSON src indented as json.Indent
+// Append appends to dst the valid JSON src indented as json.Indent
 // does with no prefix and two spaces: each element and member on a line
 // of its own, ": " after a key, "{}" and "[]" for empty ones, whitespace
 // outside strings dropped and the bytes inside them copied as they are;
@@ -12,9 +14,9 @@ import "bytes"
 // It does what encoding/json's indentation does for valid input without
 // its per-byte state machine, which was most of the time spent encoding
 // the goldens and reports. Its caller hands it encoding/json's own
-// output, so src is valid; FuzzAppendIndent holds the two to the same
-// bytes for any valid src.
-func appendIndent(dst, src []byte) []byte {
+// output, so src is valid; FuzzAppend holds the two to the same bytes
+// for any valid src. For invalid src the output is unspecified.
+func Append(dst, src []byte) []byte {
 	depth := 0
 	open := false // the last byte was '{' or '[': the newline waits for a non-empty body
 	i := 0
