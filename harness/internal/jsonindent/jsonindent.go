@@ -16,8 +16,14 @@ import "bytes"
 // the goldens and reports. Its caller hands it encoding/json's own
 // output, so src is valid; FuzzAppend holds the two to the same bytes
 // for any valid src. For invalid src the output is unspecified.
-func Append(dst, src []byte) []byte {
-	depth := 0
+func Append(dst, src []byte) []byte { return AppendAt(dst, src, 0) }
+
+// AppendAt is Append for a value that sits at the given depth of an
+// enclosing document: its inner lines are indented by depth more levels,
+// as they are when json.Indent indents the whole document. A document
+// can so be indented a part at a time.
+func AppendAt(dst, src []byte, depth int) []byte {
+	base := depth
 	open := false // the last byte was '{' or '[': the newline waits for a non-empty body
 	i := 0
 	for i < len(src) {
@@ -36,7 +42,7 @@ func Append(dst, src []byte) []byte {
 				// An empty object or array: "{}" or "[]".
 				dst = append(dst, c)
 				i++
-				if depth == 0 {
+				if depth == base {
 					break
 				}
 				continue
@@ -76,7 +82,7 @@ func Append(dst, src []byte) []byte {
 			dst = append(dst, src[i:j]...)
 			i = j
 		}
-		if depth == 0 {
+		if depth == base {
 			break // the top-level value is complete
 		}
 	}

@@ -92,3 +92,23 @@ func firstDiff(a, b []byte) int {
 	}
 	return n
 }
+
+// TestAppendAt indents a document's members one at a time, each at the
+// depth it sits at, and requires the whole document's indentation.
+func TestAppendAt(t *testing.T) {
+	doc := `{"a":[{"b":1,"c":{"d":[]}},{}],"e":"x"}`
+	var want bytes.Buffer
+	if err := json.Indent(&want, []byte(doc), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	got := []byte("{\n  \"a\": [\n    ")
+	got = AppendAt(got, []byte(`{"b":1,"c":{"d":[]}}`), 2)
+	got = append(got, ",\n    "...)
+	got = AppendAt(got, []byte(`{}`), 2)
+	got = append(got, "\n  ],\n  \"e\": "...)
+	got = AppendAt(got, []byte(`"x"`), 1)
+	got = append(got, "\n}"...)
+	if string(got) != want.String() {
+		t.Errorf("parts indented:\n%s\nwant\n%s", got, want.String())
+	}
+}
