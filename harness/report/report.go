@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/metis-llm/metis/harness"
@@ -54,22 +55,42 @@ func WriteReports(dir string, r *harness.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("writing reports: %w", err)
 	}
-	junit, err := JUnit(r)
-	if err != nil {
+	// The four files only read r: they are rendered at once, and then
+	// written at once, each on its own goroutine (the reports come after
+	// every run, so one file at a time left the other cores idle).
+	render := map[string]func() ([][]byte, error){
+		ReportJUnit:   func() ([][]byte, error) { b, err := JUnit(r); return [][]byte{b}, err },
+		ReportJSON:    func() ([][]byte, error) { return reportJSON(NewReport(r)) },
+		ReportSummary: func() ([][]byte, error) { return [][]byte{[]byte(Markdown(r))}, nil },
+		ReportHTML:    func() ([][]byte, error) { b, err := HTML(r); return [][]byte{b}, err },
+	}
+	files := make([][][]byte, len(ReportFiles))
+	if err := each(ReportFiles, func(i int, name string) (err error) {
+		files[i], err = render[name]()
+		return err
+	}); err != nil {
 		return err
 	}
-	js, err := reportJSON(NewReport(r))
-	if err != nil {
-		return err
+	if err := each(ReportFiles, func(i int, name string) error {
+		return writeAtomic(filepath.Join(dir, name), files[i]...)
+	}); err != nil {
+		return fmt.Errorf("writing reports: %w", err)
 	}
-	page, err := HTML(r)
-	if err != nil {
-		return err
+	return nil
+}
+
+// each calls f for every name at once, one goroutine each, and returns
+// the error of the first name in order whose call failed.
+func each(names []string, f func(i int, name string) error) error {
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() { errs[i] = f(i, name) })
 	}
-	files := map[string][][]byte{ReportJUnit: {junit}, ReportJSON: js, ReportSummary: {[]byte(Markdown(r))}, ReportHTML: {page}}
-	for _, name := range ReportFiles {
-		if err := writeAtomic(filepath.Join(dir, name), files[name]...); err != nil {
-			return fmt.Errorf("writing reports: %w", err)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil
