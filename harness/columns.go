@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/adapters/providers"
@@ -11,13 +12,20 @@ import (
 	"github.com/metis-llm/metis/harness/scenario"
 )
 
+// columns returns the columns the run uses: Config.Columns, else the
+// default ones. Callers only read the slice: the default one is shared
+// by every call (it was copied per call, tens of thousands of times a
+// whole-suite run).
 func (c *Config) columns() []scenario.Column {
 	if c.Columns != nil {
 		return c.Columns
 	}
-	cols, _ := scenario.DefaultColumns() // a broken embedded file fails TestColumns
+	cols, _ := defaultColumns() // a broken embedded file fails TestColumns
 	return cols
 }
+
+// defaultColumns is scenario.DefaultColumns, copied once per process.
+var defaultColumns = sync.OnceValues(scenario.DefaultColumns)
 
 // Matrix returns the models sc runs on: its models, or else every column
 // Columns selects whose model declares each capability of Requires and

@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/internal/jsonindent"
 	"github.com/metis-llm/metis/harness/internal/textdiff"
 	"github.com/metis-llm/metis/internal/atomicfile"
 )
@@ -45,7 +48,10 @@ func GoldenDiff(want, got []byte) string {
 // file gives the whole of got as the diff and an error wrapping
 // ErrNoGolden.
 func CompareGolden(path string, got []byte, update bool) (diff string, err error) {
-	want, err := os.ReadFile(path)
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	want, err := readFile(path, (*bp)[:0], len(got))
+	*bp = want[:0]
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if !update {
@@ -60,6 +66,40 @@ func CompareGolden(path string, got []byte, update bool) (diff string, err error
 		}
 	}
 	return "", writeAtomic(path, got)
+}
+
+// readBufs are the buffers CompareGolden reads golden files into: a
+// whole-suite run reads ten thousand of them, each compared and then
+// dropped.
+var readBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// readFile appends the contents of the file at path to buf, as
+// os.ReadFile reads it but with no stat to size the buffer: the caller
+// expects about size bytes (got's length, when the golden matches), so a
+// buffer of that size and a little more holds it in one read and the
+// read that finds the end.
+func readFile(path string, buf []byte, size int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return buf, err
+	}
+	defer f.Close()
+	if need := len(buf) + size + 512; cap(buf) < need {
+		buf = slices.Grow(buf, need-len(buf))
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, cap(buf)) // a file larger than expected
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // writeAtomic writes data to path through a temporary file in the same
@@ -188,23 +228,42 @@ func EncodeIndented(v any) ([]byte, error) {
 	if err := e.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.Clone(e.buf.Bytes()), nil
+	src := e.buf.Bytes()
+	// Indentation about doubles encoding/json's compact output; sizing
+	// the buffer for it up front saves growing it step by step, which for
+	// report.json (megabytes) cost more than the indenting itself.
+	need := 2*len(src) + len(src)/4 + 64
+	if len(src) > pooledMax {
+		return jsonindent.Append(make([]byte, 0, need), src), nil
+	}
+	if cap(e.out) < need {
+		e.out = make([]byte, 0, need)
+	}
+	e.out = jsonindent.Append(e.out[:0], src)
+	return bytes.Clone(e.out), nil
 }
 
-// An indenter is an indenting encoder with its buffer. Encoders are
-// pooled because an Encoder keeps its indentation buffer between
-// calls: every run encodes its goldens, and growing that buffer from
-// nothing each time was a tenth of conform run's CPU.
+// pooledMax is the largest compact encoding EncodeIndented indents in a
+// pooled buffer (then copies out); a larger one, such as report.json, is
+// indented straight into the buffer it returns.
+const pooledMax = 1 << 20
+
+// An indenter is a compact encoder with its buffer and the buffer its
+// output is indented into (jsonindent.Append: encoding/json's own indentation
+// re-scans its output a byte at a time through its syntax checker).
+// Indenters are pooled because every run encodes its goldens, and
+// growing the buffers from nothing each time was a tenth of conform
+// run's CPU.
 type indenter struct {
 	buf bytes.Buffer
 	enc *json.Encoder
+	out []byte
 }
 
 var indenters = sync.Pool{New: func() any {
 	e := new(indenter)
 	e.enc = json.NewEncoder(&e.buf)
 	e.enc.SetEscapeHTML(false)
-	e.enc.SetIndent("", "  ")
 	return e
 }}
 
@@ -306,21 +365,21 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 
 // EventsJSON renders the trace as a JSON array with one line per entry.
 func EventsJSON(lines []TraceLine) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString("[")
+	e := indenters.Get().(*indenter)
+	defer indenters.Put(e)
+	out := append(e.out[:0], '[')
 	for i, l := range lines {
-		var one bytes.Buffer
-		enc := json.NewEncoder(&one)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(l); err != nil {
+		e.buf.Reset()
+		if err := e.enc.Encode(l); err != nil {
 			return nil, err
 		}
 		if i > 0 {
-			buf.WriteByte(',')
+			out = append(out, ',')
 		}
-		buf.WriteString("\n  ")
-		buf.Write(bytes.TrimRight(one.Bytes(), "\n"))
+		out = append(out, "\n  "...)
+		out = append(out, bytes.TrimRight(e.buf.Bytes(), "\n")...)
 	}
-	buf.WriteString("\n]\n")
-	return buf.Bytes(), nil
+	out = append(out, "\n]\n"...)
+	e.out = out
+	return bytes.Clone(out), nil
 }

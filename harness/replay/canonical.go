@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/internal/jsonindent"
 	"github.com/metis-llm/metis/internal/secrets"
 )
 
@@ -70,12 +71,10 @@ func CanonicalJSON(data []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, c, "", "  "); err != nil {
-		return nil, err
-	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), nil
+	// c is canonical.CanonicalJSON's output, valid JSON: jsonindent
+	// indents it as json.Indent would, in one pass.
+	out := jsonindent.Append(make([]byte, 0, 2*len(c)+len(c)/4+1), c)
+	return append(out, '\n'), nil
 }
 
 // NormalizeIDs replaces every canonical tool id (tu_<ULID>) and request id

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"encoding/xml"
@@ -10,10 +11,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/check"
+	"github.com/metis-llm/metis/harness/internal/jsonindent"
 	"github.com/metis-llm/metis/internal/atomicfile"
 	"github.com/metis-llm/metis/internal/buildinfo"
 )
@@ -52,25 +55,88 @@ func WriteReports(dir string, r *harness.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("writing reports: %w", err)
 	}
-	junit, err := JUnit(r)
-	if err != nil {
+	// The four files only read r: they are rendered at once, and then
+	// written at once, each on its own goroutine (the reports come after
+	// every run, so one file at a time left the other cores idle).
+	render := map[string]func() ([][]byte, error){
+		ReportJUnit:   func() ([][]byte, error) { b, err := JUnit(r); return [][]byte{b}, err },
+		ReportJSON:    func() ([][]byte, error) { return reportJSON(NewReport(r)) },
+		ReportSummary: func() ([][]byte, error) { return [][]byte{[]byte(Markdown(r))}, nil },
+		ReportHTML:    func() ([][]byte, error) { b, err := HTML(r); return [][]byte{b}, err },
+	}
+	files := make([][][]byte, len(ReportFiles))
+	if err := each(ReportFiles, func(i int, name string) (err error) {
+		files[i], err = render[name]()
+		return err
+	}); err != nil {
 		return err
 	}
-	js, err := check.EncodeIndented(NewReport(r))
-	if err != nil {
-		return err
+	if err := each(ReportFiles, func(i int, name string) error {
+		return writeAtomic(filepath.Join(dir, name), files[i]...)
+	}); err != nil {
+		return fmt.Errorf("writing reports: %w", err)
 	}
-	page, err := HTML(r)
-	if err != nil {
-		return err
+	return nil
+}
+
+// each calls f for every name at once, one goroutine each, and returns
+// the error of the first name in order whose call failed.
+func each(names []string, f func(i int, name string) error) error {
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() { errs[i] = f(i, name) })
 	}
-	files := map[string][]byte{ReportJUnit: junit, ReportJSON: js, ReportSummary: []byte(Markdown(r)), ReportHTML: page}
-	for _, name := range ReportFiles {
-		if err := writeAtomic(filepath.Join(dir, name), files[name]); err != nil {
-			return fmt.Errorf("writing reports: %w", err)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// reportJSON is check.EncodeIndented(rep), in parts to be written one
+// after another: the runs, most of the file (megabytes for the whole
+// suite), are encoded one at a time and indented in place into chunks of
+// a modest size, where encoding the whole document at once grew buffers
+// of its size step by step, which cost more than the encoding.
+// TestReportJSONParts holds the parts to EncodeIndented's bytes.
+func reportJSON(rep *Report) ([][]byte, error) {
+	head := *rep
+	head.Runs = []harness.ScenarioResult{}
+	js, err := check.EncodeIndented(&head)
+	if err != nil {
+		return nil, err
+	}
+	const marker = "\n  \"runs\": []"
+	i := bytes.Index(js, []byte(marker))
+	if i < 0 || len(rep.Runs) == 0 {
+		return [][]byte{js}, nil
+	}
+	const chunk = 1 << 16
+	parts := [][]byte{js[:i+len(marker)-1]} // up to "runs": [
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	out := make([]byte, 0, chunk)
+	for k := range rep.Runs {
+		buf.Reset()
+		if err := enc.Encode(&rep.Runs[k]); err != nil {
+			return nil, err
+		}
+		if k > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, "\n    "...)
+		out = jsonindent.AppendAt(out, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), 2)
+		if len(out) >= chunk-chunk/4 {
+			parts = append(parts, out)
+			out = make([]byte, 0, chunk)
+		}
+	}
+	out = append(out, "\n  ]"...)
+	return append(parts, out, js[i+len(marker):]), nil
 }
 
 // Report is the document report.json holds: the Result with its format
@@ -481,6 +547,17 @@ func mark(s harness.Status, ran bool) string {
 	return "⏭"
 }
 
-// writeAtomic writes data to path through a temporary file in the same
-// directory (atomicfile.Write), so a failure never leaves half a file.
-func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data) }
+// writeAtomic writes the concatenation of parts to path through a
+// temporary file in the same directory (atomicfile.WriteTemp and Commit,
+// as atomicfile.Write does), so a failure never leaves half a file.
+func writeAtomic(path string, parts ...[]byte) error {
+	temp, err := atomicfile.WriteTemp(path, parts...)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := atomicfile.Commit(temp, path); err != nil {
+		os.Remove(temp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

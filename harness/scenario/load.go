@@ -9,9 +9,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/metis-llm/metis/canonical"
@@ -372,28 +374,32 @@ var capabilityOrder = func() []string {
 	return out
 }()
 
-// capabilityMap returns caps' supports_ flags by short name.
-func capabilityMap(caps canonical.Capabilities) map[string]bool {
-	data, _ := json.Marshal(caps)
-	var all map[string]any
-	json.Unmarshal(data, &all)
-	out := map[string]bool{}
-	for k, v := range all {
-		if name, ok := strings.CutPrefix(k, "supports_"); ok {
-			if b, ok := v.(bool); ok {
-				out[name] = b
-			}
-		}
-	}
-	return out
-}
-
 // Has reports whether caps declares the named capability (a requires
 // name); known is false for a name that is not a capability.
 func Has(caps canonical.Capabilities, name string) (has, known bool) {
-	has, known = capabilityMap(caps)[name]
-	return has, known
+	i, known := capabilityFields()[name]
+	if !known {
+		return false, false
+	}
+	return reflect.ValueOf(caps).Field(i).Bool(), true
 }
+
+// capabilityFields maps each supports_ flag of canonical.Capabilities, by
+// short name (its JSON name without "supports_"), to its field index.
+// Has is called for every requirement of every run: it used to encode
+// caps to JSON and decode it into a map each time.
+var capabilityFields = sync.OnceValue(func() map[string]int {
+	t := reflect.TypeFor[canonical.Capabilities]()
+	out := map[string]int{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name, ok := strings.CutPrefix(tag, "supports_"); ok && f.Type.Kind() == reflect.Bool {
+			out[name] = i
+		}
+	}
+	return out
+})
 
 // credentialsJSON is the JSON form of credentials:.
 type credentialsJSON struct {

@@ -63,3 +63,31 @@ func TestSchemaEventAndStopEnums(t *testing.T) {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestHasEveryCapability sets each supports_ flag alone and requires Has
+// to report it, and only it, as its JSON form names it; "max_context_tokens"
+// and "accepted_image_media_types" are fields but not capabilities.
+func TestHasEveryCapability(t *testing.T) {
+	names := scenario.Capabilities()
+	require.Len(t, names, 10)
+	for _, set := range names {
+		var caps canonical.Capabilities
+		var m map[string]any
+		data, err := json.Marshal(caps)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, &m))
+		m["supports_"+set] = true
+		data, err = json.Marshal(m)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, &caps))
+		for _, name := range names {
+			has, known := scenario.Has(caps, name)
+			assert.True(t, known, name)
+			assert.Equal(t, name == set, has, "%s set, asking %s", set, name)
+		}
+	}
+	for _, name := range []string{"max_context_tokens", "accepted_image_media_types", "supports_tools", ""} {
+		_, known := scenario.Has(canonical.Capabilities{MaxContextTokens: 1}, name)
+		assert.False(t, known, name)
+	}
+}
