@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
@@ -70,12 +71,85 @@ func openStore(path string, busy time.Duration) (*Store, error) {
 	if memory {
 		// Each connection to :memory: is a different database.
 		db.SetMaxOpenConns(1)
+		if err := fromTemplate(context.Background(), db); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("session: OpenStore %s: %w", path, err)
+		}
+		return &Store{db: db, path: path}, nil
 	}
 	if err := migrate(context.Background(), db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("session: OpenStore %s: %w", path, err)
 	}
 	return &Store{db: db, path: path}, nil
+}
+
+// serializer is what the sqlite driver's connections offer to copy a
+// database's bytes out and in (sqlite3_serialize, sqlite3_deserialize).
+type serializer interface {
+	Serialize() ([]byte, error)
+	Deserialize([]byte) error
+}
+
+// memoryTemplate is the bytes of an empty in-memory store at
+// storeVersion, migrated once per process: an in-memory store starts as
+// a copy of them (fromTemplate) instead of running the migrations, whose
+// statements SQLite parses, plans and executes for every store.
+var memoryTemplate = sync.OnceValues(func() ([]byte, error) {
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	ctx := context.Background()
+	if err := migrate(ctx, db); err != nil {
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	var b []byte
+	err = conn.Raw(func(dc any) error {
+		s, ok := dc.(serializer)
+		if !ok {
+			return fmt.Errorf("the sqlite driver's connection (%T) cannot serialize", dc)
+		}
+		b, err = s.Serialize()
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("copying the empty store: %w", err)
+	}
+	return b, nil
+})
+
+// fromTemplate makes db, an in-memory database of one connection, a
+// private copy of memoryTemplate. The copy is the connection's own
+// (SQLite copies the bytes in), so stores share nothing.
+func fromTemplate(ctx context.Context, db *sql.DB) error {
+	tmpl, err := memoryTemplate()
+	if err != nil {
+		return fmt.Errorf("preparing the in-memory schema: %w", err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		s, ok := dc.(serializer)
+		if !ok {
+			return fmt.Errorf("the sqlite driver's connection (%T) cannot deserialize", dc)
+		}
+		return s.Deserialize(tmpl)
+	})
+	if err != nil {
+		return fmt.Errorf("loading the in-memory schema: %w", err)
+	}
+	return nil
 }
 
 // DefaultStorePath is os.UserConfigDir()/metis/sessions.db.

@@ -388,3 +388,101 @@ func TestOpenStoreRejectsBadPaths(t *testing.T) {
 	_, err = OpenStore(filepath.Join(t.TempDir(), "a?mode=ro"))
 	assert.ErrorContains(t, err, "may not contain")
 }
+
+// In-memory stores start as copies of one migrated template: each must
+// have the whole schema and the connection's pragmas, and none may see
+// another's rows, however many are opened at once.
+func TestMemoryStoresAreIsolated(t *testing.T) {
+	ctx := context.Background()
+	file, _ := openFileStore(t)
+	schema := func(st *Store) []string {
+		rows, err := st.db.QueryContext(ctx, "SELECT type || ' ' || name || ': ' || coalesce(sql, '') FROM sqlite_master ORDER BY name")
+		require.NoError(t, err)
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			require.NoError(t, rows.Scan(&s))
+			out = append(out, s)
+		}
+		require.NoError(t, rows.Err())
+		return out
+	}
+	want := schema(file)
+	require.Len(t, want, 8, "3 tables, 2 indexes and 3 primary-key indexes")
+
+	const n = 8
+	stores := make([]*Store, n)
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := OpenStore(":memory:")
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			stores[i] = st
+			s := New(Options{ID: fmt.Sprintf("s%d", i), Store: st})
+			s.AddUser(canonical.TextBlock{Text: fmt.Sprintf("hi %d", i)})
+		}()
+	}
+	wg.Wait()
+	for i, st := range stores {
+		require.NoError(t, errs[i])
+		t.Cleanup(func() { st.Close() })
+	}
+	for i, st := range stores {
+		if diff := cmp.Diff(want, schema(st)); diff != "" {
+			t.Errorf("store %d schema (-file +memory):\n%s", i, diff)
+		}
+		var version, fk int
+		require.NoError(t, st.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version))
+		require.NoError(t, st.db.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk))
+		assert.Equal(t, 1, version, "store %d user_version", i)
+		assert.Equal(t, 1, fk, "store %d foreign_keys", i)
+
+		var ids []string
+		rows, err := st.db.QueryContext(ctx, "SELECT id FROM sessions ORDER BY id")
+		require.NoError(t, err)
+		for rows.Next() {
+			var id string
+			require.NoError(t, rows.Scan(&id))
+			ids = append(ids, id)
+		}
+		rows.Close()
+		assert.Equal(t, []string{fmt.Sprintf("s%d", i)}, ids, "store %d sees only its own session", i)
+		var msgs int
+		require.NoError(t, st.db.QueryRowContext(ctx, "SELECT count(*) FROM messages").Scan(&msgs))
+		assert.Equal(t, 1, msgs, "store %d messages", i)
+
+		_, err = st.db.ExecContext(ctx, `INSERT INTO messages (id, session_id, role, content_json, metadata_json, created_at, schema_version)
+  VALUES ('m', 'nobody', 'user', '[]', '{}', 0, 1)`)
+		assert.ErrorContains(t, err, "FOREIGN KEY", "store %d enforces foreign keys", i)
+	}
+
+	fresh, err := OpenStore(":memory:")
+	require.NoError(t, err)
+	defer fresh.Close()
+	var sessions int
+	require.NoError(t, fresh.db.QueryRowContext(ctx, "SELECT count(*) FROM sessions").Scan(&sessions))
+	assert.Zero(t, sessions, "a store opened after the others starts empty")
+}
+
+// BenchmarkOpenMemoryStore is the cost of an in-memory store from open
+// to its first write, as the harness's history steps pay it.
+func BenchmarkOpenMemoryStore(b *testing.B) {
+	ctx := context.Background()
+	for b.Loop() {
+		st, err := OpenStore(":memory:")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := st.saveSession(ctx, sessionRow{ID: "s"}); err != nil {
+			b.Fatal(err)
+		}
+		st.Close()
+	}
+}
