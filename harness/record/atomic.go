@@ -81,6 +81,7 @@ func commit(recs ...*Recorder) error {
 				return fmt.Errorf("record: %w", err)
 			}
 			if err := os.Rename(st.fs.path, aside); err != nil {
+				os.Remove(aside) // the name reserved for it, still empty
 				undo()
 				return fmt.Errorf("record: moving %s aside: %w", st.fs.path, err)
 			}

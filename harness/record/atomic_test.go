@@ -15,39 +15,60 @@ import (
 )
 
 // TestRecordIsAllOrNothingPerScenario: a scenario talking to three
-// providers whose recording fails for one of them (here the gemini
-// cassette cannot be written: its directory is a file) replaces none of
-// the three cassettes and leaves no temporary file.
+// providers whose recording fails for one of them replaces none of the
+// three cassettes and leaves no temporary file, whether the gemini
+// cassette cannot be staged (its directory is a file) or cannot be put
+// in place once the others are (its path is a directory, which cannot be
+// moved aside), so the cassettes already renamed are undone.
 func TestRecordIsAllOrNothingPerScenario(t *testing.T) {
-	dir := t.TempDir()
-	cassettes := filepath.Join(dir, "cassettes")
-	old := map[string]string{}
-	for _, prov := range []string{"anthropic", "openai"} {
-		p := filepath.Join(cassettes, prov, "swap", "six-turn-alternating.yaml")
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte("# the old "+prov+" cassette\n"), 0o644))
-		old[p] = "# the old " + prov + " cassette\n"
-	}
-	blocker := filepath.Join(cassettes, "gemini", "swap")
-	require.NoError(t, os.MkdirAll(filepath.Dir(blocker), 0o755))
-	require.NoError(t, os.WriteFile(blocker, []byte("not a directory\n"), 0o644))
-	old[blocker] = "not a directory\n"
+	for _, tc := range []struct {
+		name  string
+		block func(t *testing.T, cassettes string) map[string]string // makes gemini's cassette fail; the files it wrote
+	}{
+		{"the cassette's directory is a file", func(t *testing.T, cassettes string) map[string]string {
+			blocker := filepath.Join(cassettes, "gemini", "swap")
+			require.NoError(t, os.MkdirAll(filepath.Dir(blocker), 0o755))
+			require.NoError(t, os.WriteFile(blocker, []byte("not a directory\n"), 0o644))
+			return map[string]string{blocker: "not a directory\n"}
+		}},
+		{"the cassette is a directory", func(t *testing.T, cassettes string) map[string]string {
+			inside := filepath.Join(cassettes, "gemini", "swap", "six-turn-alternating.yaml", "not-a-cassette")
+			require.NoError(t, os.MkdirAll(filepath.Dir(inside), 0o755))
+			require.NoError(t, os.WriteFile(inside, []byte("a file in the way\n"), 0o644))
+			return map[string]string{inside: "a file in the way\n"}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cassettes := filepath.Join(dir, "cassettes")
+			old := map[string]string{}
+			for _, prov := range []string{"anthropic", "openai"} {
+				p := filepath.Join(cassettes, prov, "swap", "six-turn-alternating.yaml")
+				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+				require.NoError(t, os.WriteFile(p, []byte("# the old "+prov+" cassette\n"), 0o644))
+				old[p] = "# the old " + prov + " cassette\n"
+			}
+			for p, data := range tc.block(t, cassettes) {
+				old[p] = data
+			}
 
-	var out bytes.Buffer
-	cfg := emulatorConfig(dir, &out)
-	cfg.ScenarioDir = scenarioDir
-	cfg.IDs = []string{"swap/six-turn-alternating"}
-	cfg.Force = true
-	sum, err := record.Run(context.Background(), cfg)
-	require.NoError(t, err, out.String())
+			var out bytes.Buffer
+			cfg := emulatorConfig(dir, &out)
+			cfg.ScenarioDir = scenarioDir
+			cfg.IDs = []string{"swap/six-turn-alternating"}
+			cfg.Force = true
+			sum, err := record.Run(context.Background(), cfg)
+			require.NoError(t, err, out.String())
 
-	require.Len(t, sum.Runs, 1)
-	r := sum.Runs[0]
-	assert.Equal(t, record.ActionFailed, r.Action, out.String())
-	assert.Contains(t, r.Reason, "gemini")
-	assert.Empty(t, r.Cassettes, "nothing was recorded")
-	if diff := cmp.Diff(old, snapshot(t, cassettes)); diff != "" {
-		t.Errorf("every cassette byte-identical, no temporary file left (-want +got):\n%s", diff)
+			require.Len(t, sum.Runs, 1)
+			r := sum.Runs[0]
+			assert.Equal(t, record.ActionFailed, r.Action, out.String())
+			assert.Contains(t, r.Reason, "gemini")
+			assert.Empty(t, r.Cassettes, "nothing was recorded")
+			if diff := cmp.Diff(old, snapshot(t, cassettes)); diff != "" {
+				t.Errorf("every cassette byte-identical, no temporary file left (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

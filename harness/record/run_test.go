@@ -332,13 +332,21 @@ func TestRecordConfigErrors(t *testing.T) {
 	assert.EqualError(t, err, `record: no scenario run matches (scenarios "nope/*", models "")`)
 }
 
+// TestRecordReportsDrift: a first recording says the run has no goldens
+// yet; once they exist, a recording that differs from them is reported as
+// drift (with the diff), and one that matches them reports neither.
 func TestRecordReportsDrift(t *testing.T) {
 	dir := t.TempDir()
-	cfg := emulatorConfig(dir, &bytes.Buffer{})
+	var first bytes.Buffer
+	cfg := emulatorConfig(dir, &first)
 	cfg.IDs = []string{"basic/plain-text"}
 	cfg.Models = []string{"gemini"}
 	_, err := record.Run(context.Background(), cfg)
 	require.NoError(t, err)
+	goldenDir := filepath.Join(dir, "goldens", "basic", "plain-text", "gemini", "gemini-2.5-flash")
+	assert.Contains(t, first.String(), "new    basic/plain-text [gemini:gemini-2.5-flash]: no goldens yet under "+goldenDir+"\n")
+	assert.NotContains(t, first.String(), "drift  ")
+	assert.Contains(t, first.String(), "; 1 have no goldens yet")
 	hcfg := replayConfig(dir, true)
 	hcfg.IDs, hcfg.Models = cfg.IDs, cfg.Models
 	_, err = harness.Run(context.Background(), hcfg)
@@ -365,6 +373,18 @@ func TestRecordReportsDrift(t *testing.T) {
 	assert.Contains(t, out.String(), "Farewell.")
 	assert.Contains(t, out.String(), "Goodbye, and take care!")
 	assert.Contains(t, out.String(), "1 drifted from the goldens")
+	assert.NotContains(t, out.String(), "no goldens yet")
+
+	require.NoError(t, os.WriteFile(golden, data, 0o644))
+	var again bytes.Buffer
+	cfg.Out = &again
+	sum, err = record.Run(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Len(t, sum.Runs, 1)
+	assert.Empty(t, sum.Runs[0].Drift, again.String())
+	assert.Empty(t, sum.Runs[0].NoGolden, again.String())
+	assert.NotContains(t, again.String(), "drift", "the recording matches its goldens")
+	assert.NotContains(t, again.String(), "no goldens yet", "the recording matches its goldens")
 }
 
 // TestRecordKnownFailure records a run its scenario marks as a known

@@ -78,4 +78,20 @@ func TestWriteCassette(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `{"a":3}`)
 	assert.NotContains(t, string(data), `{"b":2}`)
+
+	// A cassette path taken by a directory cannot be written: an error
+	// naming the path, the directory as it was, no temporary file left.
+	taken := filepath.Join(dir, "taken.yaml")
+	require.NoError(t, os.MkdirAll(filepath.Join(taken, "inside"), 0o755))
+	_, err = record.WriteCassette(taken, prov, []*cassette.Interaction{writeInteraction(`{"a":4}`)})
+	require.Error(t, err, "a directory is in the way")
+	assert.Contains(t, err.Error(), taken)
+	assert.DirExists(t, filepath.Join(taken, "inside"))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.ElementsMatch(t, []string{"c.yaml", "taken.yaml"}, names, "no temporary file left beside the cassettes")
 }

@@ -116,6 +116,75 @@ func TestMatchKeyAgreesWithCanonical(t *testing.T) {
 	}
 }
 
+// TestMatchKeyCompactForm: a JSON body's key is its compact canonical
+// form, built in one pass (keys sorted, the last of duplicates kept, no
+// whitespace, strings decoded and re-escaped only where they must be,
+// numbers as written, credentials masked, canonical ids numbered); a body
+// that is not JSON is its own text (ending in a newline, as Canonical
+// writes it), and JSON nested past MaxKeyDepth is
+// left to the readable form.
+func TestMatchKeyCompactForm(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{``, ``},
+		{"  \n", ``},
+		{`{"b":1,"a":[1,2,{"d":null,"c":"x"}]}`, `{"a":[1,2,{"c":"x","d":null}],"b":1}`},
+		{" { \"a\" :\t[ 1 , true , false ] ,\r\n\"b\":{ } } ", `{"a":[1,true,false],"b":{}}`},
+		{`[ ]`, `[]`},
+		{` [[],{},"",0] `, `[[],{},"",0]`},
+		{`"s"`, `"s"`},
+		{`true`, `true`},
+		{`null`, `null`},
+		{`-0.5e+10`, `-0.5e+10`},
+		{`[1E5,1e-2,0,-12.50,10]`, `[1E5,1e-2,0,-12.50,10]`},
+		{`[9,-9.9e9,19]`, `[9,-9.9e9,19]`},
+		{`-`, "-\n"},
+		{`[1,-`, "[1,-\n"},
+		{`[1.]`, "[1.]\n"},
+		{`[1e]`, "[1e]\n"},
+		{`{"a":"\u00e9\u00C9\/\"\\\n"}`, `{"a":"éÉ/\"\\\n"}`},
+		{`{"t":"\u0009\u0001\u0008\u000C\u000d\u001F"}`, `{"t":"\t\u0001\b\f\r\u001f"}`},
+		{`{"a":"\ud83d\ude00","c":"\ud83d","d":"\udc00x"}`, `{"a":"😀","c":"�","d":"�x"}`},
+		{"{\"a\":\"\xff\"}", `{"a":"�"}`},
+		{"{\"a\":\"\x80\\/\"}", `{"a":"�/"}`},
+		{`{"h":"\u00af\u00AF\u00fA\u0030\u0039"}`, `{"h":"¯¯ú09"}`},
+		{"{\"q\":\"\\u0022\\u005c\\u000a\\u0020\\u007f\"}", "{\"q\":\"\\\"\\\\\\n \x7f\"}"},
+		{`"\u00g0"`, "\"\\u00g0\"\n"},
+		{`"\u00G0"`, "\"\\u00G0\"\n"},
+		{`"\u00:0"`, "\"\\u00:0\"\n"},
+		{`{"é":"ü","a":"x\"y"}`, `{"a":"x\"y","é":"ü"}`},
+		{`{"a":1,"a":2}`, `{"a":2}`},
+		{`{"x":1,"api_key":"sk-live-123"}`, `{"api_key":"REDACTED","x":1}`},
+		{`{"api_key":"a\"b\\"}`, `{"api_key":"REDACTED"}`},
+		{`{"api_key":5}`, `{"api_key":5}`},
+		{`{"api_key":"a\`, "{\"api_key\":\"a\\\n"},
+		{"{\"api_key\":\"a\\\nb\"}", "{\"api_key\":\"a\\\nb\"}\n"},
+		{`{"args":"{\"password\":\"hunter2\"}"}`, `{"args":"{\"password\":\"REDACTED\"}"}`},
+		{`{"id":"tu_01JABCDEFGHJKMNPQRSTVWXYZ0","n":["tu_01JABCDEFGHJKMNPQRSTVWXYZ0"]}`, `{"id":"tu_1","n":["tu_1"]}`},
+		{`{"a":01}`, "{\"a\":01}\n"},
+		{`{"a":1}x`, "{\"a\":1}x\n"},
+		{`[1,]`, "[1,]\n"},
+		{`{"a" 1}`, "{\"a\" 1}\n"},
+		{`"\u00zz"`, "\"\\u00zz\"\n"},
+		{`nul`, "nul\n"},
+	} {
+		if got := compactBody([]byte(tc.body)); got != tc.want {
+			t.Errorf("compactBody(%q) = %q, want %q", tc.body, got, tc.want)
+		}
+	}
+	deep := strings.Repeat("[", MaxKeyDepth+1) + strings.Repeat("]", MaxKeyDepth+1)
+	if got := compactBody([]byte(deep)); !strings.HasPrefix(got, slowKey) {
+		t.Errorf("compactBody(%d nested arrays) = %.40q…, want the readable form", MaxKeyDepth+1, got)
+	}
+	deepObject := strings.Repeat(`{"a":`, MaxKeyDepth+1) + "1" + strings.Repeat("}", MaxKeyDepth+1)
+	if got := compactBody([]byte(deepObject)); !strings.HasPrefix(got, slowKey) {
+		t.Errorf("compactBody(%d nested objects) = %.40q…, want the readable form", MaxKeyDepth+1, got)
+	}
+	shallow := strings.Repeat("[", MaxKeyDepth) + strings.Repeat("]", MaxKeyDepth)
+	if got := compactBody([]byte(shallow)); got != shallow {
+		t.Errorf("compactBody(%d nested arrays) = %.40q…, want them compact", MaxKeyDepth, got)
+	}
+}
+
 func FuzzMatchKey(f *testing.F) {
 	for i, b := range keyBodies {
 		f.Add([]byte(b), []byte(keyBodies[(i+1)%len(keyBodies)]))

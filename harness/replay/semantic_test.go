@@ -175,3 +175,19 @@ func TestSemanticOverTheServer(t *testing.T) {
 	assert.Equal(t, "model", d.Fields[0].Field)
 	assert.Equal(t, `"claude-opus-4-1"`, d.Fields[0].Got)
 }
+
+// TestSemanticUnrecordedEndpoint: matching semantically, a request to an
+// endpoint the cassette never recorded is a mismatch that does not claim
+// its recorded requests were served.
+func TestSemanticUnrecordedEndpoint(t *testing.T) {
+	p := semanticPlayer(t)
+	req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:1/v1/messages/count_tokens", strings.NewReader(turn1))
+	require.NoError(t, err)
+	req.Header.Set("Anthropic-Version", "2023-06-01")
+	_, err = p.RoundTrip(req)
+	var me *replay.MismatchError
+	require.ErrorAs(t, err, &me)
+	assert.Zero(t, me.Exhausted)
+	assert.Contains(t, me.Error(), "no unserved interaction matches POST http://127.0.0.1:1/v1/messages/count_tokens")
+	assert.NotContains(t, me.Error(), "already served")
+}

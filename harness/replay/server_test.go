@@ -417,3 +417,48 @@ func FuzzResplitStream(f *testing.F) {
 		}
 	})
 }
+
+// TestServerRunIDs: a run id is 1 to 64 letters, digits, '-', '_' or
+// '.', anywhere in it; "" asks for a generated one; an id in use is
+// refused. A removed run answers 404, and removing a run whose id was
+// since given to a new run leaves the new one alone.
+func TestServerRunIDs(t *testing.T) {
+	srv := newServer(t)
+	none := func(string) (http.RoundTripper, error) { return nil, errors.New("unused") }
+	for _, tc := range []struct{ id, err string }{
+		{id: "ok-1_a.B"},
+		{id: strings.Repeat("x", 64)},
+		{id: strings.Repeat("y", 65), err: "want letters, digits"},
+		{id: " lead", err: "want letters, digits"},
+		{id: "/lead", err: "want letters, digits"},
+		{id: "mid dle", err: "want letters, digits"},
+		{id: "trail!", err: "want letters, digits"},
+		{id: "ok-1_a.B", err: `run "ok-1_a.B" exists`},
+	} {
+		r, err := srv.NewRun(tc.id, "s", "m", nil, none)
+		if tc.err != "" {
+			assert.ErrorContains(t, err, tc.err, "%q", tc.id)
+			continue
+		}
+		if assert.NoError(t, err, "%q", tc.id) {
+			assert.Equal(t, tc.id, r.ID)
+		}
+	}
+	r, err := srv.NewRun("", "s", "m", nil, none)
+	require.NoError(t, err)
+	assert.Regexp(t, `^r[0-9]+$`, r.ID)
+
+	old, err := srv.NewRun("again", "s", "m", nil, none)
+	require.NoError(t, err)
+	srv.Remove(old)
+	code, body := do(t, "GET", srv.URL+"/runs/again", "")
+	assert.Equal(t, http.StatusNotFound, code, "a removed run: %s", body)
+	reused, err := srv.NewRun("again", "s", "m", nil, none)
+	require.NoError(t, err, "a removed run's id is free")
+	srv.Remove(old)
+	code, body = do(t, "GET", srv.URL+"/runs/again", "")
+	assert.Equal(t, http.StatusOK, code, "removing the old run again leaves the new one: %s", body)
+	srv.Remove(reused)
+	code, _ = do(t, "GET", srv.URL+"/runs/again", "")
+	assert.Equal(t, http.StatusNotFound, code)
+}
