@@ -329,6 +329,14 @@ func (s *session) record(ctx context.Context, p harness.Pair, pl *plan, res *Run
 			res.Unchanged = append(res.Unchanged, rec.Path())
 		}
 	}
+	res.settle(hres)
+}
+
+// settle sets the run's action and reason from the recording's result:
+// recorded (no traffic when no cassette came of it), skipped, or failed
+// with the run's reason and every error finding it does not already
+// say.
+func (res *RunResult) settle(hres harness.ScenarioResult) {
 	switch hres.Status {
 	case harness.StatusPass, harness.StatusKnownFailure:
 		res.Action = ActionRecorded
