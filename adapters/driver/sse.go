@@ -27,8 +27,10 @@ type SSEEvent struct {
 // SSEReader decodes a text/event-stream incrementally, following the SSE
 // specification: LF, CRLF and CR line endings, multi-line data, comments,
 // event names and ids, read boundaries anywhere. It reads through a fixed
-// buffer and copies each event's data once, so an event of any size costs
-// time linear in its length.
+// buffer and copies each event's data at most once, so an event of any
+// size costs time linear in its length: an event whose data is one line,
+// read whole from the buffer with the blank line that ends it (a stream's
+// common event), is handed out in place, not copied.
 //
 // A leading byte-order mark is ignored, as the specification says. At
 // the end of the stream, an event not yet dispatched — its blank line
