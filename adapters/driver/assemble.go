@@ -88,6 +88,7 @@ type pending struct {
 	name      string
 	args      []byte
 	final     json.RawMessage
+	checked   bool // final is a well-formed JSON object (ToolInputFinalChecked)
 	inputErr  string
 }
 
@@ -371,6 +372,18 @@ func (a *Assembler) ToolInputFinal(key int, input json.RawMessage) {
 			return // the same input restated: nothing to copy
 		}
 		a.blocks[i].final = append(json.RawMessage(nil), input...)
+		a.blocks[i].checked = false
+	}
+}
+
+// ToolInputFinalChecked is ToolInputFinal for an input the caller has
+// checked is one well-formed JSON object and hands over: it is kept as it
+// is, neither copied nor checked again as the block closes (16 KiB of
+// arguments is a pass that counts). The caller must not write input
+// again.
+func (a *Assembler) ToolInputFinalChecked(key int, input json.RawMessage) {
+	if i, ok := a.index(key); ok && a.blocks[i].kind == canonical.BlockToolUse {
+		a.blocks[i].final, a.blocks[i].checked = input, true
 	}
 }
 
@@ -383,7 +396,7 @@ func (a *Assembler) ToolInputFinal(key int, input json.RawMessage) {
 func (a *Assembler) ToolInputFromArgs(key int, derive func(args []byte) json.RawMessage) {
 	if i, ok := a.index(key); ok && a.blocks[i].kind == canonical.BlockToolUse {
 		if in := derive(a.blocks[i].args); in != nil {
-			a.blocks[i].final = in
+			a.blocks[i].final, a.blocks[i].checked = in, false
 		}
 	}
 }
@@ -429,7 +442,7 @@ func (a *Assembler) close(i int) bool {
 	case canonical.BlockToolUse:
 		var unparsed bool
 		switch {
-		case isObject(p.final):
+		case p.checked || isObject(p.final):
 		case isObject(p.args): // each checked once: 16 KiB of arguments is a pass that counts
 			p.final = json.RawMessage(p.args)
 		default:

@@ -543,3 +543,26 @@ func TestToolInputFinalRestated(t *testing.T) {
 		t.Errorf("final input %s, want the fragments {\"a\": 1}", got)
 	}
 }
+
+// TestToolInputFinalChecked: a checked final input is kept as handed
+// over, the same memory, with no second check as its block closes (an
+// input no check would pass shows it); a later unchecked final input is
+// checked again.
+func TestToolInputFinalChecked(t *testing.T) {
+	a, _ := newTestAssembler(nil)
+	a.ToolStart(0, "call_1", "f")
+	in := json.RawMessage(`{"a":1`) // what a decoder vouches for is not checked again
+	a.ToolInputFinalChecked(0, in)
+	a.EndBlock(0)
+	if got := a.blocks[0].final; string(got) != `{"a":1` || &got[0] != &in[0] {
+		t.Errorf("final input %s, want the checked one as handed over", got)
+	}
+
+	a.ToolStart(1, "call_2", "g")
+	a.ToolInputFinalChecked(1, json.RawMessage(`{"b":2}`))
+	a.ToolInputFinal(1, json.RawMessage(`{"b":`)) // unchecked: checked as the block closes
+	a.EndBlock(1)
+	if got := string(a.blocks[1].final); got != `{}` {
+		t.Errorf("final input %s after an unchecked malformed one, want {}", got)
+	}
+}

@@ -255,8 +255,11 @@ func asciiEqualFold(key []byte, name string) bool {
 // IsJSONNull reports whether a raw value is null.
 func IsJSONNull(value []byte) bool { return string(value) == "null" }
 
+// skipWS returns the index of the first byte from data[i] on that is not
+// JSON whitespace. A byte above the space is none: one comparison for the
+// common case, a token right there.
 func skipWS(data []byte, i int) int {
-	for i < len(data) {
+	for i < len(data) && data[i] <= ' ' {
 		switch data[i] {
 		case ' ', '\t', '\n', '\r':
 			i++
@@ -413,42 +416,122 @@ func hexRune(h []byte) rune {
 }
 
 // skipValue returns the index after the well-formed JSON value at
-// data[i].
+// data[i], checking all of it: a value nested depth deep, whose objects
+// and arrays are nested maxFastDepth deep or more, is declined. It is one
+// loop over the value, however nested, with no call per value but the
+// string scans: it is what checks every member a fast path does not
+// read, and what ValidJSON is.
 func skipValue(data []byte, i, depth int) (int, bool) {
+	// Scalars first: most skipped members are one.
+	if i < len(data) {
+		switch c := data[i]; {
+		case c == '"':
+			end, _, ok := scanString(data, i)
+			return end, ok
+		case c != '{' && c != '[':
+			return skipScalar(data, i)
+		}
+	}
+	var arrays uint64 // bit k set: the container k levels down is an array
+	level := 0        // containers open
+	var ok bool
+	for {
+		// A value at data[i].
+		if i >= len(data) {
+			return i, false
+		}
+		switch c := data[i]; c {
+		case '{', '[':
+			if depth >= maxFastDepth {
+				return i, false
+			}
+			bit := uint64(1) << uint(level)
+			if c == '[' {
+				arrays |= bit
+			} else {
+				arrays &^= bit
+			}
+			depth++
+			level++
+			i = skipWS(data, i+1)
+			if i < len(data) && (c == '{' && data[i] == '}' || c == '[' && data[i] == ']') {
+				i++
+				depth--
+				level--
+				break
+			}
+			if c == '[' {
+				continue // the first element
+			}
+			if i, ok = skipKey(data, i); !ok {
+				return i, false
+			}
+			continue
+		case '"':
+			if i, _, ok = scanString(data, i); !ok {
+				return i, false
+			}
+		default:
+			if i, ok = skipScalar(data, i); !ok {
+				return i, false
+			}
+		}
+		// After a value: close the containers it ends, then the next
+		// element or member.
+		for {
+			if level == 0 {
+				return i, true
+			}
+			i = skipWS(data, i)
+			if i >= len(data) {
+				return i, false
+			}
+			inArray := arrays&(uint64(1)<<uint(level-1)) != 0
+			c := data[i]
+			if c == ',' {
+				i = skipWS(data, i+1)
+				if !inArray {
+					if i, ok = skipKey(data, i); !ok {
+						return i, false
+					}
+				}
+				break
+			}
+			if inArray && c == ']' || !inArray && c == '}' {
+				i++
+				depth--
+				level--
+				continue
+			}
+			return i, false
+		}
+	}
+}
+
+// skipKey checks the object key at data[i] (a plain string, as members
+// requires of a key) and the colon after it, and returns the index of
+// the member's value.
+func skipKey(data []byte, i int) (int, bool) {
+	if i >= len(data) || data[i] != '"' {
+		return i, false
+	}
+	end, ok := scanKey(data, i)
+	if !ok {
+		return i, false
+	}
+	i = skipWS(data, end)
+	if i >= len(data) || data[i] != ':' {
+		return i, false
+	}
+	return skipWS(data, i+1), true
+}
+
+// skipScalar returns the index after the literal or number at data[i].
+func skipScalar(data []byte, i int) (int, bool) {
 	if i >= len(data) {
 		return i, false
 	}
 	switch c := data[i]; {
-	case c == '"':
-		end, _, ok := scanString(data, i)
-		return end, ok
-	case c == '{':
-		return members(data, i, depth, nil)
-	case c == '[':
-		if depth >= maxFastDepth {
-			return i, false
-		}
-		j := skipWS(data, i+1)
-		if j < len(data) && data[j] == ']' {
-			return j + 1, true
-		}
-		for {
-			end, ok := skipValue(data, j, depth+1)
-			if !ok {
-				return i, false
-			}
-			j = skipWS(data, end)
-			if j >= len(data) {
-				return i, false
-			}
-			if data[j] == ']' {
-				return j + 1, true
-			}
-			if data[j] != ',' {
-				return i, false
-			}
-			j = skipWS(data, j+1)
-		}
 	case c == 't':
 		return jsonLiteral(data, i, "true")
 	case c == 'f':
@@ -474,35 +557,43 @@ func jsonNumber(data []byte, i int) (int, bool) {
 	if data[j] == '-' {
 		j++
 	}
-	digits := func() int {
-		k := j
-		for j < len(data) && data[j] >= '0' && data[j] <= '9' {
-			j++
-		}
-		return j - k
-	}
 	switch {
-	case j < len(data) && data[j] == '0':
+	case j >= len(data):
+		return i, false
+	case data[j] == '0':
 		j++
-	case digits() == 0:
+	case data[j] >= '1' && data[j] <= '9':
+		j = skipDigits(data, j+1)
+	default:
 		return i, false
 	}
 	if j < len(data) && data[j] == '.' {
-		j++
-		if digits() == 0 {
+		k := skipDigits(data, j+1)
+		if k == j+1 {
 			return i, false
 		}
+		j = k
 	}
 	if j < len(data) && (data[j] == 'e' || data[j] == 'E') {
 		j++
 		if j < len(data) && (data[j] == '+' || data[j] == '-') {
 			j++
 		}
-		if digits() == 0 {
+		k := skipDigits(data, j)
+		if k == j {
 			return i, false
 		}
+		j = k
 	}
 	return j, true
+}
+
+// skipDigits returns the index after the decimal digits from data[j] on.
+func skipDigits(data []byte, j int) int {
+	for j < len(data) && data[j] >= '0' && data[j] <= '9' {
+		j++
+	}
+	return j
 }
 
 // ValidJSON reports whether data is one valid JSON value, exactly as

@@ -1,6 +1,9 @@
 package driver
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 // The walk below reads an event in one pass that both checks its syntax
 // and descends into the members a fast path reads: where JSONMembers
@@ -143,11 +146,21 @@ func (s *Strings) JSONStringAt(data []byte) (string, int, bool) {
 }
 
 // scanKey returns the index after the key at data[i], a string that
-// scanString finds plain (no escape, valid UTF-8), or false: keys are
-// short, and a byte at a time is faster for them than scanString's eight.
+// scanString finds plain (no escape, valid UTF-8), or false. Most keys
+// are short, and a byte at a time is faster for them than scanString's
+// eight; past a key's first eight bytes it goes eight at a time while
+// none of them needs a look, as scanString does.
 func scanKey(data []byte, i int) (int, bool) {
 	ascii := true
-	for j := i + 1; j < len(data); j++ {
+	for j, n := i+1, 0; j < len(data); j++ {
+		if n++; n > 8 {
+			for j+8 <= len(data) && !special8(binary.LittleEndian.Uint64(data[j:])) {
+				j += 8
+			}
+			if j >= len(data) {
+				break
+			}
+		}
 		switch c := data[j]; {
 		case c == '"':
 			return j + 1, ascii || utf8.Valid(data[i+1:j])
@@ -176,12 +189,26 @@ func JSONNullAt(data []byte) (int, bool) {
 }
 
 // JSONIntAt returns the integer at the start of data (as JSONInt reads
-// it) and its length.
+// it: a plain decimal integer of at most nine digits) and its length,
+// read in one pass; false for any other value, or none.
 func JSONIntAt(data []byte) (v, n int, ok bool) {
-	raw, ok := JSONValueAt(data)
-	if !ok {
-		return 0, 0, false
+	j, neg := 0, false
+	if len(data) > 0 && data[0] == '-' {
+		j, neg = 1, true
 	}
-	v, ok = JSONInt(raw)
-	return v, len(raw), ok
+	start := j
+	for j < len(data) && j-start < 10 && data[j] >= '0' && data[j] <= '9' {
+		v = v*10 + int(data[j]-'0')
+		j++
+	}
+	switch digits := j - start; {
+	case digits == 0 || digits > 9 || data[start] == '0' && digits > 1:
+		return 0, 0, false
+	case j < len(data) && (data[j] == '.' || data[j] == 'e' || data[j] == 'E' || data[j] >= '0' && data[j] <= '9'):
+		return 0, 0, false // a fraction, an exponent, or more digits: not an int32
+	}
+	if neg {
+		v = -v
+	}
+	return v, j, true
 }

@@ -124,3 +124,28 @@ func TestJSONObjectAtDeclines(t *testing.T) {
 		t.Error("WalkJSONObject declines a well-formed object with whitespace")
 	}
 }
+
+// FuzzJSONIntAt holds the one-pass JSONIntAt to JSONValueAt and JSONInt,
+// what it replaced: where they read an integer that ends the value (no
+// digit right after it, which the enclosing walk refuses either way), it
+// reads the same integer and length, and it reads nothing they do not.
+func FuzzJSONIntAt(f *testing.F) {
+	for _, s := range []string{"0", "-0", "12", "-12,", "123456789", "1234567890", "01", "1.5", "1e3", "-", "", "7}", "2147483647", "-999999999]", "0x1", `"1"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, n, ok := JSONIntAt(data)
+		raw, okValue := JSONValueAt(data)
+		want, okInt := 0, false
+		if okValue {
+			want, okInt = JSONInt(raw)
+		}
+		endsValue := okValue && (len(raw) == len(data) || data[len(raw)] < '0' || data[len(raw)] > '9')
+		switch {
+		case ok && (!okInt || v != want || n != len(raw)):
+			t.Fatalf("JSONIntAt(%q) = %d, %d; JSONValueAt and JSONInt give %d (%v) of %q", data, v, n, want, okInt, raw)
+		case !ok && okInt && endsValue:
+			t.Fatalf("JSONIntAt(%q) declines; JSONValueAt and JSONInt read %d", data, want)
+		}
+	})
+}

@@ -13,7 +13,8 @@ import (
 const DefaultMaxSSEEvent = 64 << 20
 
 // SSEEvent is one dispatched server-sent event. Data is valid only until
-// the next call to Next.
+// the next call to Next or Release (an event's data may be a slice of the
+// reader's buffer, which Release gives back to the pool).
 type SSEEvent struct {
 	// Event is the event name ("" when the stream named none).
 	Event string
@@ -26,8 +27,10 @@ type SSEEvent struct {
 // SSEReader decodes a text/event-stream incrementally, following the SSE
 // specification: LF, CRLF and CR line endings, multi-line data, comments,
 // event names and ids, read boundaries anywhere. It reads through a fixed
-// buffer and copies each event's data once, so an event of any size costs
-// time linear in its length.
+// buffer and copies each event's data at most once, so an event of any
+// size costs time linear in its length: an event whose data is one line,
+// read whole from the buffer with the blank line that ends it (a stream's
+// common event), is handed out in place, not copied.
 //
 // A leading byte-order mark is ignored, as the specification says. At
 // the end of the stream, an event not yet dispatched — its blank line
@@ -39,16 +42,20 @@ type SSEEvent struct {
 // a normal finish; no recording in testdata/recordings, and no cassette,
 // ends without the final blank line.
 type SSEReader struct {
-	r        io.Reader
-	buf      []byte
-	start    int
-	end      int
-	err      error // sticky read error (io.EOF at end)
-	line     []byte
-	owned    bool // the last line returned is s.line, not a slice of buf
-	skipLF   bool
-	data     []byte
-	hasData  bool
+	r       io.Reader
+	buf     []byte
+	start   int
+	end     int
+	err     error // sticky read error (io.EOF at end)
+	line    []byte
+	owned   bool // the last line returned is s.line, not a slice of buf
+	skipLF  bool
+	data    []byte
+	hasData bool
+	// inBuf is set while the event's data is its one data line, read
+	// whole from buf: bufData, not yet copied (see keep).
+	inBuf    bool
+	bufData  []byte
 	event    []byte
 	lastID   string
 	names    []string // event names seen, so each is a string once per stream
@@ -66,6 +73,7 @@ type SSEReader struct {
 // release gives the read buffer back to the pool once the stream has
 // ended; nothing in buf is referenced after that.
 func (s *SSEReader) release() {
+	s.inBuf, s.bufData = false, nil
 	if s.pooled != nil {
 		sseBufs.Put(s.pooled)
 		s.pooled, s.buf = nil, nil
@@ -133,6 +141,7 @@ var ErrSSEEventTooLarge = errors.New("sse: event too large")
 func (s *SSEReader) Next() (SSEEvent, error) {
 	s.data = s.data[:0]
 	s.hasData = false
+	s.inBuf, s.bufData = false, nil
 	s.event = s.event[:0]
 	for {
 		line, err := s.readLine()
@@ -164,17 +173,24 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 		}
 		switch string(field) {
 		case "data":
+			s.keep() // a second data line: the first is copied
 			if s.hasData {
 				s.data = append(s.data, '\n')
 			}
 			if len(s.data)+len(value) > s.maxEvent {
 				return SSEEvent{}, fmt.Errorf("%w: more than %d bytes (the max_event_bytes option)", ErrSSEEventTooLarge, s.maxEvent)
 			}
-			if !s.hasData && s.owned && len(value) > cap(s.data) {
+			switch {
+			case !s.hasData && !s.owned:
+				// The first data line, in buf: it is the event's data
+				// as it is unless buf is read into again before the
+				// event ends, or another data line follows (keep).
+				s.bufData, s.inBuf = value, true
+			case !s.hasData && s.owned && len(value) > cap(s.data):
 				// A long first data line already sits in s.line: take its
 				// array instead of copying it, and give s.line ours.
 				s.data, s.line = value, s.data[:0]
-			} else {
+			default:
 				s.data = append(s.data, value...)
 			}
 			s.hasData = true
@@ -190,7 +206,23 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 }
 
 func (s *SSEReader) dispatch() SSEEvent {
-	return SSEEvent{Event: s.name(), Data: s.data, ID: s.lastID}
+	data := s.data
+	if s.inBuf {
+		data = s.bufData
+	}
+	return SSEEvent{Event: s.name(), Data: data, ID: s.lastID}
+}
+
+// keep copies the event's data out of buf, before buf is read into again
+// or another data line is appended to it. An event whose
+// data is one line, read whole from buf, with its blank line, is so
+// never copied: the scan that frames it is the only pass over its bytes
+// before its decoder's.
+func (s *SSEReader) keep() {
+	if s.inBuf {
+		s.data = append(s.data[:0], s.bufData...)
+		s.inBuf, s.bufData = false, nil
+	}
 }
 
 // name returns the current event's name as a string, allocating it only
@@ -270,6 +302,7 @@ func (s *SSEReader) readLine() ([]byte, error) {
 			s.pooled = sseBufs.Get().(*[sseBufSize]byte)
 			s.buf = s.pooled[:]
 		}
+		s.keep()
 		n, err := s.r.Read(s.buf)
 		s.start, s.end = 0, n
 		switch {

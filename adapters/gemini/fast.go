@@ -33,21 +33,27 @@ const maxFastParts = 4
 // syntax as it descends into the members read: each byte is checked
 // once, at the level that reads it, and the rest is checked and skipped.
 // It fills a generateResponse exactly as encoding/json fills a zero one,
-// or reports false and leaves the chunk to the full decoder (function
-// calls, finish reasons, safety ratings, feedback, errors, arrays). The
-// response lives in the fastChunk, the model version is decoded once per
-// stream and the parts' text comes from strs: a text chunk allocates
-// nothing of its own.
+// or reports false and leaves the chunk to the full decoder (streamed
+// function calls, finish reasons given as numbers, finish messages,
+// safety ratings, feedback, errors, arrays). The response lives in the
+// fastChunk, the model version is decoded once per stream, a usage
+// restated byte for byte is not walked again, and the parts' text comes
+// from strs: a text chunk allocates nothing of its own.
 type fastChunk struct {
 	resp    generateResponse
 	cand    [1]candidate
 	content responseContent
 	parts   [maxFastParts]responsePart
 	usage   usageMetadata
-	call    responseFunction
-	hasCall bool // call holds this chunk's function call
-	model   string
-	strs    driver.Strings
+	// usageRaw is the last usageMetadata object read, as written, and
+	// usageWas what it held: Gemini restates the usage in every chunk,
+	// and one restated byte for byte is not walked again.
+	usageRaw []byte
+	usageWas usageMetadata
+	call     responseFunction
+	hasCall  bool // call holds this chunk's function call
+	model    string
+	strs     driver.Strings
 }
 
 // decode returns the response data holds, or false.
@@ -77,9 +83,19 @@ func (f *fastChunk) decode(data []byte) (*generateResponse, bool) {
 			f.resp.ModelVersion = f.model
 			return len(v), true
 		case "usageMetadata":
-			f.usage = usageMetadata{}
 			f.resp.UsageMetadata = &f.usage
-			return f.usageCounts(rest)
+			if len(f.usageRaw) > 0 && bytes.HasPrefix(rest, f.usageRaw) {
+				// The same object: its closing brace is where the last
+				// one's was, and it was checked then.
+				f.usage = f.usageWas
+				return len(f.usageRaw), true
+			}
+			f.usage = usageMetadata{}
+			n, ok := f.usageCounts(rest)
+			if ok {
+				f.usageRaw, f.usageWas = append(f.usageRaw[:0], rest[:n]...), f.usage
+			}
+			return n, ok
 		case "candidates":
 			n := 0
 			end, ok := driver.JSONArrayAt(rest, func(elem []byte) (int, bool) {
@@ -137,6 +153,16 @@ func (f *fastChunk) candidate(data []byte, c *candidate) (int, bool) {
 		switch string(key) {
 		case "index":
 			return intAt(rest, &c.Index)
+		case "finishReason":
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true // decodeEnum leaves it empty
+			}
+			v, n, ok := driver.JSONStringAt(rest)
+			if !ok || v != "" && (v[0] >= '0' && v[0] <= '9' || v[0] == '+' || v[0] == '-') {
+				return 0, false // a number as a string: decodeEnum names it
+			}
+			c.FinishReason = finishReason(v)
+			return n, true
 		case "content":
 			f.content = responseContent{}
 			c.Content = &f.content

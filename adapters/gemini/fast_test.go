@@ -90,20 +90,61 @@ func FuzzFastChunk(f *testing.F) {
 	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"text":"a","thoughtSignature":"c2ln"},{"text":"b"}]}}],"modelVersion":"m"}`))
 	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"get_weather","args":{"city":"Oslo","days":[1, 2]}},"thoughtSignature":"c2ln"}],"role":"model"},"index":0}],"modelVersion":"m"}`))
 	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"functionCall":{"id":"a","name":"f","args":{}}},{"functionCall":{"id":"b","name":"g","args":{"x":null}}}]}}]}`))
+	f.Add([]byte(`{"candidates": [{"content": {"parts": [{"text": "."}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 34,"candidatesTokenCount": 469},"modelVersion": "m"}`))
+	f.Add([]byte(`{"candidates": [{"finishReason": "3","index": 0}],"usageMetadata": {"promptTokenCount": 34}}`))
+	f.Add([]byte(`{"candidates": [{"finishReason": null}],"usageMetadata": {"promptTokenCount": 34,"thoughtsTokenCount": 6}}`))
+	// A stream's earlier chunk, whose usage the fast path keeps: a
+	// chunk restating it byte for byte is not walked again.
+	earlier := []byte(`{"candidates": [{"content": {"parts": [{"text": "a"}]}}],"usageMetadata": {"promptTokenCount": 34,"thoughtsTokenCount": 6}}`)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var fast fastChunk
-		got, ok := fast.decode(data)
-		if !ok {
-			return
+		var first, after fastChunk
+		if _, ok := after.decode(earlier); !ok {
+			t.Fatal("the fast path declines the earlier chunk")
 		}
-		var want generateResponse
-		if err := json.Unmarshal(data, &want); err != nil {
-			t.Fatalf("the fast path reads %q, encoding/json fails: %v", data, err)
-		}
-		if diff := cmp.Diff(want, *got, cmp.AllowUnexported(generateResponse{})); diff != "" {
-			t.Fatalf("%q: the fast path reads otherwise (-encoding/json +fast):\n%s", data, diff)
+		for i, fast := range []*fastChunk{&first, &first, &after} { // the second read of data restates its usage
+			got, ok := fast.decode(data)
+			if !ok {
+				continue
+			}
+			var want generateResponse
+			if err := json.Unmarshal(data, &want); err != nil {
+				t.Fatalf("read %d: the fast path reads %q, encoding/json fails: %v", i, data, err)
+			}
+			if diff := cmp.Diff(want, *got, cmp.AllowUnexported(generateResponse{})); diff != "" {
+				t.Fatalf("read %d: %q: the fast path reads otherwise (-encoding/json +fast):\n%s", i, data, diff)
+			}
 		}
 	})
+}
+
+// TestUsageRestated checks that a usage restated byte for byte reads as
+// the first time, and one that differs in any byte is walked again.
+func TestUsageRestated(t *testing.T) {
+	chunk := func(usage string) []byte {
+		return []byte(`{"candidates": [{"content": {"parts": [{"text": "a"}]}}],"usageMetadata": ` + usage + `,"modelVersion": "m"}`)
+	}
+	var fast fastChunk
+	for _, tc := range []struct {
+		usage  string
+		want   usageMetadata
+		wantOK bool
+	}{
+		{`{"promptTokenCount": 34,"thoughtsTokenCount": 6}`, usageMetadata{PromptTokenCount: 34, ThoughtsTokenCount: 6}, true},
+		{`{"promptTokenCount": 34,"thoughtsTokenCount": 6}`, usageMetadata{PromptTokenCount: 34, ThoughtsTokenCount: 6}, true},
+		{`{"promptTokenCount": 34,"thoughtsTokenCount": 7}`, usageMetadata{PromptTokenCount: 34, ThoughtsTokenCount: 7}, true},
+		{`{"promptTokenCount": 34,"thoughtsTokenCount": 7 }`, usageMetadata{PromptTokenCount: 34, ThoughtsTokenCount: 7}, true},
+		{`{"promptTokenCount": 34,"thoughtsTokenCount": 7 `, usageMetadata{}, false}, // cut short: not the object before
+		{`{"promptTokenCount": 34,"thoughtsTokenCount": 7 }x`, usageMetadata{}, false},
+		{`{"promptTokenCount": 34,"thoughtsTokenCount": 7 }`, usageMetadata{PromptTokenCount: 34, ThoughtsTokenCount: 7}, true},
+	} {
+		r, ok := fast.decode(chunk(tc.usage))
+		if ok != tc.wantOK {
+			t.Fatalf("usage %s: read %v, want %v", tc.usage, ok, tc.wantOK)
+		}
+		if ok && *r.UsageMetadata != tc.want {
+			t.Fatalf("usage %s: read %+v, want %+v", tc.usage, *r.UsageMetadata, tc.want)
+		}
+	}
 }
 
 // TestFastPathTaken checks that the fast path reads most recorded chunks

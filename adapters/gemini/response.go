@@ -311,7 +311,7 @@ func (d *decoder) call(p *responsePart) error {
 	// The whole input as one fragment. It fails only when the consumer
 	// stopped before the block opened, which the stream loop checks.
 	_, _ = d.a.ToolInputDelta(key, string(args))
-	d.a.ToolInputFinal(key, args)
+	d.a.ToolInputFinalChecked(key, args) // a JSON object, checked as it was decoded (wholeArgs), and this call's own
 	d.a.EndBlock(key)
 	return nil
 }

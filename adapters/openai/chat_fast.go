@@ -11,8 +11,9 @@ import (
 var fastPaths = true
 
 // chatFast decodes the common Chat Completions chunk without reflection:
-// one choice whose delta holds content (or a role, or a tool call's
-// arguments), null finish_reason or a reason, null usage, and the
+// one choice (or none, as in the usage chunk) whose delta holds content
+// (or a role, or a tool call's arguments), null finish_reason or a
+// reason, the usage (null, or its counts), and the
 // envelope members a chatChunk ignores (id, object, created,
 // system_fingerprint, ...). It fills the chatChunk exactly as
 // encoding/json would, or declines and leaves the chunk to the full
@@ -26,7 +27,15 @@ type chatFast struct {
 	finish  string
 	index   int
 	call    [1]chatToolCallDelta
-	strs    driver.Strings
+	usage   chatUsage
+	// The usage's details, which chatUsage points to.
+	promptDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	}
+	completionDetails struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	}
+	strs driver.Strings
 }
 
 // chatChunkFields are chatChunk's JSON names, and the names of the
@@ -39,6 +48,9 @@ var (
 	chatDeltaFields  = []string{"content", "refusal", "reasoning_content", "reasoning", "reasoning_details", "tool_calls", "extra_content"}
 	chatCallFields   = []string{"index", "id", "function", "extra_content"}
 	chatFuncFields   = []string{"name", "arguments"}
+	chatUsageFields  = []string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details", "completion_tokens_details"}
+	cachedFields     = []string{"cached_tokens"}
+	reasoningFields  = []string{"reasoning_tokens"}
 )
 
 // reuse returns the string value holds, reusing prev when it is the same.
@@ -78,7 +90,12 @@ func (f *chatFast) decode(data []byte, c *chatChunk) bool {
 			f.model, c.Model = m, m
 			return n, ok
 		case "usage":
-			return driver.JSONNullAt(rest)
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true
+			}
+			f.usage = chatUsage{}
+			c.Usage = &f.usage
+			return f.usageAt(rest)
 		case "choices":
 			n := 0
 			end, ok := driver.JSONArrayAt(rest, func(elem []byte) (int, bool) {
@@ -88,10 +105,66 @@ func (f *chatFast) decode(data []byte, c *chatChunk) bool {
 				c.Choices = append(c.Choices, chatChoice{})
 				return f.choice(elem, &c.Choices[0])
 			})
-			return end, ok && n == 1
+			if n == 0 && c.Choices == nil {
+				c.Choices = []chatChoice{} // as encoding/json decodes [] (the usage chunk's)
+			}
+			return end, ok && n <= 1
 		}
 		return 0, driver.JSONIgnores(key, chatChunkFields)
 	})
+}
+
+// usageAt reads the usage object at the start of data into f.usage.
+func (f *chatFast) usageAt(data []byte) (int, bool) {
+	u := &f.usage
+	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
+		switch string(key) {
+		case "prompt_tokens":
+			return intOrNullAt(rest, &u.PromptTokens)
+		case "completion_tokens":
+			return intOrNullAt(rest, &u.CompletionTokens)
+		case "total_tokens":
+			return intOrNullAt(rest, &u.TotalTokens)
+		case "prompt_tokens_details":
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true
+			}
+			d := &f.promptDetails
+			d.CachedTokens = 0
+			u.PromptTokensDetails = d
+			return driver.JSONObjectAt(rest, func(key, rest []byte) (int, bool) {
+				if string(key) != "cached_tokens" {
+					return 0, driver.JSONIgnores(key, cachedFields)
+				}
+				return intOrNullAt(rest, &d.CachedTokens)
+			})
+		case "completion_tokens_details":
+			if n, ok := driver.JSONNullAt(rest); ok {
+				return n, true
+			}
+			d := &f.completionDetails
+			d.ReasoningTokens = 0
+			u.CompletionTokensDetails = d
+			return driver.JSONObjectAt(rest, func(key, rest []byte) (int, bool) {
+				if string(key) != "reasoning_tokens" {
+					return 0, driver.JSONIgnores(key, reasoningFields)
+				}
+				return intOrNullAt(rest, &d.ReasoningTokens)
+			})
+		}
+		return 0, driver.JSONIgnores(key, chatUsageFields)
+	})
+}
+
+// intOrNullAt reads the integer at the start of data into p; null leaves
+// p as it is, as encoding/json does.
+func intOrNullAt(data []byte, p *int) (int, bool) {
+	if n, ok := driver.JSONNullAt(data); ok {
+		return n, true
+	}
+	v, n, ok := driver.JSONIntAt(data)
+	*p = v
+	return n, ok
 }
 
 func (f *chatFast) choice(data []byte, ch *chatChoice) (int, bool) {

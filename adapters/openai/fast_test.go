@@ -112,6 +112,9 @@ func FuzzChatFastChunk(f *testing.F) {
 	f.Add([]byte(`{"model":"m","choices":[{"index":0,"delta":{"content":"\u00e9\n"},"logprobs":{"content":[]}}],"Usage":null}`))
 	f.Add([]byte(`{"model":"m","choices":[{"index":0,"delta":{"reasoning":"r","reasoning_content":null}}]}`))
 	f.Add([]byte(`{"model":"m","choices":[{"index":0,"delta":{"reasoning_content":"\"x\"","content":null,"refusal":null}}]}`))
+	f.Add([]byte(`{"id":"x","model":"m","choices":[],"usage":{"prompt_tokens":53,"completion_tokens":15,"total_tokens":68,"prompt_tokens_details":{"cached_tokens":3,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":2,"audio_tokens":0,"accepted_prediction_tokens":0}},"obfuscation":"k"}`))
+	f.Add([]byte(`{"choices":[],"usage":{"prompt_tokens":null,"completion_tokens":1,"prompt_tokens_details":null,"completion_tokens_details":{"reasoning_tokens":null}}}`))
+	f.Add([]byte(`{"usage":{"Prompt_Tokens":5,"total_tokens":1234567890}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast chatFast
 		var got chatChunk
@@ -238,5 +241,27 @@ func TestResponsesFastPathTaken(t *testing.T) {
 	}
 	if deltas == 0 || taken*10 < deltas*9 {
 		t.Fatalf("the fast path reads %d of %d recorded delta events, want 90%%", taken, deltas)
+	}
+}
+
+// TestChatFastUsage checks that the fast path reads the usage chunk that
+// ends a stream (no choice, the counts and their details), and declines
+// a count it cannot hold exactly.
+func TestChatFastUsage(t *testing.T) {
+	var fast chatFast
+	var c chatChunk
+	data := []byte(`{"id":"x","choices":[],"usage":{"prompt_tokens":53,"completion_tokens":15,"total_tokens":70,"prompt_tokens_details":{"cached_tokens":3,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":2,"audio_tokens":0}},"obfuscation":"k"}`)
+	if !fast.decode(data, &c) {
+		t.Fatal("the fast path declines the usage chunk")
+	}
+	if c.Usage == nil || len(c.Choices) != 0 || c.Choices == nil {
+		t.Fatalf("usage %v, choices %#v", c.Usage, c.Choices)
+	}
+	want := canonical.TokenUsage{InputTokens: 50, CachedInputTokens: 3, OutputTokens: 17, ReasoningTokens: 2}
+	if got := c.Usage.canonical(); got != want {
+		t.Fatalf("usage %+v, want %+v", got, want)
+	}
+	if fast.decode([]byte(`{"choices":[],"usage":{"prompt_tokens":12345678901}}`), &c) {
+		t.Fatal("the fast path reads a count of eleven digits")
 	}
 }
