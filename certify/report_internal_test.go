@@ -3,6 +3,7 @@ package certify
 import (
 	"context"
 	"errors"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/metis-llm/metis/adapters/providers"
 	"github.com/metis-llm/metis/execadapter"
 	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/replay"
 	"github.com/metis-llm/metis/harness/scenario"
 )
 
@@ -362,5 +364,51 @@ func TestVerifyAddsUpSkippedAndNotRun(t *testing.T) {
 		if diff := cmp.Diff(r.Counts, got.Report.Counts); diff != "" {
 			t.Errorf("verified counts (-report +verified):\n%s", diff)
 		}
+	}
+}
+
+// TestFinishAddsTheServersMismatches: a request the replay server could
+// not match, which an exec adapter only saw as a 400, fails the run as a
+// finding of the whole run, and the run leaves the server.
+func TestFinishAddsTheServersMismatches(t *testing.T) {
+	srv, err := Builtin().NewServer(nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	run, err := srv.NewRun("r1", "basic/plain-text", "anthropic:claude-sonnet-4-6", []string{"anthropic"}, func(string) (http.RoundTripper, error) {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			return nil, &replay.MismatchError{Cassette: "anthropic/basic/plain-text.yaml", Method: req.Method, URL: req.URL.String(), Nearest: -1}
+		}), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(run.BaseURL("anthropic")+"/v1/messages", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(run.Mismatches()) != 1 {
+		t.Fatalf("the server saw %d mismatches, want 1", len(run.Mismatches()))
+	}
+	e := &execution{plan: &Plan{opts: Options{Server: srv}}, srvRuns: []*replay.Run{run}}
+	res := harness.ScenarioResult{Status: harness.StatusPass}
+	e.finish(&res)
+	if len(res.Findings) != 1 {
+		t.Fatalf("findings %+v, want the one mismatch", res.Findings)
+	}
+	f := res.Findings[0]
+	if f.ID != "replay/mismatch" || f.Level != harness.LevelError || f.Step != -1 || !strings.Contains(f.Message, "anthropic/basic/plain-text.yaml") {
+		t.Errorf("finding %+v, want an error replay/mismatch of the whole run (step -1) naming the cassette", f)
+	}
+	if res.Status != harness.StatusFail || !strings.HasPrefix(res.Reason, "replay/mismatch: ") {
+		t.Errorf("status %s (%q), want a failure naming the mismatch", res.Status, res.Reason)
+	}
+	if got := FirstFailure(res); got.Step != 0 || got.Check != "replay/mismatch" {
+		t.Errorf("FirstFailure = %+v, want the run as a whole (step 0) failing replay/mismatch", got)
 	}
 }
