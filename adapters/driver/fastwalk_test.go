@@ -171,7 +171,7 @@ func TestJSONPrefixWalk(t *testing.T) {
 		{`{"id":"x","model":"m","choices":[3]}`, true, true, []string{"choices"}},
 		{`{"id":"y","model":"m","choices":[4]}`, false, true, []string{"id", "model", "choices"}},
 		{`{"id":"y","model":"m","choices":[5]}`, true, true, []string{"choices"}},
-		{`{"id":"y","model":"m","c":[5],"x":}`, true, false, []string{"c"}},
+		{`{"id":"y","model":"m","c":[5],"x":}`, true, false, []string{"c", "x"}},
 		{`{"id":"z","model":"m"}`, false, true, []string{"id", "model"}},
 		{`{"id":"z","model":"m","choices":[6]}`, false, true, []string{"id", "model", "choices"}},
 		{`{"id":"z","model":"m","choices":[6],}`, true, false, []string{"choices"}},
