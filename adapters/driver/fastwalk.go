@@ -115,7 +115,8 @@ type JSONPrefix struct {
 // from them when they were first read (it must not depend on anything
 // after the picked member). Otherwise it walks the whole object, and,
 // if it is well-formed and has a member mark picks, remembers its
-// envelope; mark is called with the keys, in order, until it picks one,
+// envelope (when there is one: at least a member before the picked one);
+// mark is called with the keys, in order, until it picks one,
 // and must pick the same keys on every walk of p. The rest of the object
 // — its members from the picked one on, its close and what follows —
 // is checked on every walk, resumed or not.
@@ -139,7 +140,9 @@ func (p *JSONPrefix) Walk(data []byte, mark func(key []byte) bool, f func(key, r
 	m := marker{mark: mark, at: -1, p: p}
 	end, ok := objectMembers(data, j, first[:0], f, &m)
 	ok = ok && skipWS(data, end) == len(data)
-	if ok && m.at >= 0 {
+	if ok && m.at >= 0 && len(p.seen) > 0 {
+		// An envelope of at least one member ends after its comma, where
+		// only a key may follow (after the brace alone, so may the close).
 		p.bytes = append(p.bytes[:0], data[:m.at]...)
 		p.set = true
 	}

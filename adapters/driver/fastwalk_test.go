@@ -179,6 +179,8 @@ func TestJSONPrefixWalk(t *testing.T) {
 		{`{"id":"q","cx":1}`, false, true, []string{"id", "cx"}},
 		{`{}`, false, true, nil},
 		{`{"id":"q","cx":1}`, false, true, []string{"id", "cx"}},
+		{`{"cx":1}`, false, true, []string{"cx"}},
+		{`{}`, false, true, nil}, // no envelope was remembered: "{" alone is not one
 	}
 	var p JSONPrefix
 	mark := func(key []byte) bool { return len(key) > 0 && key[0] == 'c' }
