@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"bytes"
 	"encoding/binary"
 	"unicode/utf8"
 )
@@ -26,12 +27,27 @@ func JSONObjectAt(data []byte, f func(key, rest []byte) (int, bool)) (int, bool)
 	if len(data) == 0 || data[0] != '{' {
 		return 0, false
 	}
-	var first [16]uint64 // keys of this object (start<<32 | end in data), to decline duplicates
-	seen := first[:0]
 	i := skipWS(data, 1)
 	if i < len(data) && data[i] == '}' {
 		return i + 1, true
 	}
+	var first [16]uint64 // keys of this object (start<<32 | end in data), to decline duplicates
+	return objectMembers(data, i, first[:0], f, nil)
+}
+
+// marker notes, for JSONPrefix.Walk, where an object's first member that
+// mark picks starts, and the keys before it.
+type marker struct {
+	mark func(key []byte) bool
+	at   int         // the index of the picked key's quote in data, or -1
+	p    *JSONPrefix // whose seen gets a copy of the keys before it
+}
+
+// objectMembers reads an object's members from data[i], the first key's
+// quote, to the object's close, as JSONObjectAt describes; seen holds the
+// keys already read (a resumed walk's). m, if not nil, notes the first
+// member m.mark picks.
+func objectMembers(data []byte, i int, seen []uint64, f func(key, rest []byte) (int, bool), m *marker) (int, bool) {
 	for {
 		if i >= len(data) || data[i] != '"' {
 			return i, false
@@ -41,6 +57,9 @@ func JSONObjectAt(data []byte, f func(key, rest []byte) (int, bool)) (int, bool)
 			return i, false
 		}
 		key := data[i+1 : kEnd-1]
+		if m != nil && m.at < 0 && m.mark(key) {
+			m.at, m.p.seen = i, append(m.p.seen[:0], seen...)
+		}
 		var dup bool
 		if seen, dup = addKey(data, seen, i+1, kEnd-1); dup {
 			return i, false
@@ -74,6 +93,60 @@ func JSONObjectAt(data []byte, f func(key, rest []byte) (int, bool)) (int, bool)
 			return i, false
 		}
 	}
+}
+
+// JSONPrefix remembers an event's envelope: the leading bytes of the last
+// object its Walk read in full, up to the first member mark picked (the
+// first one the caller reads for more than the envelope). A stream
+// repeats its envelope (id, object, created, model, ...) identically in
+// every event, and the next event that starts with the same bytes is
+// read from there on, its envelope not walked again: those bytes were
+// checked, byte for byte, when first read. The zero JSONPrefix remembers
+// nothing.
+type JSONPrefix struct {
+	bytes []byte   // the envelope, from the object's first byte (whitespace before it included) to the picked key's quote
+	seen  []uint64 // the envelope's keys, to decline a later member that repeats one
+	set   bool
+}
+
+// Walk is WalkJSONObject, reading data with f, that skips the envelope p
+// remembers when data starts with it: f is not called for the envelope's
+// members, and resumed says so, for the caller to restore what it read
+// from them when they were first read (it must not depend on anything
+// after the picked member). Otherwise it walks the whole object, and,
+// if it is well-formed and has a member mark picks, remembers its
+// envelope (when there is one: at least a member before the picked one);
+// mark is called with the keys, in order, until it picks one,
+// and must pick the same keys on every walk of p. The rest of the object
+// — its members from the picked one on, its close and what follows —
+// is checked on every walk, resumed or not.
+func (p *JSONPrefix) Walk(data []byte, mark func(key []byte) bool, f func(key, rest []byte) (int, bool)) (resumed, ok bool) {
+	if p.set && bytes.HasPrefix(data, p.bytes) {
+		var first [16]uint64
+		seen := append(first[:0], p.seen...)
+		end, ok := objectMembers(data, skipWS(data, len(p.bytes)), seen, f, nil)
+		return true, ok && skipWS(data, end) == len(data)
+	}
+	p.set = false
+	i := skipWS(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false, false
+	}
+	j := skipWS(data, i+1)
+	if j < len(data) && data[j] == '}' {
+		return false, skipWS(data, j+1) == len(data)
+	}
+	var first [16]uint64
+	m := marker{mark: mark, at: -1, p: p}
+	end, ok := objectMembers(data, j, first[:0], f, &m)
+	ok = ok && skipWS(data, end) == len(data)
+	if ok && m.at >= 0 && len(p.seen) > 0 {
+		// An envelope of at least one member ends after its comma, where
+		// only a key may follow (after the brace alone, so may the close).
+		p.bytes = append(p.bytes[:0], data[:m.at]...)
+		p.set = true
+	}
+	return false, ok
 }
 
 // JSONArrayAt reads the JSON array at the start of data as JSONObjectAt

@@ -149,3 +149,88 @@ func FuzzJSONIntAt(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONPrefixWalk reads a stream of objects with one JSONPrefix: an
+// object that repeats the envelope (the members before the first key
+// starting with c) is read from there on, and the rest of it is still
+// checked.
+func TestJSONPrefixWalk(t *testing.T) {
+	steps := []struct {
+		data    string
+		resumed bool
+		ok      bool
+		keys    []string // the keys f is called with
+	}{
+		{`{"id":"x","model":"m","choices":[1],"u":null}`, false, true, []string{"id", "model", "choices", "u"}},
+		{`{"id":"x","model":"m","choices":[2]}`, true, true, []string{"choices"}},
+		{`{"id":"x","model":"m",  "choices":[2]} `, true, true, []string{"choices"}},
+		{`{"id":"x","model":"m","choices":[2]}}`, true, false, []string{"choices"}},
+		{`{"id":"x","model":"m","choices":[2`, true, false, []string{"choices"}},
+		{`{"id":"x","model":"m","model":"n"}`, true, false, nil},
+		{`{"id":"x","model":"m","choices":[],"id":"y"}`, true, false, []string{"choices"}},
+		{`{"id":"x","model":"m","choices":[3]}`, true, true, []string{"choices"}},
+		{`{"id":"y","model":"m","choices":[4]}`, false, true, []string{"id", "model", "choices"}},
+		{`{"id":"y","model":"m","choices":[5]}`, true, true, []string{"choices"}},
+		{`{"id":"y","model":"m","c":[5],"x":}`, true, false, []string{"c", "x"}},
+		{`{"id":"z","model":"m"}`, false, true, []string{"id", "model"}},
+		{`{"id":"z","model":"m","choices":[6]}`, false, true, []string{"id", "model", "choices"}},
+		{`{"id":"z","model":"m","choices":[6],}`, true, false, []string{"choices"}},
+		{`{"id":"q","cx":1,"cx":2}`, false, false, []string{"id", "cx"}},
+		{`{"id":"q","cx":1}`, false, true, []string{"id", "cx"}},
+		{`{}`, false, true, nil},
+		{`{"id":"q","cx":1}`, false, true, []string{"id", "cx"}},
+		{`{"cx":1}`, false, true, []string{"cx"}},
+		{`{}`, false, true, nil}, // no envelope was remembered: "{" alone is not one
+	}
+	var p JSONPrefix
+	mark := func(key []byte) bool { return len(key) > 0 && key[0] == 'c' }
+	for i, s := range steps {
+		var keys []string
+		resumed, ok := p.Walk([]byte(s.data), mark, func(key, rest []byte) (int, bool) {
+			keys = append(keys, string(key))
+			return 0, true
+		})
+		if resumed != s.resumed || ok != s.ok || !slices.Equal(keys, s.keys) {
+			t.Errorf("step %d %s: resumed %v, ok %v, keys %q; want %v, %v, %q", i, s.data, resumed, ok, keys, s.resumed, s.ok, s.keys)
+		}
+	}
+}
+
+// FuzzJSONPrefixWalk holds a walk resumed after an envelope to the whole
+// walk: reading data after prev, JSONPrefix.Walk gives WalkJSONObject's
+// verdict, and calls f with the keys WalkJSONObject does, less the
+// envelope's when it resumes.
+func FuzzJSONPrefixWalk(f *testing.F) {
+	f.Add([]byte(`{"id":"x","choices":[1]}`), []byte(`{"id":"x","choices":[2]}`))
+	f.Add([]byte(`{"id":"x","choices":[1]}`), []byte(`{"id":"x","choices":[2],"id":1}`))
+	f.Add([]byte(` { "id" : "x" , "c" : 1 } `), []byte(` { "id" : "x" , "c" : 1 , "d":[} `))
+	f.Add([]byte(`{"id":"x","choices":[1]}`), []byte(`{"id":"x","choices":[2]} }`))
+	f.Fuzz(func(t *testing.T, prev, data []byte) {
+		mark := func(key []byte) bool { return len(key) > 0 && key[0] == 'c' }
+		var full []string
+		wantOK := WalkJSONObject(data, func(key, rest []byte) (int, bool) {
+			full = append(full, string(key))
+			return 0, true
+		})
+		var p JSONPrefix
+		p.Walk(prev, mark, func(key, rest []byte) (int, bool) { return 0, true })
+		var keys []string
+		resumed, ok := p.Walk(data, mark, func(key, rest []byte) (int, bool) {
+			keys = append(keys, string(key))
+			return 0, true
+		})
+		if ok != wantOK {
+			t.Fatalf("%q after %q: resumed %v, ok %v; WalkJSONObject %v", data, prev, resumed, ok, wantOK)
+		}
+		if !ok {
+			return
+		}
+		want := full
+		if resumed {
+			want = full[len(p.seen):]
+		}
+		if !slices.Equal(keys, want) {
+			t.Fatalf("%q after %q: resumed %v, keys %q, want %q", data, prev, resumed, keys, want)
+		}
+	})
+}

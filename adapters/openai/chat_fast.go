@@ -36,6 +36,11 @@ type chatFast struct {
 		ReasoningTokens int `json:"reasoning_tokens"`
 	}
 	strs driver.Strings
+	// The envelope of the last chunk read in full (the members before
+	// choices or usage), skipped in the next chunk that repeats it, and
+	// the model it holds (or "": none, or null).
+	env      driver.JSONPrefix
+	envModel string
 }
 
 // chatChunkFields are chatChunk's JSON names, and the names of the
@@ -80,7 +85,16 @@ func (f *chatFast) decode(data []byte, c *chatChunk) bool {
 		return false
 	}
 	c.reset()
-	return driver.WalkJSONObject(data, func(key, rest []byte) (int, bool) {
+	mark := func(key []byte) bool {
+		// The envelope ends at the first member read for more than the
+		// model; the model is all decode takes from it.
+		if string(key) != "choices" && string(key) != "usage" {
+			return false
+		}
+		f.envModel = c.Model
+		return true
+	}
+	resumed, ok := f.env.Walk(data, mark, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "model":
 			if n, ok := driver.JSONNullAt(rest); ok {
@@ -112,6 +126,12 @@ func (f *chatFast) decode(data []byte, c *chatChunk) bool {
 		}
 		return 0, driver.JSONIgnores(key, chatChunkFields)
 	})
+	if resumed && f.envModel != "" {
+		// A model in the envelope cannot repeat after it (the walk
+		// declines a repeated key); one after it was read just now.
+		c.Model = f.envModel
+	}
+	return ok
 }
 
 // usageAt reads the usage object at the start of data into f.usage.

@@ -103,33 +103,65 @@ func FuzzChatFastPath(f *testing.F) {
 }
 
 // FuzzChatFastChunk holds the chunk fast path to encoding/json: whatever
-// it reads, the full decoder reads the same.
+// it reads, the full decoder reads the same, read first in a stream and
+// read after an earlier chunk, prev (whose envelope the fast path skips
+// in data when data repeats it), and after itself.
 func FuzzChatFastChunk(f *testing.F) {
-	f.Add([]byte(chatHello))
-	f.Add([]byte(chatRole))
-	f.Add([]byte(chatStop))
-	f.Add([]byte(`{"id":"x","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"a\":"}}]},"finish_reason":null}],"usage":null}`))
-	f.Add([]byte(`{"model":"m","choices":[{"index":0,"delta":{"content":"\u00e9\n"},"logprobs":{"content":[]}}],"Usage":null}`))
-	f.Add([]byte(`{"model":"m","choices":[{"index":0,"delta":{"reasoning":"r","reasoning_content":null}}]}`))
-	f.Add([]byte(`{"model":"m","choices":[{"index":0,"delta":{"reasoning_content":"\"x\"","content":null,"refusal":null}}]}`))
-	f.Add([]byte(`{"id":"x","model":"m","choices":[],"usage":{"prompt_tokens":53,"completion_tokens":15,"total_tokens":68,"prompt_tokens_details":{"cached_tokens":3,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":2,"audio_tokens":0,"accepted_prediction_tokens":0}},"obfuscation":"k"}`))
-	f.Add([]byte(`{"choices":[],"usage":{"prompt_tokens":null,"completion_tokens":1,"prompt_tokens_details":null,"completion_tokens_details":{"reasoning_tokens":null}}}`))
-	f.Add([]byte(`{"usage":{"Prompt_Tokens":5,"total_tokens":1234567890}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
+	var seeds [][]byte
+	seeds = append(seeds, []byte(chatHello))
+	seeds = append(seeds, []byte(chatRole))
+	seeds = append(seeds, []byte(chatStop))
+	seeds = append(seeds, []byte(`{"id":"x","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"a\":"}}]},"finish_reason":null}],"usage":null}`))
+	seeds = append(seeds, []byte(`{"model":"m","choices":[{"index":0,"delta":{"content":"\u00e9\n"},"logprobs":{"content":[]}}],"Usage":null}`))
+	seeds = append(seeds, []byte(`{"model":"m","choices":[{"index":0,"delta":{"reasoning":"r","reasoning_content":null}}]}`))
+	seeds = append(seeds, []byte(`{"model":"m","choices":[{"index":0,"delta":{"reasoning_content":"\"x\"","content":null,"refusal":null}}]}`))
+	seeds = append(seeds, []byte(`{"id":"x","model":"m","choices":[],"usage":{"prompt_tokens":53,"completion_tokens":15,"total_tokens":68,"prompt_tokens_details":{"cached_tokens":3,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":2,"audio_tokens":0,"accepted_prediction_tokens":0}},"obfuscation":"k"}`))
+	seeds = append(seeds, []byte(`{"choices":[],"usage":{"prompt_tokens":null,"completion_tokens":1,"prompt_tokens_details":null,"completion_tokens_details":{"reasoning_tokens":null}}}`))
+	seeds = append(seeds, []byte(`{"usage":{"Prompt_Tokens":5,"total_tokens":1234567890}}`))
+	seeds = append(seeds,
+		[]byte(`{"id":"x","model":"m","choices":[{"index":0,"delta":{"content":"a"}}],"usage":null}`),
+		[]byte(`{"id":"x","model":"m","choices":[{"index":0,"delta":{"content":"a"}}],"usage":null} `),
+		[]byte(`{"id":"x","model":"m","choices":[{"index":0,"delta":{"content":"a"}}],"usage":null}}`),
+		[]byte(`{"id":"x","model":"m","choices":[{"index":0,"delta":{"content":"a"}}],"model":"n"}`),
+		[]byte(`{"id":"x","model":"m",  "choices":[],"usage":{"total_tokens":1}}`),
+		[]byte(`{"id":"x","model":null,"choices":[{"index":0,"delta":{"content":"b"}}]}`),
+		[]byte(`{"id":"x","choices":[{"index":0,"delta":{}}],"model":"m"}`),
+		[]byte(`{"id":"x","choices":[{"index":0,"delta":{}}]}`),
+		[]byte(`{"id":"x","choices":[],"choices":[]}`),
+		[]byte(`{"id":"x","id":"y","choices":[]}`),
+	)
+	for _, prev := range seeds {
+		for _, data := range seeds {
+			f.Add(prev, data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, prev, data []byte) {
 		var fast chatFast
-		var got chatChunk
-		if !fast.decode(data, &got) {
-			return
-		}
-		var want chatChunk
-		var js driver.EventDecoder
-		if err := js.Decode(data, &want); err != nil {
-			t.Fatalf("the fast path reads %q, encoding/json fails: %v", data, err)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("%q: the fast path reads otherwise (-encoding/json +fast):\n%s", data, diff)
-		}
+		checkChatChunk(t, &fast, data)
+		fast = chatFast{}
+		checkChatChunk(t, &fast, prev)
+		checkChatChunk(t, &fast, data)
+		checkChatChunk(t, &fast, data)
 	})
+}
+
+// checkChatChunk reads data with fast, which may have read earlier
+// chunks, and fails t when the fast path reads it otherwise than
+// encoding/json does.
+func checkChatChunk(t *testing.T, fast *chatFast, data []byte) {
+	t.Helper()
+	var got chatChunk
+	if !fast.decode(data, &got) {
+		return
+	}
+	var want chatChunk
+	var js driver.EventDecoder
+	if err := js.Decode(data, &want); err != nil {
+		t.Fatalf("the fast path reads %q, encoding/json fails: %v", data, err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("%q: the fast path reads otherwise (-encoding/json +fast):\n%s", data, diff)
+	}
 }
 
 // TestChatFastPathTaken checks that the fast path reads the common chunks
