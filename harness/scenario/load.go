@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/metis-llm/metis/canonical"
@@ -356,50 +355,35 @@ func (t *tree) decodeHistory(ptr string, raw json.RawMessage) ([]canonical.Messa
 // without the prefix, in declaration order.
 func Capabilities() []string { return slices.Clone(capabilityOrder) }
 
-// capabilityOrder is the declaration order of the supports_ fields.
-var capabilityOrder = func() []string {
-	data, _ := json.Marshal(canonical.Capabilities{})
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var out []string
-	dec.Token() // {
-	for dec.More() {
-		tok, _ := dec.Token()
-		key, _ := tok.(string)
-		var v json.RawMessage
-		dec.Decode(&v)
-		if name, ok := strings.CutPrefix(key, "supports_"); ok && (string(v) == "true" || string(v) == "false") {
-			out = append(out, name)
-		}
-	}
-	return out
-}()
-
 // Has reports whether caps declares the named capability (a requires
 // name); known is false for a name that is not a capability.
 func Has(caps canonical.Capabilities, name string) (has, known bool) {
-	i, known := capabilityFields()[name]
+	i, known := capabilityField[name]
 	if !known {
 		return false, false
 	}
 	return reflect.ValueOf(caps).Field(i).Bool(), true
 }
 
-// capabilityFields maps each supports_ flag of canonical.Capabilities, by
-// short name (its JSON name without "supports_"), to its field index.
-// Has is called for every requirement of every run: it used to encode
-// caps to JSON and decode it into a map each time.
-var capabilityFields = sync.OnceValue(func() map[string]int {
+// capabilityOrder and capabilityField are canonical.Capabilities'
+// boolean supports_ fields: their short names (the JSON name without
+// "supports_") in declaration order, and each one's field index. Has is
+// called for every requirement of every run, so it reads the field by
+// index rather than through a JSON round trip.
+var capabilityOrder, capabilityField = func() ([]string, map[string]int) {
 	t := reflect.TypeFor[canonical.Capabilities]()
-	out := map[string]int{}
+	var order []string
+	index := map[string]int{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name, ok := strings.CutPrefix(tag, "supports_"); ok && f.Type.Kind() == reflect.Bool {
-			out[name] = i
+			order = append(order, name)
+			index[name] = i
 		}
 	}
-	return out
-})
+	return order, index
+}()
 
 // credentialsJSON is the JSON form of credentials:.
 type credentialsJSON struct {
