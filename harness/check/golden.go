@@ -229,10 +229,9 @@ func EncodeIndented(v any) ([]byte, error) {
 		return nil, err
 	}
 	src := e.buf.Bytes()
-	// Indentation about doubles encoding/json's compact output; sizing
-	// the buffer for it up front saves growing it step by step, which for
-	// report.json (megabytes) cost more than the indenting itself.
-	need := 2*len(src) + len(src)/4 + 64
+	// Sizing the buffer up front saves growing it step by step, which
+	// for report.json (megabytes) cost more than the indenting itself.
+	need := jsonindent.Size(len(src))
 	if len(src) > pooledMax {
 		return jsonindent.Append(make([]byte, 0, need), src), nil
 	}

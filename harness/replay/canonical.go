@@ -73,7 +73,7 @@ func CanonicalJSON(data []byte) ([]byte, error) {
 	}
 	// c is canonical.CanonicalJSON's output, valid JSON: jsonindent
 	// indents it as json.Indent would, in one pass.
-	out := jsonindent.Append(make([]byte, 0, 2*len(c)+len(c)/4+1), c)
+	out := jsonindent.Append(make([]byte, 0, jsonindent.Size(len(c))), c)
 	return append(out, '\n'), nil
 }
 

@@ -18,6 +18,11 @@ import "bytes"
 // for any valid src. For invalid src the output is unspecified.
 func Append(dst, src []byte) []byte { return AppendAt(dst, src, 0) }
 
+// Size is the room to set aside for indenting n bytes of compact JSON:
+// indentation about doubles it, and a buffer of this size mostly takes
+// the whole output without growing step by step.
+func Size(n int) int { return 2*n + n/4 + 64 }
+
 // AppendAt is Append for a value that sits at the given depth of an
 // enclosing document: its inner lines are indented by depth more levels,
 // as they are when json.Indent indents the whole document. A document
