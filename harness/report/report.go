@@ -548,16 +548,6 @@ func mark(s harness.Status, ran bool) string {
 }
 
 // writeAtomic writes the concatenation of parts to path through a
-// temporary file in the same directory (atomicfile.WriteTemp and Commit,
-// as atomicfile.Write does), so a failure never leaves half a file.
-func writeAtomic(path string, parts ...[]byte) error {
-	temp, err := atomicfile.WriteTemp(path, parts...)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := atomicfile.Commit(temp, path); err != nil {
-		os.Remove(temp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
+// temporary file in the same directory (atomicfile.Write), so a failure
+// never leaves half a file.
+func writeAtomic(path string, parts ...[]byte) error { return atomicfile.Write(path, parts...) }

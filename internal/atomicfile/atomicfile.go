@@ -70,10 +70,10 @@ func SyncDir(dir string) error {
 	return err
 }
 
-// Write writes data to path atomically: WriteTemp, then Commit. A failure
-// leaves path as it was and no temporary file.
-func Write(path string, data []byte) error {
-	temp, err := WriteTemp(path, data)
+// Write writes the concatenation of parts to path atomically: WriteTemp,
+// then Commit. A failure leaves path as it was and no temporary file.
+func Write(path string, parts ...[]byte) error {
+	temp, err := WriteTemp(path, parts...)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
