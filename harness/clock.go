@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -16,8 +17,11 @@ var clockBase = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // fakeClock is the adapters' Clock in a run: Sleep returns at once,
 // advancing the time and recording the wait, so retry backoff never
 // waits. Tick gives the session's timestamps, one second apart and
-// independent of the sleeps, whose backoff jitter is random: goldens stay
-// byte-stable even when a run retries.
+// independent of the sleeps: goldens stay byte-stable even when a run
+// retries. Jitter gives the backoff jitter of the adapters that take it
+// from their Clock (adapters.Clock) from a source seeded the same for
+// every run, so a run's recorded waits, and the reports that show them,
+// are the same on every run of it (when its calls retry one at a time).
 //
 // It is also an adapters.TimerClock: the adapters' idle and whole-call
 // timeouts are its timers. When a stall fault holds a request (stall, the
@@ -39,6 +43,7 @@ type fakeClock struct {
 	now    time.Time
 	ticks  int
 	sleeps []time.Duration
+	jitter *rand.Rand // seeded alike on every clock: see Jitter
 	// onSleep, when set, is called as a sleep begins (a cancel step's
 	// during_backoff cancels the call there).
 	onSleep func()
@@ -190,7 +195,21 @@ func (c *fakeClock) advance() {
 }
 
 // newFakeClock returns a clock at clockBase; realTime: see fakeClock.
-func newFakeClock(realTime bool) *fakeClock { return &fakeClock{realTime: realTime, now: clockBase} }
+func newFakeClock(realTime bool) *fakeClock {
+	return &fakeClock{realTime: realTime, now: clockBase, jitter: rand.New(rand.NewPCG(jitterSeed, jitterSeed))}
+}
+
+// jitterSeed seeds every run clock's jitter source: any fixed value
+// serves, one that is not zero reads as chosen.
+const jitterSeed = 0x6d65746973 // "metis"
+
+// Jitter returns the next number in [0,1) of the clock's jitter source,
+// the same sequence on every clock (see fakeClock).
+func (c *fakeClock) Jitter() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.jitter.Float64()
+}
 
 // Now returns the clock's time.
 func (c *fakeClock) Now() time.Time {
