@@ -60,6 +60,7 @@ type fastChunk struct {
 	// for it: the chunk walked, and where in it the one part's text
 	// string and the usage object lie (-1: none).
 	tpl               chunkTemplate
+	tplReads          int  // chunks read from the template, for the tests
 	asTpl             bool // the response holds what the template decoded to, but for its holes
 	base              []byte
 	textAt, textEnd   int
@@ -227,6 +228,7 @@ func (f *fastChunk) fromTemplate(data []byte) (*generateResponse, bool) {
 		f.hasCall, f.asTpl = false, true
 	}
 	f.parts[0].Text = text
+	f.tplReads++
 	return &f.resp, true
 }
 
