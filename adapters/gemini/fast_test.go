@@ -216,6 +216,41 @@ func readAfter(t *testing.T, earlier, data []byte) (ok, fromTemplate bool) {
 	return true, fromTemplate
 }
 
+// TestChunkTemplateTaken checks that on the recorded streams, whose
+// usage grows chunk by chunk, most text chunks are read from the
+// template of the one before (all but a block's first, whose part
+// differs, and the finish chunk), so that the template's tests test
+// what real streams do.
+func TestChunkTemplateTaken(t *testing.T) {
+	fromTemplate, text := 0, 0
+	for _, p := range recordedGeminiStreams(t) {
+		body, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := driver.NewSSEReader(bytes.NewReader(body))
+		var fast fastChunk
+		for {
+			ev, err := r.Next()
+			if err != nil {
+				break
+			}
+			data := bytes.TrimSpace(ev.Data)
+			if bytes.Contains(data, []byte(`"text"`)) && !bytes.Contains(data, []byte(`"functionCall"`)) {
+				text++
+			}
+			if _, ok := fast.decode(data); !ok {
+				t.Fatalf("%s: a chunk declined: %s", p, data)
+			}
+		}
+		fromTemplate += fast.tplReads
+	}
+	if fromTemplate*3 < text*2 {
+		t.Fatalf("%d of %d recorded text chunks read from the template, want two thirds", fromTemplate, text)
+	}
+	t.Logf("%d of %d recorded text chunks read from the template", fromTemplate, text)
+}
+
 // TestChunkTemplate checks that a chunk differing from the last text
 // chunk in its text and usage alone is read from it, and that a chunk
 // differing anywhere else, or whose text or usage is not what the
