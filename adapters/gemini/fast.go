@@ -83,11 +83,15 @@ type fastChunk struct {
 // exactly when the template was, and decodes to what the template did
 // but for the holes.
 type chunkTemplate struct {
-	set      bool
-	head     []byte // from the chunk's first byte to the text's opening quote
-	mid      []byte // from after the text to the usage object, or to the chunk's end when hasUsage is false
-	tail     []byte // from after the usage object to the chunk's end
-	hasUsage bool   // the usage object is a hole (it follows the text)
+	set  bool
+	head []byte // from the chunk's first byte to the text's opening quote
+	rest []byte // from after the text to the chunk's end
+	// When the usage object follows the text it is a hole too: rest is
+	// rest[:mid], the object, then rest[tail:]. A chunk whose rest is
+	// the template's (its usage restated byte for byte too) is read
+	// with one comparison.
+	hasUsage  bool
+	mid, tail int
 
 	// What the template decoded to, its text left out: its pointers are
 	// into the fastChunk, as the full walk's are.
@@ -181,13 +185,10 @@ func (f *fastChunk) remember(data []byte) {
 	}
 	t := &f.tpl
 	t.head = append(t.head[:0], data[:f.textAt]...)
+	t.rest = append(t.rest[:0], data[f.textEnd:]...)
 	t.hasUsage = f.usageAt >= f.textEnd
 	if t.hasUsage {
-		t.mid = append(t.mid[:0], data[f.textEnd:f.usageAt]...)
-		t.tail = append(t.tail[:0], data[f.usageEnd:]...)
-	} else {
-		t.mid = append(t.mid[:0], data[f.textEnd:]...)
-		t.tail = t.tail[:0]
+		t.mid, t.tail = f.usageAt-f.textEnd, f.usageEnd-f.textEnd
 	}
 	t.resp, t.cand, t.content, t.part, t.usage = f.resp, f.cand[0], f.content, f.parts[0], f.usage
 	t.part.Text = ""
@@ -205,20 +206,17 @@ func (f *fastChunk) fromTemplate(data []byte) (*generateResponse, bool) {
 		return nil, false
 	}
 	rest = rest[n:]
-	if !t.hasUsage {
-		if !bytes.Equal(rest, t.mid) {
-			return nil, false
-		}
+	switch {
+	case bytes.Equal(rest, t.rest):
 		f.usage = t.usage
-	} else {
-		if !bytes.HasPrefix(rest, t.mid) {
-			return nil, false
-		}
-		rest = rest[len(t.mid):]
+	case t.hasUsage && bytes.HasPrefix(rest, t.rest[:t.mid]):
+		rest = rest[t.mid:]
 		n, ok := f.readUsage(rest)
-		if !ok || !bytes.Equal(rest[n:], t.tail) {
+		if !ok || !bytes.Equal(rest[n:], t.rest[t.tail:]) {
 			return nil, false
 		}
+	default:
+		return nil, false
 	}
 	if !f.asTpl {
 		// Restored once after a chunk read otherwise: the decoder only
