@@ -37,8 +37,10 @@ const maxFastParts = 4
 // function calls, finish reasons given as numbers, finish messages,
 // safety ratings, feedback, errors, arrays). The response lives in the
 // fastChunk, the model version is decoded once per stream, a usage
-// restated byte for byte is not walked again, and the parts' text comes
-// from strs: a text chunk allocates nothing of its own.
+// restated byte for byte is not walked again, a chunk that restates the
+// last text chunk but for its text and usage is read from it (see
+// chunkTemplate), and the parts' text comes from strs: a text chunk
+// allocates nothing of its own.
 type fastChunk struct {
 	resp    generateResponse
 	cand    [1]candidate
