@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -177,4 +179,243 @@ func TestFastPathTaken(t *testing.T) {
 	if total == 0 || taken*10 < total*9 {
 		t.Fatalf("the fast path reads %d of %d recorded text chunks, want 90%%", taken, total)
 	}
+}
+
+// templateChunk is a text chunk as Gemini streams them: the text, then
+// the usage, then the model version and response id.
+const templateChunk = `{"candidates": [{"content": {"parts": [{"text": "Hello","thought": true}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 34,"totalTokenCount": 102},"modelVersion": "gemini-2.5-pro","responseId": "r1"}`
+
+// readAfter decodes data with a fastChunk that has read earlier and
+// checks it against a fastChunk that has read nothing and against
+// encoding/json: the same verdict, and the same response when read. It
+// returns whether data was read and whether from the template.
+func readAfter(t *testing.T, earlier, data []byte) (ok, fromTemplate bool) {
+	t.Helper()
+	var f, fresh fastChunk
+	f.decode(earlier)
+	reads := f.tplReads
+	got, ok := f.decode(data)
+	fromTemplate = f.tplReads > reads
+	want, freshOK := fresh.decode(data)
+	if ok != freshOK {
+		t.Fatalf("%q after %q: read %v, but %v after nothing", data, earlier, ok, freshOK)
+	}
+	if !ok {
+		return false, fromTemplate
+	}
+	if diff := cmp.Diff(*want, *got, cmp.AllowUnexported(generateResponse{})); diff != "" {
+		t.Fatalf("%q after %q reads otherwise than after nothing (-after nothing +after earlier):\n%s", data, earlier, diff)
+	}
+	var std generateResponse
+	if err := json.Unmarshal(data, &std); err != nil {
+		t.Fatalf("the fast path reads %q, encoding/json fails: %v", data, err)
+	}
+	if diff := cmp.Diff(std, *got, cmp.AllowUnexported(generateResponse{})); diff != "" {
+		t.Fatalf("%q after %q: the fast path reads otherwise (-encoding/json +fast):\n%s", data, earlier, diff)
+	}
+	return true, fromTemplate
+}
+
+// TestChunkTemplateTaken checks that on the recorded streams, whose
+// usage grows chunk by chunk, most text chunks are read from the
+// template of the one before (all but a block's first, whose part
+// differs, and the finish chunk), so that the template's tests test
+// what real streams do.
+func TestChunkTemplateTaken(t *testing.T) {
+	fromTemplate, text := 0, 0
+	for _, p := range recordedGeminiStreams(t) {
+		body, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := driver.NewSSEReader(bytes.NewReader(body))
+		var fast fastChunk
+		for {
+			ev, err := r.Next()
+			if err != nil {
+				break
+			}
+			data := bytes.TrimSpace(ev.Data)
+			if bytes.Contains(data, []byte(`"text"`)) && !bytes.Contains(data, []byte(`"functionCall"`)) {
+				text++
+			}
+			if _, ok := fast.decode(data); !ok {
+				t.Fatalf("%s: a chunk declined: %s", p, data)
+			}
+		}
+		fromTemplate += fast.tplReads
+	}
+	if fromTemplate*3 < text*2 {
+		t.Fatalf("%d of %d recorded text chunks read from the template, want two thirds", fromTemplate, text)
+	}
+	t.Logf("%d of %d recorded text chunks read from the template", fromTemplate, text)
+}
+
+// TestChunkTemplate checks that a chunk differing from the last text
+// chunk in its text and usage alone is read from it, and that a chunk
+// differing anywhere else, or whose text or usage is not what the
+// template's was, is walked in full, to the same verdict.
+func TestChunkTemplate(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new       string
+		wantOK, wantTemplate bool
+	}{
+		{"itself", "", "", true, true},
+		{"another text", `"Hello"`, `"World, \"quoted\"\n\u00e9\ud83d\ude00"`, true, true},
+		{"empty text", `"Hello"`, `""`, true, true},
+		{"text with invalid UTF-8", `"Hello"`, "\"a\xffb\"", true, true},
+		{"another usage", `"totalTokenCount": 102`, `"totalTokenCount": 131,"thoughtsTokenCount": 29`, true, true},
+		{"usage with details", `"totalTokenCount": 102}`, `"totalTokenCount": 102,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 34}]}`, true, true},
+		{"text and usage", `"Hello","thought": true}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 34`, `"Hi","thought": true}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 35`, true, true},
+		{"text unterminated", `"Hello"`, `"Hello`, false, false},
+		{"text with a bad escape", `"Hello"`, `"Hel\qlo"`, false, false},
+		{"text with a control byte", `"Hello"`, "\"Hel\nlo\"", false, false},
+		{"text null", `"Hello"`, `null`, true, false},
+		{"text a number", `"Hello"`, `5`, false, false},
+		{"text an object", `"Hello"`, `{"a":"b"}`, false, false},
+		{"usage a repeated key", `"totalTokenCount": 102`, `"totalTokenCount": 102,"promptTokenCount": 35`, false, false},
+		{"usage null", `{"promptTokenCount": 34,"totalTokenCount": 102}`, `null`, false, false},
+		{"usage cut short", `"totalTokenCount": 102}`, `"totalTokenCount": 102`, false, false},
+		{"usage a float read", `"promptTokenCount": 34`, `"promptTokenCount": 3.5`, false, false},
+		{"usage a float skipped", `"totalTokenCount": 102`, `"totalTokenCount": 1.5`, true, true},
+		{"another response id", `"r1"`, `"r2"`, true, false},
+		{"another model", `"gemini-2.5-pro"`, `"gemini-2.5-flash"`, true, false},
+		{"a finish reason", `"index": 0}`, `"index": 0,"finishReason": "STOP"}`, true, false},
+		{"thought false", `"thought": true`, `"thought": false`, true, false},
+		{"a repeated text", `"thought": true`, `"thought": true,"text": "x"`, false, false},
+		{"a repeated envelope key", `"responseId": "r1"`, `"responseId": "r1","modelVersion": "m"`, false, false},
+		{"data after the object", `"r1"}`, `"r1"}x`, false, false},
+		{"a second object", `"r1"}`, `"r1"}{}`, false, false},
+		{"the object left open", `"r1"}`, `"r1"`, false, false},
+		{"space before the close", `"r1"}`, `"r1" }`, true, false},
+		{"two closes", `"r1"}`, `"r1"}}`, false, false},
+	} {
+		data := strings.Replace(templateChunk, tc.old, tc.new, 1)
+		if data == templateChunk && tc.old != "" {
+			t.Fatalf("%s: %q is not in the template chunk", tc.name, tc.old)
+		}
+		ok, fromTemplate := readAfter(t, []byte(templateChunk), []byte(data))
+		if ok != tc.wantOK || fromTemplate != tc.wantTemplate {
+			t.Errorf("%s: read %v, from the template %v; want %v, %v", tc.name, ok, fromTemplate, tc.wantOK, tc.wantTemplate)
+		}
+	}
+}
+
+// TestChunkTemplateShapes checks which chunks become a template: one
+// candidate with one part whose text is a string, and no function call;
+// a usage before the text is part of the template, not a hole.
+func TestChunkTemplateShapes(t *testing.T) {
+	for _, tc := range []struct {
+		name, chunk, next string
+		wantTemplate      bool
+	}{
+		{"usage first", `{"usageMetadata": {"promptTokenCount": 3},"candidates": [{"content": {"parts": [{"text": "a"}]}}]}`, `{"usageMetadata": {"promptTokenCount": 3},"candidates": [{"content": {"parts": [{"text": "b"}]}}]}`, true},
+		{"usage first, another usage", `{"usageMetadata": {"promptTokenCount": 3},"candidates": [{"content": {"parts": [{"text": "a"}]}}]}`, `{"usageMetadata": {"promptTokenCount": 4},"candidates": [{"content": {"parts": [{"text": "a"}]}}]}`, false},
+		{"no usage", `{"candidates": [{"content": {"parts": [{"text": "a"}]}}],"modelVersion": "m"}`, `{"candidates": [{"content": {"parts": [{"text": "b"}]}}],"modelVersion": "m"}`, true},
+		{"no usage, then one", `{"candidates": [{"content": {"parts": [{"text": "a"}]}}]}`, `{"candidates": [{"content": {"parts": [{"text": "b"}]}}],"usageMetadata": {"promptTokenCount": 3}}`, false},
+		{"two parts", `{"candidates": [{"content": {"parts": [{"text": "a"},{"text": "b"}]}}]}`, `{"candidates": [{"content": {"parts": [{"text": "c"},{"text": "b"}]}}]}`, false},
+		{"signed", `{"candidates": [{"content": {"parts": [{"text": "a","thoughtSignature": "c2ln"}]}}]}`, `{"candidates": [{"content": {"parts": [{"text": "b","thoughtSignature": "c2ln"}]}}]}`, true},
+		{"text null", `{"candidates": [{"content": {"parts": [{"text": null}]}}]}`, `{"candidates": [{"content": {"parts": [{"text": null}]}}]}`, false},
+		{"a function call", `{"candidates": [{"content": {"parts": [{"text": "a","functionCall": {"name": "f","args": {}}}]}}]}`, `{"candidates": [{"content": {"parts": [{"text": "b","functionCall": {"name": "f","args": {}}}]}}]}`, false},
+	} {
+		ok, fromTemplate := readAfter(t, []byte(tc.chunk), []byte(tc.next))
+		if !ok || fromTemplate != tc.wantTemplate {
+			t.Errorf("%s: read %v, from the template %v; want true, %v", tc.name, ok, fromTemplate, tc.wantTemplate)
+		}
+	}
+}
+
+// TestChunkTemplateKept checks that a chunk that cannot be a template
+// (a function call, a malformed chunk) leaves the template as it was,
+// and that a response read from the template after a different chunk
+// holds the template's members, not that chunk's.
+func TestChunkTemplateKept(t *testing.T) {
+	call := `{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f","args": {"x": 1}}}]},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 9},"modelVersion": "other"}`
+	usageFirst := `{"usageMetadata": {"promptTokenCount": 3},"candidates": [{"content": {"parts": [{"text": "a","thought": true}]},"index": 0}],"modelVersion": "m"}`
+	for _, chunks := range [][]string{
+		{templateChunk, call, `{"candidates": [`, strings.Replace(templateChunk, `"Hello"`, `"next"`, 1)},
+		{usageFirst, call, `{"candidates": [`, strings.Replace(usageFirst, `"a"`, `"b"`, 1)},
+		{templateChunk, call, strings.Replace(templateChunk, `"Hello"`, `"next"`, 1) + "x", strings.Replace(templateChunk, `102`, `7`, 1)},
+	} {
+		var f fastChunk
+		for i, chunk := range chunks {
+			got, ok := f.decode([]byte(chunk))
+			var want generateResponse
+			if err := json.Unmarshal([]byte(chunk), &want); err != nil {
+				if ok {
+					t.Fatalf("chunk %d: %q read, encoding/json fails: %v", i, chunk, err)
+				}
+				continue
+			}
+			if !ok {
+				t.Fatalf("chunk %d: %q declined", i, chunk)
+			}
+			if diff := cmp.Diff(want, *got, cmp.AllowUnexported(generateResponse{})); diff != "" {
+				t.Fatalf("chunk %d: %q reads otherwise (-encoding/json +fast):\n%s", i, chunk, diff)
+			}
+		}
+		if f.tplReads != 1 {
+			t.Fatalf("%d chunks read from the template, want 1 (the last)", f.tplReads)
+		}
+	}
+}
+
+// FuzzFastChunkAfter holds the fast path reading a chunk after another
+// (whose template, usage and model it keeps) to one reading it first and
+// to encoding/json, reading it once and again.
+func FuzzFastChunkAfter(f *testing.F) {
+	f.Add([]byte(templateChunk), []byte(strings.Replace(templateChunk, `"Hello"`, `"World"`, 1)))
+	f.Add([]byte(templateChunk), []byte(strings.Replace(templateChunk, `102`, `1020`, 1)))
+	f.Add([]byte(templateChunk), []byte(strings.Replace(templateChunk, `"r1"`, `"r1" `, 1)))
+	if dir, err := adaptertest.FixturesRoot(fixturesAPI); err == nil {
+		files, _ := filepath.Glob(filepath.Join(dir, "*", "response.txt"))
+		for _, file := range files {
+			body, err := os.ReadFile(file)
+			if err != nil {
+				continue
+			}
+			r := driver.NewSSEReader(bytes.NewReader(body))
+			var prev []byte
+			for {
+				ev, err := r.Next()
+				if err != nil {
+					break
+				}
+				data := bytes.Clone(bytes.TrimSpace(ev.Data))
+				if prev != nil {
+					f.Add(prev, data)
+				}
+				prev = data
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, earlier, data []byte) {
+		readAfter(t, earlier, data)
+		var twice fastChunk // the second read of data may be from its template
+		twice.decode(earlier)
+		first, ok1 := twice.decode(data)
+		var firstResp generateResponse
+		if ok1 {
+			firstResp = *first
+			firstResp.Candidates = slices.Clone(first.Candidates)
+			if c := firstResp.Candidates; len(c) == 1 && c[0].Content != nil {
+				content := *c[0].Content
+				content.Parts = slices.Clone(content.Parts)
+				c[0].Content = &content
+			}
+			if firstResp.UsageMetadata != nil {
+				u := *firstResp.UsageMetadata
+				firstResp.UsageMetadata = &u
+			}
+		}
+		second, ok2 := twice.decode(data)
+		if ok1 != ok2 {
+			t.Fatalf("%q read %v, then %v", data, ok1, ok2)
+		}
+		if ok1 {
+			if diff := cmp.Diff(firstResp, *second, cmp.AllowUnexported(generateResponse{})); diff != "" {
+				t.Fatalf("%q reads otherwise the second time (-first +second):\n%s", data, diff)
+			}
+		}
+	})
 }
