@@ -1,6 +1,11 @@
 package openai
 
-import "github.com/metis-llm/metis/adapters/driver"
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/metis-llm/metis/adapters/driver"
+)
 
 // respFast decodes the Responses API's delta events (output text,
 // reasoning summary and text, refusal and function-call argument deltas)
@@ -11,10 +16,32 @@ import "github.com/metis-llm/metis/adapters/driver"
 // logprobs, ...). It fills the respEvent exactly as encoding/json would,
 // or declines and leaves the event to the full decoder. The delta text
 // comes from strs, so that a delta event allocates nothing of its own.
+//
+// What a stream restates byte for byte is read once, and found again by
+// comparing bytes: the leading type member of the events of one type
+// (env), the item id of the deltas of one item (itemID, when plain), and
+// a long text or arguments, which the Responses API states up to three
+// times as an item ends (its .done event, output_item.done and the
+// response's output; long). Each was checked when first read, and a
+// checked JSON string or envelope starting the event again is the same
+// well-formed bytes, with the same value.
 type respFast struct {
 	itemID string
-	strs   driver.Strings
+	// itemPlain says that itemID is the contents of a plain JSON string
+	// (no escape, valid UTF-8): a quote, itemID and a quote at the start
+	// of a member's value are that string, well-formed.
+	itemPlain bool
+	strs      driver.Strings
+	env       driver.JSONPrefix
+	// long is the last long string read (its JSON, the quotes included),
+	// checked, and longStr its value.
+	long    []byte
+	longStr string
 }
+
+// longString is the length from which a string is remembered in
+// respFast.long: a shorter one costs about as much to compare as to read.
+const longString = 256
 
 // respEventFields are respEvent's JSON names (see chatChunkFields).
 var respEventFields = []string{"output_index", "item_id", "content_index", "summary_index", "delta", "text", "refusal", "arguments", "item", "response"}
@@ -38,14 +65,21 @@ func fastType(typ []byte) bool {
 	return false
 }
 
+// envEnd picks the first member after the envelope respFast skips in an
+// event that repeats it: the type, which OpenAI writes first, and which
+// the fast path does not read. (The members after it, the sequence
+// number or the delta, change from event to event.)
+func envEnd(key []byte) bool { return string(key) != "type" }
+
 // decode fills ev (zero) from data, or reports false. The event is read
 // in one pass (driver.JSONObjectAt) that checks its syntax as it
-// descends into the members read.
+// descends into the members read; a leading type member the previous
+// event of the fast path had too is skipped (driver.JSONPrefix).
 func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 	if !fastPaths || !fastType(typ) {
 		return false
 	}
-	return driver.WalkJSONObject(data, func(key, rest []byte) (int, bool) {
+	_, ok := f.env.Walk(data, envEnd, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "output_index":
 			return fastIntAt(rest, &ev.OutputIndex)
@@ -53,6 +87,11 @@ func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 			return fastIntAt(rest, &ev.ContentIndex)
 		case "summary_index":
 			return fastIntAt(rest, &ev.SummaryIndex)
+		case "item_id":
+			if n, ok := f.sameItemID(rest); ok {
+				ev.ItemID = f.itemID
+				return n, true
+			}
 		}
 		if n, ok := driver.JSONNullAt(rest); ok {
 			// null leaves the field as it is; for any other member, the
@@ -63,26 +102,52 @@ func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 		case "item_id":
 			id, n, ok := reuseAt(rest, f.itemID)
 			f.itemID, ev.ItemID = id, id
+			f.itemPlain = ok && bytes.IndexByte(rest[:n], '\\') < 0 && utf8.Valid(rest[1:n-1])
 			return n, ok
 		case "delta":
 			s, n, ok := f.strs.JSONStringAt(rest)
 			ev.Delta = s
 			return n, ok
 		case "text":
-			return fastStringAt(rest, &ev.Text) // kept in the message: a string of its own
+			return f.longAt(rest, &ev.Text) // kept in the message: a string of its own
 		case "refusal":
 			return fastStringAt(rest, &ev.Refusal)
 		case "arguments":
-			return fastStringAt(rest, &ev.Arguments)
+			return f.longAt(rest, &ev.Arguments)
 		case "item":
 			ev.Item = new(respItem)
-			return fastItem(rest, ev.Item)
+			return f.item(rest, ev.Item)
 		case "response":
 			ev.Response = new(respResponse)
-			return fastResponse(rest, ev.Response)
+			return f.response(rest, ev.Response)
 		}
 		return 0, driver.JSONIgnores(key, respEventFields)
 	})
+	return ok
+}
+
+// sameItemID reports whether data starts with the item id read last, as
+// a plain string, and its length.
+func (f *respFast) sameItemID(data []byte) (int, bool) {
+	n := len(f.itemID) + 2
+	if !f.itemPlain || len(data) < n || data[0] != '"' || data[n-1] != '"' || string(data[1:n-1]) != f.itemID {
+		return 0, false
+	}
+	return n, true
+}
+
+// longAt is fastStringAt for a string that may be long and restated: the
+// last long one read is found again by its bytes, not read again.
+func (f *respFast) longAt(data []byte, p *string) (int, bool) {
+	if len(f.long) > 0 && bytes.HasPrefix(data, f.long) {
+		*p = f.longStr
+		return len(f.long), true
+	}
+	n, ok := fastStringAt(data, p)
+	if ok && n >= longString && data[0] == '"' {
+		f.long, f.longStr = append(f.long[:0], data[:n]...), *p
+	}
+	return n, ok
 }
 
 // isNullable reports whether a null in the event member key leaves its
@@ -125,9 +190,9 @@ func fastIntAt(data []byte, p *int) (int, bool) {
 	return n, ok
 }
 
-// fastItem fills the zero it from the output item at the start of data,
-// or reports false.
-func fastItem(data []byte, it *respItem) (int, bool) {
+// item fills the zero it from the output item at the start of data, or
+// reports false.
+func (f *respFast) item(data []byte, it *respItem) (int, bool) {
 	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "type":
@@ -139,21 +204,21 @@ func fastItem(data []byte, it *respItem) (int, bool) {
 		case "name":
 			return fastStringAt(rest, &it.Name)
 		case "arguments":
-			return fastStringAt(rest, &it.Arguments)
+			return f.longAt(rest, &it.Arguments)
 		case "encrypted_content":
 			return fastStringAt(rest, &it.EncryptedContent)
 		case "summary":
-			return fastTexts(rest, &it.Summary)
+			return f.texts(rest, &it.Summary)
 		case "content":
-			return fastTexts(rest, &it.Content)
+			return f.texts(rest, &it.Content)
 		}
 		return 0, driver.JSONIgnores(key, respItemFields)
 	})
 }
 
-// fastTexts fills *p from an array of text parts; null leaves it nil,
-// and any element but an object declines.
-func fastTexts(data []byte, p *[]respText) (int, bool) {
+// texts fills *p from an array of text parts; null leaves it nil, and
+// any element but an object declines.
+func (f *respFast) texts(data []byte, p *[]respText) (int, bool) {
 	if n, ok := driver.JSONNullAt(data); ok {
 		return n, true
 	}
@@ -166,7 +231,7 @@ func fastTexts(data []byte, p *[]respText) (int, bool) {
 			case "type":
 				return fastStringAt(rest, &t.Type)
 			case "text":
-				return fastStringAt(rest, &t.Text)
+				return f.longAt(rest, &t.Text)
 			case "refusal":
 				return fastStringAt(rest, &t.Refusal)
 			}
@@ -177,10 +242,10 @@ func fastTexts(data []byte, p *[]respText) (int, bool) {
 	return n, ok
 }
 
-// fastResponse fills the zero r from the response object at the start of
+// response fills the zero r from the response object at the start of
 // data, or reports false: an error or incomplete_details that is not null
 // goes to the full decoder.
-func fastResponse(data []byte, r *respResponse) (int, bool) {
+func (f *respFast) response(data []byte, r *respResponse) (int, bool) {
 	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "id":
@@ -204,7 +269,7 @@ func fastResponse(data []byte, r *respResponse) (int, bool) {
 			r.Output = []respItem{}
 			return driver.JSONArrayAt(rest, func(elem []byte) (int, bool) {
 				r.Output = append(r.Output, respItem{})
-				return fastItem(elem, &r.Output[len(r.Output)-1])
+				return f.item(elem, &r.Output[len(r.Output)-1])
 			})
 		}
 		return 0, driver.JSONIgnores(key, respResponseFields)
