@@ -17,7 +17,9 @@ import (
 // or declines and leaves the event to the full decoder. The delta text
 // comes from strs, so that a delta event allocates nothing of its own.
 //
-// What a stream restates byte for byte is read once, and found again by
+// The deltas and the .done events of a text or arguments, whose members
+// are a few known ones, are read by flat, which knows each key by its
+// bytes. What a stream restates byte for byte is read once, and found again by
 // comparing bytes: the leading type member of the events of one type
 // (env), the item id of the deltas of one item (itemID, when plain), and
 // a long text or arguments, which the Responses API states up to three
@@ -41,7 +43,8 @@ type respFast struct {
 
 // longString is the length from which a string is remembered in
 // respFast.long: a shorter one costs about as much to compare as to read.
-const longString = 256
+// (A variable: the fuzz targets lower it, to compare every string.)
+var longString = 256
 
 // respEventFields are respEvent's JSON names (see chatChunkFields).
 var respEventFields = []string{"output_index", "item_id", "content_index", "summary_index", "delta", "text", "refusal", "arguments", "item", "response"}
@@ -71,14 +74,19 @@ func fastType(typ []byte) bool {
 // number or the delta, change from event to event.)
 func envEnd(key []byte) bool { return string(key) != "type" }
 
-// decode fills ev (zero) from data, or reports false. The event is read
-// in one pass (driver.JSONObjectAt) that checks its syntax as it
-// descends into the members read; a leading type member the previous
-// event of the fast path had too is skipped (driver.JSONPrefix).
+// decode fills ev (zero) from data, or reports false. A delta or .done
+// event of flat members is read by flat; any other, or one flat
+// declines, in one pass (driver.JSONObjectAt) that checks its syntax as
+// it descends into the members read, where a leading type member the
+// previous such event had too is skipped (driver.JSONPrefix).
 func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 	if !fastPaths || !fastType(typ) {
 		return false
 	}
+	if f.flat(typ, data, ev) {
+		return true
+	}
+	*ev = respEvent{}
 	_, ok := f.env.Walk(data, envEnd, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "output_index":
@@ -100,10 +108,7 @@ func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 		}
 		switch string(key) {
 		case "item_id":
-			id, n, ok := reuseAt(rest, f.itemID)
-			f.itemID, ev.ItemID = id, id
-			f.itemPlain = ok && bytes.IndexByte(rest[:n], '\\') < 0 && utf8.Valid(rest[1:n-1])
-			return n, ok
+			return f.readItemID(rest, ev)
 		case "delta":
 			s, n, ok := f.strs.JSONStringAt(rest)
 			ev.Delta = s
@@ -124,6 +129,171 @@ func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 		return 0, driver.JSONIgnores(key, respEventFields)
 	})
 	return ok
+}
+
+// The members of the flat events (the deltas, and the .done events of a
+// text or arguments) that flat reads, by the bytes that open them: the
+// key, quoted, and the colon.
+const (
+	flatDelta = iota
+	flatItemID
+	flatOutputIndex
+	flatContentIndex
+	flatSummaryIndex
+	flatText
+	flatRefusal
+	flatArguments
+	// Members a respEvent ignores (encoding/json matches no field to
+	// them, even without case): checked and skipped.
+	flatObfuscation
+	flatSequenceNumber
+	flatLogprobs
+)
+
+var flatKeys = [...]string{
+	flatDelta:          `"delta":`,
+	flatItemID:         `"item_id":`,
+	flatOutputIndex:    `"output_index":`,
+	flatContentIndex:   `"content_index":`,
+	flatSummaryIndex:   `"summary_index":`,
+	flatText:           `"text":`,
+	flatRefusal:        `"refusal":`,
+	flatArguments:      `"arguments":`,
+	flatObfuscation:    `"obfuscation":`,
+	flatSequenceNumber: `"sequence_number":`,
+	flatLogprobs:       `"logprobs":`,
+}
+
+// flat reads an event that starts with its type, as OpenAI writes it,
+// and whose other members are all flatKeys' (once each); it declines any
+// other (ev is then to be zeroed again). It is the walk without its
+// general parts: the type is the one peekType found at the start, and
+// each key is known by its bytes, the colon included, so no key is
+// scanned, compared by name or looked up; every value is read or checked
+// as the walk does, and so are the commas, the close and what trails it.
+func (f *respFast) flat(typ, data []byte, ev *respEvent) bool {
+	const open = `{"type":"`
+	i := len(open) + len(typ)
+	if len(data) <= i || string(data[:len(open)]) != open || string(data[len(open):i]) != string(typ) || data[i] != '"' {
+		return false
+	}
+	seen := uint32(0)
+	for i++; ; {
+		i = skipJSONSpace(data, i)
+		if i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case '}':
+			return skipJSONSpace(data, i+1) == len(data)
+		case ',':
+		default:
+			return false
+		}
+		i = skipJSONSpace(data, i+1)
+		k := flatKey(data[i:])
+		if k < 0 || seen&(1<<k) != 0 {
+			return false // another member, or one repeated: the walk's
+		}
+		seen |= 1 << k
+		i = skipJSONSpace(data, i+len(flatKeys[k]))
+		n, ok := f.flatValue(k, data[i:], ev)
+		if !ok {
+			return false
+		}
+		i += n
+	}
+}
+
+// flatKey returns the flat member whose key and colon open data, or -1.
+func flatKey(data []byte) int {
+	if len(data) < 2 || data[0] != '"' {
+		return -1
+	}
+	var cands [2]int
+	switch data[1] {
+	case 'd':
+		cands = [2]int{flatDelta, flatDelta}
+	case 'i':
+		cands = [2]int{flatItemID, flatItemID}
+	case 'o':
+		cands = [2]int{flatOutputIndex, flatObfuscation}
+	case 'c':
+		cands = [2]int{flatContentIndex, flatContentIndex}
+	case 's':
+		cands = [2]int{flatSequenceNumber, flatSummaryIndex}
+	case 't':
+		cands = [2]int{flatText, flatText}
+	case 'r':
+		cands = [2]int{flatRefusal, flatRefusal}
+	case 'a':
+		cands = [2]int{flatArguments, flatArguments}
+	case 'l':
+		cands = [2]int{flatLogprobs, flatLogprobs}
+	default:
+		return -1
+	}
+	for _, k := range cands {
+		if key := flatKeys[k]; len(data) >= len(key) && string(data[:len(key)]) == key {
+			return k
+		}
+	}
+	return -1
+}
+
+// flatValue reads the value of the flat member k at the start of data
+// into ev, as the walk's f does, and returns its length.
+func (f *respFast) flatValue(k int, data []byte, ev *respEvent) (int, bool) {
+	switch k {
+	case flatDelta:
+		if n, ok := driver.JSONNullAt(data); ok {
+			return n, true
+		}
+		s, n, ok := f.strs.JSONStringAt(data)
+		ev.Delta = s
+		return n, ok
+	case flatItemID:
+		if n, ok := f.sameItemID(data); ok {
+			ev.ItemID = f.itemID
+			return n, true
+		}
+		if n, ok := driver.JSONNullAt(data); ok {
+			return n, true
+		}
+		return f.readItemID(data, ev)
+	case flatOutputIndex:
+		return fastIntAt(data, &ev.OutputIndex)
+	case flatContentIndex:
+		return fastIntAt(data, &ev.ContentIndex)
+	case flatSummaryIndex:
+		return fastIntAt(data, &ev.SummaryIndex)
+	case flatText:
+		return f.longAt(data, &ev.Text)
+	case flatRefusal:
+		return fastStringAt(data, &ev.Refusal)
+	case flatArguments:
+		return f.longAt(data, &ev.Arguments)
+	}
+	v, ok := driver.JSONValueAt(data)
+	return len(v), ok
+}
+
+// skipJSONSpace returns the index of the first byte from data[i] on that
+// is not JSON whitespace.
+func skipJSONSpace(data []byte, i int) int {
+	for i < len(data) && data[i] <= ' ' && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// readItemID reads the item id string at the start of data into ev and
+// remembers it, the same string while it repeats.
+func (f *respFast) readItemID(data []byte, ev *respEvent) (int, bool) {
+	id, n, ok := reuseAt(data, f.itemID)
+	f.itemID, ev.ItemID = id, id
+	f.itemPlain = ok && bytes.IndexByte(data[:n], '\\') < 0 && utf8.Valid(data[1:n-1])
+	return n, ok
 }
 
 // sameItemID reports whether data starts with the item id read last, as
