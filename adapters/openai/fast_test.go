@@ -256,9 +256,9 @@ var respEventSeeds = []string{
 // FuzzResponsesFastEvent holds the event fast path to encoding/json:
 // whatever it reads, the full decoder reads the same, read first in a
 // stream and read after an earlier event, prev, and after itself — what
-// the fast path remembers from one event (the type it skips in the next
-// that starts with it, the item id, a long string it finds again by its
-// bytes) must read the next exactly as reading it afresh does. Every
+// the fast path remembers from one event (the item id, a long string it
+// finds again by its bytes) must read the next exactly as reading it
+// afresh does. Every
 // string is remembered too (longString lowered), not only long ones.
 func FuzzResponsesFastEvent(f *testing.F) {
 	long := `{\"location\":\"` + strings.Repeat("Oslo, Norway; ", 30) + `\"}`

@@ -19,14 +19,13 @@ import (
 //
 // The deltas and the .done events of a text or arguments, whose members
 // are a few known ones, are read by flat, which knows each key by its
-// bytes. What a stream restates byte for byte is read once, and found again by
-// comparing bytes: the leading type member of the events of one type
-// (env), the item id of the deltas of one item (itemID, when plain), and
-// a long text or arguments, which the Responses API states up to three
-// times as an item ends (its .done event, output_item.done and the
-// response's output; long). Each was checked when first read, and a
-// checked JSON string or envelope starting the event again is the same
-// well-formed bytes, with the same value.
+// bytes. What a stream restates byte for byte is read once, and found
+// again by comparing bytes: the item id of the deltas of one item
+// (itemID, when plain), and a long text or arguments, which the
+// Responses API states up to three times as an item ends (its .done
+// event, output_item.done and the response's output; long). Each was
+// checked when first read, and a checked JSON string at the start of a
+// value again is the same well-formed string, with the same value.
 type respFast struct {
 	itemID string
 	// itemPlain says that itemID is the contents of a plain JSON string
@@ -34,7 +33,6 @@ type respFast struct {
 	// of a member's value are that string, well-formed.
 	itemPlain bool
 	strs      driver.Strings
-	env       driver.JSONPrefix
 	// long is the last long string read (its JSON, the quotes included),
 	// checked, and longStr its value.
 	long    []byte
@@ -68,17 +66,10 @@ func fastType(typ []byte) bool {
 	return false
 }
 
-// envEnd picks the first member after the envelope respFast skips in an
-// event that repeats it: the type, which OpenAI writes first, and which
-// the fast path does not read. (The members after it, the sequence
-// number or the delta, change from event to event.)
-func envEnd(key []byte) bool { return string(key) != "type" }
-
 // decode fills ev (zero) from data, or reports false. A delta or .done
 // event of flat members is read by flat; any other, or one flat
 // declines, in one pass (driver.JSONObjectAt) that checks its syntax as
-// it descends into the members read, where a leading type member the
-// previous such event had too is skipped (driver.JSONPrefix).
+// it descends into the members read.
 func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 	if !fastPaths || !fastType(typ) {
 		return false
@@ -87,7 +78,7 @@ func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 		return true
 	}
 	*ev = respEvent{}
-	_, ok := f.env.Walk(data, envEnd, func(key, rest []byte) (int, bool) {
+	return driver.WalkJSONObject(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "output_index":
 			return fastIntAt(rest, &ev.OutputIndex)
@@ -128,7 +119,6 @@ func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 		}
 		return 0, driver.JSONIgnores(key, respEventFields)
 	})
-	return ok
 }
 
 // The members of the flat events (the deltas, and the .done events of a
