@@ -1,6 +1,11 @@
 package openai
 
-import "github.com/metis-llm/metis/adapters/driver"
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/metis-llm/metis/adapters/driver"
+)
 
 // respFast decodes the Responses API's delta events (output text,
 // reasoning summary and text, refusal and function-call argument deltas)
@@ -11,10 +16,33 @@ import "github.com/metis-llm/metis/adapters/driver"
 // logprobs, ...). It fills the respEvent exactly as encoding/json would,
 // or declines and leaves the event to the full decoder. The delta text
 // comes from strs, so that a delta event allocates nothing of its own.
+//
+// The deltas and the .done events of a text or arguments, whose members
+// are a few known ones, are read by flat, which knows each key by its
+// bytes. What a stream restates byte for byte is read once, and found
+// again by comparing bytes: the item id of the deltas of one item
+// (itemID, when plain), and a long text or arguments, which the
+// Responses API states up to three times as an item ends (its .done
+// event, output_item.done and the response's output; long). Each was
+// checked when first read, and a checked JSON string at the start of a
+// value again is the same well-formed string, with the same value.
 type respFast struct {
 	itemID string
-	strs   driver.Strings
+	// itemPlain says that itemID is the contents of a plain JSON string
+	// (no escape, valid UTF-8): a quote, itemID and a quote at the start
+	// of a member's value are that string, well-formed.
+	itemPlain bool
+	strs      driver.Strings
+	// long is the last long string read (its JSON, the quotes included),
+	// checked, and longStr its value.
+	long    []byte
+	longStr string
 }
+
+// longString is the length from which a string is remembered in
+// respFast.long: a shorter one costs about as much to compare as to read.
+// (A variable: the fuzz targets lower it, to compare every string.)
+var longString = 256
 
 // respEventFields are respEvent's JSON names (see chatChunkFields).
 var respEventFields = []string{"output_index", "item_id", "content_index", "summary_index", "delta", "text", "refusal", "arguments", "item", "response"}
@@ -38,13 +66,18 @@ func fastType(typ []byte) bool {
 	return false
 }
 
-// decode fills ev (zero) from data, or reports false. The event is read
-// in one pass (driver.JSONObjectAt) that checks its syntax as it
-// descends into the members read.
+// decode fills ev (zero) from data, or reports false. A delta or .done
+// event of flat members is read by flat; any other, or one flat
+// declines, in one pass (driver.JSONObjectAt) that checks its syntax as
+// it descends into the members read.
 func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 	if !fastPaths || !fastType(typ) {
 		return false
 	}
+	if f.flat(typ, data, ev) {
+		return true
+	}
+	*ev = respEvent{}
 	return driver.WalkJSONObject(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "output_index":
@@ -53,6 +86,11 @@ func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 			return fastIntAt(rest, &ev.ContentIndex)
 		case "summary_index":
 			return fastIntAt(rest, &ev.SummaryIndex)
+		case "item_id":
+			if n, ok := f.sameItemID(rest); ok {
+				ev.ItemID = f.itemID
+				return n, true
+			}
 		}
 		if n, ok := driver.JSONNullAt(rest); ok {
 			// null leaves the field as it is; for any other member, the
@@ -61,28 +99,215 @@ func (f *respFast) decode(typ, data []byte, ev *respEvent) bool {
 		}
 		switch string(key) {
 		case "item_id":
-			id, n, ok := reuseAt(rest, f.itemID)
-			f.itemID, ev.ItemID = id, id
-			return n, ok
+			return f.readItemID(rest, ev)
 		case "delta":
 			s, n, ok := f.strs.JSONStringAt(rest)
 			ev.Delta = s
 			return n, ok
 		case "text":
-			return fastStringAt(rest, &ev.Text) // kept in the message: a string of its own
+			return f.longAt(rest, &ev.Text) // kept in the message: a string of its own
 		case "refusal":
 			return fastStringAt(rest, &ev.Refusal)
 		case "arguments":
-			return fastStringAt(rest, &ev.Arguments)
+			return f.longAt(rest, &ev.Arguments)
 		case "item":
 			ev.Item = new(respItem)
-			return fastItem(rest, ev.Item)
+			return f.item(rest, ev.Item)
 		case "response":
 			ev.Response = new(respResponse)
-			return fastResponse(rest, ev.Response)
+			return f.response(rest, ev.Response)
 		}
 		return 0, driver.JSONIgnores(key, respEventFields)
 	})
+}
+
+// The members of the flat events (the deltas, and the .done events of a
+// text or arguments) that flat reads, by the bytes that open them: the
+// key, quoted, and the colon.
+const (
+	flatDelta = iota
+	flatItemID
+	flatOutputIndex
+	flatContentIndex
+	flatSummaryIndex
+	flatText
+	flatRefusal
+	flatArguments
+	// Members a respEvent ignores (encoding/json matches no field to
+	// them, even without case): checked and skipped.
+	flatObfuscation
+	flatSequenceNumber
+	flatLogprobs
+)
+
+var flatKeys = [...]string{
+	flatDelta:          `"delta":`,
+	flatItemID:         `"item_id":`,
+	flatOutputIndex:    `"output_index":`,
+	flatContentIndex:   `"content_index":`,
+	flatSummaryIndex:   `"summary_index":`,
+	flatText:           `"text":`,
+	flatRefusal:        `"refusal":`,
+	flatArguments:      `"arguments":`,
+	flatObfuscation:    `"obfuscation":`,
+	flatSequenceNumber: `"sequence_number":`,
+	flatLogprobs:       `"logprobs":`,
+}
+
+// flat reads an event that starts with its type, as OpenAI writes it,
+// and whose other members are all flatKeys' (once each); it declines any
+// other (ev is then to be zeroed again). It is the walk without its
+// general parts: the type is the one peekType found at the start, and
+// each key is known by its bytes, the colon included, so no key is
+// scanned, compared by name or looked up; every value is read or checked
+// as the walk does, and so are the commas, the close and what trails it.
+func (f *respFast) flat(typ, data []byte, ev *respEvent) bool {
+	const open = `{"type":"`
+	i := len(open) + len(typ)
+	if len(data) <= i || string(data[:len(open)]) != open || string(data[len(open):i]) != string(typ) || data[i] != '"' {
+		return false
+	}
+	seen := uint32(0)
+	for i++; ; {
+		i = skipJSONSpace(data, i)
+		if i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case '}':
+			return skipJSONSpace(data, i+1) == len(data)
+		case ',':
+		default:
+			return false
+		}
+		i = skipJSONSpace(data, i+1)
+		k := flatKey(data[i:])
+		if k < 0 || seen&(1<<k) != 0 {
+			return false // another member, or one repeated: the walk's
+		}
+		seen |= 1 << k
+		i = skipJSONSpace(data, i+len(flatKeys[k]))
+		n, ok := f.flatValue(k, data[i:], ev)
+		if !ok {
+			return false
+		}
+		i += n
+	}
+}
+
+// flatKey returns the flat member whose key and colon open data, or -1.
+func flatKey(data []byte) int {
+	if len(data) < 2 || data[0] != '"' {
+		return -1
+	}
+	var cands [2]int
+	switch data[1] {
+	case 'd':
+		cands = [2]int{flatDelta, flatDelta}
+	case 'i':
+		cands = [2]int{flatItemID, flatItemID}
+	case 'o':
+		cands = [2]int{flatOutputIndex, flatObfuscation}
+	case 'c':
+		cands = [2]int{flatContentIndex, flatContentIndex}
+	case 's':
+		cands = [2]int{flatSequenceNumber, flatSummaryIndex}
+	case 't':
+		cands = [2]int{flatText, flatText}
+	case 'r':
+		cands = [2]int{flatRefusal, flatRefusal}
+	case 'a':
+		cands = [2]int{flatArguments, flatArguments}
+	case 'l':
+		cands = [2]int{flatLogprobs, flatLogprobs}
+	default:
+		return -1
+	}
+	for _, k := range cands {
+		if key := flatKeys[k]; len(data) >= len(key) && string(data[:len(key)]) == key {
+			return k
+		}
+	}
+	return -1
+}
+
+// flatValue reads the value of the flat member k at the start of data
+// into ev, as the walk's f does, and returns its length.
+func (f *respFast) flatValue(k int, data []byte, ev *respEvent) (int, bool) {
+	switch k {
+	case flatDelta:
+		if n, ok := driver.JSONNullAt(data); ok {
+			return n, true
+		}
+		s, n, ok := f.strs.JSONStringAt(data)
+		ev.Delta = s
+		return n, ok
+	case flatItemID:
+		if n, ok := f.sameItemID(data); ok {
+			ev.ItemID = f.itemID
+			return n, true
+		}
+		if n, ok := driver.JSONNullAt(data); ok {
+			return n, true
+		}
+		return f.readItemID(data, ev)
+	case flatOutputIndex:
+		return fastIntAt(data, &ev.OutputIndex)
+	case flatContentIndex:
+		return fastIntAt(data, &ev.ContentIndex)
+	case flatSummaryIndex:
+		return fastIntAt(data, &ev.SummaryIndex)
+	case flatText:
+		return f.longAt(data, &ev.Text)
+	case flatRefusal:
+		return fastStringAt(data, &ev.Refusal)
+	case flatArguments:
+		return f.longAt(data, &ev.Arguments)
+	}
+	v, ok := driver.JSONValueAt(data)
+	return len(v), ok
+}
+
+// skipJSONSpace returns the index of the first byte from data[i] on that
+// is not JSON whitespace.
+func skipJSONSpace(data []byte, i int) int {
+	for i < len(data) && data[i] <= ' ' && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// readItemID reads the item id string at the start of data into ev and
+// remembers it, the same string while it repeats.
+func (f *respFast) readItemID(data []byte, ev *respEvent) (int, bool) {
+	id, n, ok := reuseAt(data, f.itemID)
+	f.itemID, ev.ItemID = id, id
+	f.itemPlain = ok && bytes.IndexByte(data[:n], '\\') < 0 && utf8.Valid(data[1:n-1])
+	return n, ok
+}
+
+// sameItemID reports whether data starts with the item id read last, as
+// a plain string, and its length.
+func (f *respFast) sameItemID(data []byte) (int, bool) {
+	n := len(f.itemID) + 2
+	if !f.itemPlain || len(data) < n || data[0] != '"' || data[n-1] != '"' || string(data[1:n-1]) != f.itemID {
+		return 0, false
+	}
+	return n, true
+}
+
+// longAt is fastStringAt for a string that may be long and restated: the
+// last long one read is found again by its bytes, not read again.
+func (f *respFast) longAt(data []byte, p *string) (int, bool) {
+	if len(f.long) > 0 && bytes.HasPrefix(data, f.long) {
+		*p = f.longStr
+		return len(f.long), true
+	}
+	n, ok := fastStringAt(data, p)
+	if ok && n >= longString && data[0] == '"' {
+		f.long, f.longStr = append(f.long[:0], data[:n]...), *p
+	}
+	return n, ok
 }
 
 // isNullable reports whether a null in the event member key leaves its
@@ -125,9 +350,9 @@ func fastIntAt(data []byte, p *int) (int, bool) {
 	return n, ok
 }
 
-// fastItem fills the zero it from the output item at the start of data,
-// or reports false.
-func fastItem(data []byte, it *respItem) (int, bool) {
+// item fills the zero it from the output item at the start of data, or
+// reports false.
+func (f *respFast) item(data []byte, it *respItem) (int, bool) {
 	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "type":
@@ -139,21 +364,21 @@ func fastItem(data []byte, it *respItem) (int, bool) {
 		case "name":
 			return fastStringAt(rest, &it.Name)
 		case "arguments":
-			return fastStringAt(rest, &it.Arguments)
+			return f.longAt(rest, &it.Arguments)
 		case "encrypted_content":
 			return fastStringAt(rest, &it.EncryptedContent)
 		case "summary":
-			return fastTexts(rest, &it.Summary)
+			return f.texts(rest, &it.Summary)
 		case "content":
-			return fastTexts(rest, &it.Content)
+			return f.texts(rest, &it.Content)
 		}
 		return 0, driver.JSONIgnores(key, respItemFields)
 	})
 }
 
-// fastTexts fills *p from an array of text parts; null leaves it nil,
-// and any element but an object declines.
-func fastTexts(data []byte, p *[]respText) (int, bool) {
+// texts fills *p from an array of text parts; null leaves it nil, and
+// any element but an object declines.
+func (f *respFast) texts(data []byte, p *[]respText) (int, bool) {
 	if n, ok := driver.JSONNullAt(data); ok {
 		return n, true
 	}
@@ -166,7 +391,7 @@ func fastTexts(data []byte, p *[]respText) (int, bool) {
 			case "type":
 				return fastStringAt(rest, &t.Type)
 			case "text":
-				return fastStringAt(rest, &t.Text)
+				return f.longAt(rest, &t.Text)
 			case "refusal":
 				return fastStringAt(rest, &t.Refusal)
 			}
@@ -177,10 +402,10 @@ func fastTexts(data []byte, p *[]respText) (int, bool) {
 	return n, ok
 }
 
-// fastResponse fills the zero r from the response object at the start of
+// response fills the zero r from the response object at the start of
 // data, or reports false: an error or incomplete_details that is not null
 // goes to the full decoder.
-func fastResponse(data []byte, r *respResponse) (int, bool) {
+func (f *respFast) response(data []byte, r *respResponse) (int, bool) {
 	return driver.JSONObjectAt(data, func(key, rest []byte) (int, bool) {
 		switch string(key) {
 		case "id":
@@ -204,7 +429,7 @@ func fastResponse(data []byte, r *respResponse) (int, bool) {
 			r.Output = []respItem{}
 			return driver.JSONArrayAt(rest, func(elem []byte) (int, bool) {
 				r.Output = append(r.Output, respItem{})
-				return fastItem(elem, &r.Output[len(r.Output)-1])
+				return f.item(elem, &r.Output[len(r.Output)-1])
 			})
 		}
 		return 0, driver.JSONIgnores(key, respResponseFields)

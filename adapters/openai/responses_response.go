@@ -622,7 +622,13 @@ func (s *respState) revise(idx int, it *respItem, content canonical.Blocks) {
 		}
 	case "function_call":
 		if it.Arguments != "" {
-			input, _ := s.q.strict.input(it.Name, json.RawMessage(it.Arguments))
+			var args json.RawMessage
+			if st := s.item(idx); st.call != nil && string(st.call.final) == it.Arguments {
+				args = st.call.final // the same bytes restated: not copied again
+			} else {
+				args = json.RawMessage(it.Arguments)
+			}
+			input, _ := s.q.strict.input(it.Name, args)
 			s.a.ToolInputFinal(respKey(idx, 0), input)
 		}
 	}

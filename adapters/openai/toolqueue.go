@@ -73,8 +73,9 @@ type queuedCall struct {
 	started, ended   bool
 	done             bool     // the dialect ended it; ended once it is the head
 	pending          []string // fragments received before it started
-	args             []byte   // every fragment, for the completeness test
+	args             []byte   // every fragment, for the completeness test and strict mode (see keepsArgs)
 	final            json.RawMessage
+	whole            bool // final is one well-formed JSON object, checked as it was set
 }
 
 // find returns the call with key, or nil.
@@ -158,18 +159,19 @@ func (q *toolQueue) emit(c *queuedCall, frag string) error {
 }
 
 func (q *toolQueue) end(c *queuedCall) error {
-	final := c.final
 	if q.strict != nil {
 		args := json.RawMessage(c.args)
-		if wholeObject(c.final) {
+		if c.whole {
 			args = c.final
 		}
 		if in, ok := q.strict.input(c.name, args); ok {
-			final = in
+			q.a.ToolInputFinal(c.key, in)
+			c.ended = true
+			return keepGoing(q.a.EndBlock(c.key))
 		}
 	}
-	if final != nil {
-		q.a.ToolInputFinal(c.key, final)
+	if c.final != nil {
+		q.applyFinal(c)
 	}
 	c.ended = true
 	return keepGoing(q.a.EndBlock(c.key))
@@ -186,7 +188,9 @@ func (q *toolQueue) args(c *queuedCall, frag string) error {
 		}
 		return driver.InvalidResponse(q.provider, nil, "tool call %s (%s) sent arguments after it ended", c.providerID, c.name)
 	case c.started:
-		c.args = driver.AppendDoubling(c.args, frag)
+		if q.keepsArgs(c) {
+			c.args = driver.AppendDoubling(c.args, frag)
+		}
 		if err := q.emit(c, frag); err != nil {
 			return err
 		}
@@ -201,16 +205,42 @@ func (q *toolQueue) args(c *queuedCall, frag string) error {
 	return nil
 }
 
+// keepsArgs reports whether the queue needs a started call's fragments
+// joined: for the completeness test (Chat) or a strict tool's input as it
+// ends. The Responses API's calls of a tool not sent strict need neither
+// (the Assembler keeps the fragments it streams), and 16 KiB of arguments
+// joined a second time is a pass that counts. (A waiting call joins its
+// fragments whatever: few calls wait.)
+func (q *toolQueue) keepsArgs(c *queuedCall) bool {
+	if q.complete != nil {
+		return true
+	}
+	_, strict := q.strict[c.name]
+	return strict
+}
+
 // setFinal records the call's authoritative input, applied when it ends.
 // The input restated (the Responses API states a call's arguments up to
 // three times) is not copied again.
 func (q *toolQueue) setFinal(c *queuedCall, input string) {
 	if c.final == nil || string(c.final) != input {
 		c.final = json.RawMessage(input)
+		c.whole = wholeObject(c.final)
 	}
 	if c.started && !c.ended {
-		q.a.ToolInputFinal(c.key, c.final)
+		q.applyFinal(c)
 	}
+}
+
+// applyFinal hands the Assembler the call's final input: a whole object,
+// checked once as it was set and never written, is kept without a copy
+// or a second check (16 KiB of arguments is a pass that counts).
+func (q *toolQueue) applyFinal(c *queuedCall) {
+	if c.whole {
+		q.a.ToolInputFinalChecked(c.key, c.final)
+		return
+	}
+	q.a.ToolInputFinal(c.key, c.final)
 }
 
 // finish marks the call ended by the dialect and streams on.
