@@ -379,15 +379,22 @@ func EventsJSON(lines []TraceLine) ([]byte, error) {
 	e := indenters.Get().(*indenter)
 	defer indenters.Put(e)
 	out := append(e.out[:0], '[')
-	for i, l := range lines {
-		e.buf.Reset()
-		if err := e.enc.Encode(l); err != nil {
-			return nil, err
-		}
+	for i := range lines {
 		if i > 0 {
 			out = append(out, ',')
 		}
 		out = append(out, "\n  "...)
+		n := len(out)
+		var ok bool
+		if out, ok = appendTraceLine(out, &lines[i]); ok {
+			continue
+		}
+		out = out[:n]
+		e.buf.Reset()
+		if err := e.enc.Encode(lines[i]); err != nil {
+			e.out = out[:0]
+			return nil, err
+		}
 		out = append(out, bytes.TrimRight(e.buf.Bytes(), "\n")...)
 	}
 	out = append(out, "\n]\n"...)

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
@@ -285,3 +286,79 @@ func appendString(dst []byte, s string, html bool) []byte {
 }
 
 const hexDigit = "0123456789abcdef"
+
+// appendTraceLine appends l's compact JSON as EventsJSON's encoder writes
+// it (no HTML escaping, the empty fields omitted), without the newline.
+// It reports false, with dst unspecified, for a final input that is not
+// valid JSON, which encoding/json refuses with an error of its own.
+// TestTraceLineEncoding holds it to encoding/json over every golden's
+// events and crafted lines.
+func appendTraceLine(dst []byte, l *TraceLine) ([]byte, bool) {
+	dst = append(dst, `{"step":`...)
+	dst = strconv.AppendInt(dst, int64(l.Step), 10)
+	dst = append(dst, `,"type":`...)
+	dst = appendString(dst, l.Type, false)
+	if l.Index != nil {
+		dst = append(dst, `,"index":`...)
+		dst = strconv.AppendInt(dst, int64(*l.Index), 10)
+	}
+	str := func(name, v string) {
+		if v != "" {
+			dst = append(dst, ',', '"')
+			dst = append(dst, name...)
+			dst = append(dst, '"', ':')
+			dst = appendString(dst, v, false)
+		}
+	}
+	num := func(name string, v int64) {
+		if v != 0 {
+			dst = append(dst, ',', '"')
+			dst = append(dst, name...)
+			dst = append(dst, '"', ':')
+			dst = strconv.AppendInt(dst, v, 10)
+		}
+	}
+	str("model", l.Model)
+	str("served_model", l.Served)
+	str("text", l.Text)
+	str("signature", l.Signature)
+	str("tool_use_id", l.ToolUseID)
+	str("tool_name", l.ToolName)
+	str("partial_json", l.Partial)
+	if len(l.Input) > 0 {
+		dst = append(dst, `,"final_input":`...)
+		b := bytes.NewBuffer(dst)
+		if json.Compact(b, l.Input) != nil { // as the encoder checks and compacts a RawMessage
+			return dst, false
+		}
+		dst = b.Bytes()
+	}
+	str("stop_reason", string(l.StopReason))
+	if u := l.Usage; u != nil {
+		dst = append(dst, `,"usage":{"input_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(u.InputTokens), 10)
+		dst = append(dst, `,"output_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(u.OutputTokens), 10)
+		dst = append(dst, `,"cached_input_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(u.CachedInputTokens), 10)
+		dst = append(dst, `,"cache_creation_input_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(u.CacheCreationInputTokens), 10)
+		if u.ReasoningTokens != 0 {
+			dst = append(dst, `,"reasoning_tokens":`...)
+			dst = strconv.AppendInt(dst, int64(u.ReasoningTokens), 10)
+		}
+		if u.Estimated {
+			dst = append(dst, `,"estimated":true`...)
+		}
+		dst = append(dst, '}')
+	}
+	num("attempt", int64(l.Attempt))
+	num("status", int64(l.Status))
+	num("wait_ms", l.WaitMS)
+	if l.Backoff {
+		dst = append(dst, `,"backoff":true`...)
+	}
+	str("class", string(l.Class))
+	str("code", l.Code)
+	return append(dst, '}'), true
+}

@@ -160,3 +160,95 @@ func FuzzTranscriptEncoding(f *testing.F) {
 		checkTranscript(t, "fuzzed", msgs)
 	})
 }
+
+// checkTraceLine holds appendTraceLine to EventsJSON's encoder for l,
+// and reports whether it took l.
+func checkTraceLine(t *testing.T, what string, l TraceLine) bool {
+	t.Helper()
+	got, ok := appendTraceLine(nil, &l)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(l)
+	if !ok {
+		return false
+	}
+	if err != nil {
+		t.Fatalf("%s: appendTraceLine took a line encoding/json refuses: %v", what, err)
+	}
+	if want := bytes.TrimSuffix(buf.Bytes(), []byte("\n")); !bytes.Equal(got, want) {
+		t.Fatalf("%s: appendTraceLine\n%s\nwant\n%s", what, got, want)
+	}
+	return true
+}
+
+// TestTraceLineEncoding holds appendTraceLine to encoding/json over the
+// lines of every golden events.json and crafted lines with every field
+// set, and EventsJSON's output to the golden files.
+func TestTraceLineEncoding(t *testing.T) {
+	zero, seven := 0, -7
+	full := TraceLine{Step: 3, Type: tricky, Index: &seven, Model: tricky, Served: "s<", Text: tricky, Signature: "&",
+		ToolUseID: "tu_1", ToolName: "n>", Partial: `{"a":`, Input: json.RawMessage(` { "a" : [1, "<\u2028>"] } `),
+		StopReason: "end_turn", Usage: &canonical.TokenUsage{InputTokens: 1, OutputTokens: 2, CachedInputTokens: 3, CacheCreationInputTokens: 4, ReasoningTokens: 5, Estimated: true},
+		Attempt: 2, Status: 529, WaitMS: -1, Backoff: true, Class: "overloaded", Code: tricky}
+	for _, c := range []struct {
+		name  string
+		l     TraceLine
+		taken bool
+	}{
+		{"every field", full, true},
+		{"zero", TraceLine{}, true},
+		{"index 0", TraceLine{Index: &zero, Usage: &canonical.TokenUsage{}}, true},
+		{"string input", TraceLine{Input: json.RawMessage(`"{\"a\":"`)}, true},
+		{"invalid input", TraceLine{Input: json.RawMessage(`{"a":`)}, false},
+	} {
+		if took := checkTraceLine(t, c.name, c.l); took != c.taken {
+			t.Errorf("%s: taken %t, want %t", c.name, took, c.taken)
+		}
+	}
+	if _, err := EventsJSON([]TraceLine{full, {Input: json.RawMessage(`{`)}}); err == nil {
+		t.Error("EventsJSON of an invalid final input: no error")
+	}
+
+	paths, err := filepath.Glob(filepath.Join("..", "..", "goldens", "*", "*", "*", "*", GoldenEvents))
+	if err != nil || len(paths) < 1000 {
+		t.Fatalf("%d golden events files (%v)", len(paths), err)
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []TraceLine
+		if err := json.Unmarshal(data, &lines); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		for i, l := range lines {
+			if !checkTraceLine(t, p, l) {
+				t.Errorf("%s: line %d left to encoding/json", p, i)
+			}
+		}
+		got, err := EventsJSON(lines)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Errorf("%s: EventsJSON of the decoded golden differs from it at byte %d", p, diffAt(got, data))
+		}
+	}
+}
+
+// FuzzTraceLineEncoding holds appendTraceLine to encoding/json for lines
+// of arbitrary text and final input.
+func FuzzTraceLineEncoding(f *testing.F) {
+	f.Add(tricky, `{"a":"<&>"}`, int64(1))
+	f.Add("", "", int64(0))
+	f.Add("x", " [1, 2] ", int64(-5))
+	f.Fuzz(func(t *testing.T, s, input string, n int64) {
+		i := int(n)
+		checkTraceLine(t, "fuzzed", TraceLine{Step: i, Type: s, Index: &i, Model: s, Served: s, Text: s, Signature: s, ToolUseID: s,
+			ToolName: s, Partial: s, Input: json.RawMessage(input), StopReason: canonical.StopReason(s),
+			Usage: &canonical.TokenUsage{InputTokens: i, ReasoningTokens: i, Estimated: n%2 == 0}, Attempt: i, Status: i, WaitMS: n,
+			Backoff: n%3 == 0, Class: canonical.ErrorClass(s), Code: s})
+	})
+}
