@@ -38,6 +38,15 @@ func CanonicalJSON(v any) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if out, ok := appendCanonicalText(make([]byte, 0, len(data)), data); ok {
+		return out, nil
+	}
+	return canonicalDecoded(data)
+}
+
+// canonicalDecoded is CanonicalJSON's general path: data decoded with
+// encoding/json into maps and slices, then written by writeCanonical.
+func canonicalDecoded(data []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var doc any

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/pkoukk/tiktoken-go"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/metis-llm/metis/adapters/adaptertest"
@@ -41,13 +40,13 @@ func TestCancelNeverLoadsTheTokenizer(t *testing.T) {
 			forgetEncodings(t)
 			var sent atomic.Bool
 			var before, after atomic.Int32
-			loadEncoding = func(name string) (*tiktoken.Tiktoken, error) {
+			loadEncoding = func(name string) (*bpe, error) {
 				if sent.Load() {
 					after.Add(1)
 				} else {
 					before.Add(1)
 				}
-				return tiktoken.GetEncoding(name)
+				return loadBPE(name)
 			}
 			a, _ := newTestAdapter(t, &testServer{answer: func(_ int, w http.ResponseWriter, r *http.Request) {
 				sent.Store(true)

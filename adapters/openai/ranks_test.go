@@ -10,32 +10,41 @@ import (
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
 
-// TestRanksLoaderMatchesOffline: the ranks read by ranksLoader are the
-// offline loader's, key for key and rank for rank, for both encodings
-// metis uses.
-func TestRanksLoaderMatchesOffline(t *testing.T) {
+// TestRanksMatchOffline: the ranks loadBPE reads are the offline
+// loader's, key for key and rank for rank, for both encodings metis
+// uses, and nothing else is a token.
+func TestRanksMatchOffline(t *testing.T) {
 	for _, enc := range []string{encodingO200K, encodingCL100K} {
 		url := "https://openaipublic.blob.core.windows.net/encodings/" + enc + ".tiktoken"
 		want, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(url)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := ranksLoader{}.LoadTiktokenBpe(url)
+		e, err := loadBPE(enc)
 		if err != nil {
 			t.Fatalf("%s: %v", enc, err)
 		}
-		if len(got) != len(want) || len(want) < 100000 {
-			t.Errorf("%s: %d ranks, want %d (the offline loader's)", enc, len(got), len(want))
+		got := e.ranks
+		if got.Len() != len(want) || len(want) < 100000 {
+			t.Errorf("%s: %d ranks, want %d (the offline loader's)", enc, got.Len(), len(want))
 		}
 		for k, v := range want {
-			if g, ok := got[k]; !ok || g != v {
+			if g, ok := got.rank(k); !ok || g != v {
 				t.Errorf("%s: token %q: rank %d (present %t), want %d", enc, k, g, ok, v)
 				break
 			}
 		}
+		for _, s := range []string{"", "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00", "tiktoken is great!"} {
+			if _, ok := want[s]; ok {
+				t.Fatalf("%q is a token after all: pick another", s)
+			}
+			if r, ok := got.rank(s); ok {
+				t.Errorf("%s: %q has rank %d, not a token", enc, s, r)
+			}
+		}
 	}
-	if _, err := (ranksLoader{}).LoadTiktokenBpe("x/nope.tiktoken"); err == nil {
-		t.Error("an unknown ranks file loaded without error")
+	if _, err := loadBPE("p50k_base"); err == nil {
+		t.Error("an encoding metis has no pattern for loaded without error")
 	}
 }
 
@@ -94,12 +103,21 @@ func FuzzParseRanks(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(got) != len(want) {
-			t.Fatalf("%d ranks, want %d", len(got), len(want))
+		if got.Len() != len(want) {
+			t.Fatalf("%d ranks, want %d", got.Len(), len(want))
 		}
 		for k, v := range want {
-			if g, ok := got[k]; !ok || g != v {
+			if g, ok := got.rank(k); !ok || g != v {
 				t.Fatalf("token %q: rank %d (present %t), want %d", k, g, ok, v)
+			}
+			// Every shorter prefix of a token is absent unless the
+			// file has it.
+			for i := range len(k) {
+				if _, in := want[k[:i]]; !in {
+					if _, ok := got.rank(k[:i]); ok {
+						t.Fatalf("%q is no token but has a rank", k[:i])
+					}
+				}
 			}
 		}
 	})

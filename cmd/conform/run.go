@@ -349,8 +349,8 @@ func firstLine(s string) string {
 }
 
 // readyTokenizers loads the OpenAI tokenizer tables the runs will use
-// (the first streamed call of an OpenAI model loads them otherwise, a
-// fifth of a second of CPU that every other such run waits for) while
+// (the first streamed call of an OpenAI model loads them otherwise, some
+// tens of milliseconds of CPU that every other such run waits for) while
 // the scenarios load on the other core: for the models of a --model
 // filter, or for OpenAI's current encoding when there is none. Models
 // without an OpenAI tokenizer load nothing.

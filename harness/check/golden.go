@@ -228,18 +228,22 @@ func EncodeIndented(v any) ([]byte, error) {
 	if err := e.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	src := e.buf.Bytes()
+	return e.indent(e.buf.Bytes()), nil
+}
+
+// indent returns the compact JSON src indented, in a buffer of its own.
+func (e *indenter) indent(src []byte) []byte {
 	// Sizing the buffer up front saves growing it step by step, which
 	// for report.json (megabytes) cost more than the indenting itself.
 	need := jsonindent.Size(len(src))
 	if len(src) > pooledMax {
-		return jsonindent.Append(make([]byte, 0, need), src), nil
+		return jsonindent.Append(make([]byte, 0, need), src)
 	}
 	if cap(e.out) < need {
 		e.out = make([]byte, 0, need)
 	}
 	e.out = jsonindent.Append(e.out[:0], src)
-	return bytes.Clone(e.out), nil
+	return bytes.Clone(e.out)
 }
 
 // pooledMax is the largest compact encoding EncodeIndented indents in a
@@ -257,6 +261,7 @@ type indenter struct {
 	buf bytes.Buffer
 	enc *json.Encoder
 	out []byte
+	raw []byte // appendTranscript's compact encoding
 }
 
 var indenters = sync.Pool{New: func() any {
@@ -278,7 +283,14 @@ func TranscriptJSON(msgs []canonical.Message) ([]byte, error) {
 		}
 		out[i] = m
 	}
-	return EncodeIndented(out)
+	e := indenters.Get().(*indenter)
+	defer indenters.Put(e)
+	src, ok := appendTranscript(e.raw[:0], out)
+	e.raw = src[:0]
+	if !ok {
+		return EncodeIndented(out)
+	}
+	return e.indent(src), nil
 }
 
 // WireRequest is one HTTP request as requests.json records it.
@@ -367,15 +379,22 @@ func EventsJSON(lines []TraceLine) ([]byte, error) {
 	e := indenters.Get().(*indenter)
 	defer indenters.Put(e)
 	out := append(e.out[:0], '[')
-	for i, l := range lines {
-		e.buf.Reset()
-		if err := e.enc.Encode(l); err != nil {
-			return nil, err
-		}
+	for i := range lines {
 		if i > 0 {
 			out = append(out, ',')
 		}
 		out = append(out, "\n  "...)
+		n := len(out)
+		var ok bool
+		if out, ok = appendTraceLine(out, &lines[i]); ok {
+			continue
+		}
+		out = out[:n]
+		e.buf.Reset()
+		if err := e.enc.Encode(lines[i]); err != nil {
+			e.out = out[:0]
+			return nil, err
+		}
 		out = append(out, bytes.TrimRight(e.buf.Bytes(), "\n")...)
 	}
 	out = append(out, "\n]\n"...)

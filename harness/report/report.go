@@ -283,18 +283,22 @@ func JUnit(r *harness.Result) ([]byte, error) {
 		stamp = r.Started.UTC().Format("2006-01-02T15:04:05")
 	}
 	index := map[string]int{}
-	for _, run := range r.Runs {
+	var totals []float64 // each suite's seconds, summed in the runs' order
+	for k := range r.Runs {
+		run := &r.Runs[k]
 		i, ok := index[run.ID]
 		if !ok {
 			i = len(root.Suites)
 			index[run.ID] = i
 			root.Suites = append(root.Suites, junitSuite{Name: run.ID, File: run.File, Stamp: stamp})
+			totals = append(totals, 0)
 		}
+		totals[i] += run.Duration.Seconds()
 		s := &root.Suites[i]
 		c := junitCase{Name: run.Model, Classname: run.ID, File: run.File, Line: run.Line, Time: seconds(run.Duration.Seconds())}
 		switch run.Status {
 		case harness.StatusFail:
-			c.Failure = &junitMessage{Message: firstLine(run.Reason), Type: "fail", Text: details(&run)}
+			c.Failure = &junitMessage{Message: firstLine(run.Reason), Type: "fail", Text: details(run)}
 			s.Failures++
 			root.Failures++
 		case harness.StatusSkip, harness.StatusKnownFailure:
@@ -309,13 +313,7 @@ func JUnit(r *harness.Result) ([]byte, error) {
 		s.Cases = append(s.Cases, c)
 	}
 	for i := range root.Suites {
-		var total float64
-		for _, run := range r.Runs {
-			if run.ID == root.Suites[i].Name {
-				total += run.Duration.Seconds()
-			}
-		}
-		root.Suites[i].Time = seconds(total)
+		root.Suites[i].Time = seconds(totals[i])
 	}
 	out, err := xml.MarshalIndent(root, "", "  ")
 	if err != nil {

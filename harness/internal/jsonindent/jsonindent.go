@@ -2,7 +2,10 @@
 // prefix and two spaces, in one pass over text known to be valid.
 package jsonindent
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+)
 
 // Append appends to dst the valid JSON src indented as json.Indent
 // does with no prefix and two spaces: each element and member on a line
@@ -27,9 +30,17 @@ func Size(n int) int { return 2*n + n/4 + 64 }
 // enclosing document: its inner lines are indented by depth more levels,
 // as they are when json.Indent indents the whole document. A document
 // can so be indented a part at a time.
+//
+// When dst's spare capacity runs short of a line's indentation, AppendAt
+// measures the whole output (Len) and grows dst once to hold it: the
+// callers size dst for the usual shapes (Size), and a deeply nested
+// document, whose indentation can be a hundred times its compact size,
+// would otherwise regrow and copy it a quarter larger at a time.
 func AppendAt(dst, src []byte, depth int) []byte {
 	base := depth
-	open := false // the last byte was '{' or '[': the newline waits for a non-empty body
+	start := len(dst)
+	sized := false // dst has been grown to the measured output
+	open := false  // the last byte was '{' or '[': the newline waits for a non-empty body
 	i := 0
 	for i < len(src) {
 		c := src[i]
@@ -42,6 +53,9 @@ func AppendAt(dst, src []byte, depth int) []byte {
 			open = false
 			if c != '}' && c != ']' {
 				depth++
+				if !sized && cap(dst)-len(dst) <= 2*depth {
+					dst, sized = slices.Grow(dst, start+Len(src, base)-len(dst)), true
+				}
 				dst = appendNewline(dst, depth)
 			} else {
 				// An empty object or array: "{}" or "[]".
@@ -65,6 +79,9 @@ func AppendAt(dst, src []byte, depth int) []byte {
 			continue
 		case ',':
 			dst = append(dst, c)
+			if !sized && cap(dst)-len(dst) <= 2*depth {
+				dst, sized = slices.Grow(dst, start+Len(src, base)-len(dst)), true
+			}
 			dst = appendNewline(dst, depth)
 			i++
 			continue
@@ -74,6 +91,9 @@ func AppendAt(dst, src []byte, depth int) []byte {
 			continue
 		case '}', ']':
 			depth--
+			if !sized && cap(dst)-len(dst) <= 2*depth {
+				dst, sized = slices.Grow(dst, start+Len(src, base)-len(dst)), true
+			}
 			dst = appendNewline(dst, depth)
 			dst = append(dst, c)
 			i++
@@ -92,6 +112,70 @@ func AppendAt(dst, src []byte, depth int) []byte {
 		}
 	}
 	return append(dst, src[i:]...)
+}
+
+// Len is the length of AppendAt(nil, src, depth), measured without
+// writing it: the same walk over src, adding up what each byte becomes.
+func Len(src []byte, depth int) int {
+	base := depth
+	open := false
+	n, i := 0, 0
+	for i < len(src) {
+		c := src[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			i++
+			continue
+		}
+		if open {
+			open = false
+			if c != '}' && c != ']' {
+				depth++
+				n += 1 + 2*depth
+			} else {
+				n++
+				i++
+				if depth == base {
+					break
+				}
+				continue
+			}
+		}
+		switch c {
+		case '"':
+			j := stringClose(src, i+1)
+			n += j - i
+			i = j
+		case '{', '[':
+			open = true
+			n++
+			i++
+			continue
+		case ',':
+			n += 2 + 2*depth
+			i++
+			continue
+		case ':':
+			n += 2
+			i++
+			continue
+		case '}', ']':
+			depth--
+			n += 2 + 2*depth
+			i++
+		default:
+			j := i + 1
+			for j < len(src) && !isJSONDelim(src[j]) {
+				j++
+			}
+			n += j - i
+			i = j
+		}
+		if depth == base {
+			break
+		}
+	}
+	return n + len(src) - i
 }
 
 // stringClose returns the index just past the closing quote of the JSON

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -81,7 +82,40 @@ func FuzzAppend(f *testing.F) {
 		if got := Append(nil, src); !bytes.Equal(got, want.Bytes()) {
 			t.Fatalf("Append(%q) =\n%q\nwant\n%q", src, got, want.Bytes())
 		}
+		for depth := range 3 {
+			if n, got := Len(src, depth), len(AppendAt(nil, src, depth)); n != got {
+				t.Fatalf("Len(%q, %d) = %d, AppendAt wrote %d bytes", src, depth, n, got)
+			}
+		}
 	})
+}
+
+// TestAppendGrowsOnce indents documents whose indentation is many times
+// their compact size into a buffer with little room: the output is
+// json.Indent's, Len measures it exactly, and the buffer is grown once to
+// that size (by the measure) rather than a quarter at a time.
+func TestAppendGrowsOnce(t *testing.T) {
+	deep := strings.Repeat(`{"k":[`, 300) + "1" + strings.Repeat(`]}`, 300)
+	wide := "[" + strings.Repeat(strings.Repeat("[", 20)+"1,2"+strings.Repeat("]", 20)+",", 200) + "0]"
+	for _, src := range []string{deep, wide, indentCases[len(indentCases)-1]} {
+		var want bytes.Buffer
+		if err := json.Indent(&want, []byte(src), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if n := Len([]byte(src), 0); n != want.Len() {
+			t.Errorf("Len = %d, json.Indent wrote %d bytes", n, want.Len())
+		}
+		got := Append(make([]byte, 0, 16), []byte(src))
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("Append differs from json.Indent at byte %d", firstDiff(got, want.Bytes()))
+		}
+		// One growth to the measured size leaves at most the allocator's
+		// rounding (an eighth at these sizes); growing a quarter at a
+		// time ends anywhere up to a quarter over.
+		if slack := cap(got) - len(got); slack > len(got)/8+64 {
+			t.Errorf("output of %d bytes in a buffer of %d: grown step by step", len(got), cap(got))
+		}
+	}
 }
 
 // firstDiff is the offset of the first byte where a and b differ.
