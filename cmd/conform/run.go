@@ -13,6 +13,7 @@ import (
 	"github.com/metis-llm/metis/harness"
 	"github.com/metis-llm/metis/harness/report"
 	"github.com/metis-llm/metis/harness/scenario"
+	"github.com/metis-llm/metis/internal/buildinfo"
 	"github.com/metis-llm/metis/internal/cli"
 )
 
@@ -84,6 +85,11 @@ Exit status: 0 all passed, 1 a run failed, 2 a usage or configuration error
 	cfg.UpdateGoldens = update
 	cfg.RunTimeout = timeout
 	go readyTokenizers(sel.models)
+	// The report's revision: in a checkout of a build without a VCS stamp
+	// (-buildvcs=false) it runs git rev-parse and git status, a fifth of a
+	// second that harness.Run would otherwise wait for before its first
+	// run; asked now, it overlaps the scenarios' loading.
+	go buildinfo.Read()
 	scs, ok := sel.load(c.Name, cfg, stderr)
 	if !ok {
 		return exitUsage

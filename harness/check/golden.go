@@ -5,17 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/harness/internal/jsonindent"
+	"github.com/metis-llm/metis/harness/internal/readfile"
 	"github.com/metis-llm/metis/harness/internal/textdiff"
 	"github.com/metis-llm/metis/internal/atomicfile"
 )
@@ -74,32 +72,13 @@ func CompareGolden(path string, got []byte, update bool) (diff string, err error
 var readBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // readFile appends the contents of the file at path to buf, as
-// os.ReadFile reads it but with no stat to size the buffer: the caller
-// expects about size bytes (got's length, when the golden matches), so a
-// buffer of that size and a little more holds it in one read and the
-// read that finds the end.
+// os.ReadFile reads it but with no stat to size the buffer and none of
+// package os's poller set-up (readfile.Append): the caller expects about
+// size bytes (got's length, when the golden matches), so a buffer of
+// that size and a little more holds it in one read and the read that
+// finds the end.
 func readFile(path string, buf []byte, size int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return buf, err
-	}
-	defer f.Close()
-	if need := len(buf) + size + 512; cap(buf) < need {
-		buf = slices.Grow(buf, need-len(buf))
-	}
-	for {
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, cap(buf)) // a file larger than expected
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
+	return readfile.Append(buf, path, size)
 }
 
 // writeAtomic writes data to path through a temporary file in the same

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/metis-llm/metis/canonical"
 	"github.com/metis-llm/metis/internal/secrets"
 )
 
@@ -71,8 +73,8 @@ func writeHead(sb *strings.Builder, method string, u *url.URL, h http.Header, na
 	}
 }
 
-// slowKey marks a body key made from the readable canonical text, for
-// JSON nested past MaxKeyDepth, which the one-pass form declines.
+// slowKey marks a body key made by declinedBody, for JSON nested past
+// MaxKeyDepth, which the one-pass form declines.
 const slowKey = "\x00readable\n"
 
 // MaxKeyDepth bounds the nesting the one-pass canonical form follows.
@@ -88,10 +90,30 @@ func compactBody(body []byte) string {
 		return NormalizeIDs(string(c.out))
 	}
 	if c.declined {
-		return slowKey + canonicalBody(body)
+		return slowKey + declinedBody(body)
 	}
 	// Not JSON: the text itself, as Canonical keeps it.
 	return canonicalBody(body)
+}
+
+// declinedBody is the body key of JSON the one-pass form declines:
+// canonicalBody's text without its indentation, which for a body nested
+// hundreds deep is most of the text (two spaces a level on every line)
+// and most of the time. Indenting adds only whitespace outside strings,
+// so two bodies' forms here are equal exactly when their canonicalBody
+// texts are (TestMatchKeyAgreesWithCanonical, FuzzMatchKey); a body that
+// turns out not to be JSON is its own text, ending in a newline as in
+// canonicalBody, which compact JSON never ends in.
+func declinedBody(body []byte) string {
+	body = secrets.ScrubFields(body)
+	if c, err := canonical.CanonicalJSON(json.RawMessage(body)); err == nil {
+		return NormalizeIDs(string(c))
+	}
+	s := string(body)
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return NormalizeIDs(s)
 }
 
 // canonicalizer writes one JSON value in compact canonical form.
@@ -99,7 +121,7 @@ type canonicalizer struct {
 	src      []byte
 	out      []byte
 	ok       bool // the last value parsed
-	declined bool // valid so far, but a case left to the readable form
+	declined bool // valid so far, but a case left to declinedBody
 	members  []member
 	scratch  []byte
 }

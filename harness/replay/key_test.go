@@ -91,6 +91,12 @@ var keyBodies = []string{
 	`1.0`, `1.00`, `1e5`, `1E5`,
 	strings.Repeat("[", 300) + strings.Repeat("]", 300),
 	strings.Repeat("[ ", 300) + strings.Repeat("] ", 300),
+	strings.Repeat("[", 300) + strings.Repeat("]", 300) + "x",
+	strings.Repeat("[", 300) + "x" + strings.Repeat("]", 300),
+	strings.Repeat(`{"b":2,"a":`, 300) + `"tu_01JABCDEFGHJKMNPQRSTVWXYZ0"` + strings.Repeat("}", 300),
+	strings.Repeat(`{ "a" : `, 300) + `"tu_01JZZZZZZZZZZZZZZZZZZZZZZ9"` + strings.Repeat(` , "b":2}`, 300),
+	strings.Repeat(`{"api_key":"sk-live-123","a":`, 300) + "1" + strings.Repeat("}", 300),
+	strings.Repeat(`{"a":`, 300) + "1" + strings.Repeat(`,"api_key":"REDACTED"}`, 300),
 }
 
 // TestMatchKeyAgreesWithCanonical checks the compact key against the
@@ -122,7 +128,7 @@ func TestMatchKeyAgreesWithCanonical(t *testing.T) {
 // numbers as written, credentials masked, canonical ids numbered); a body
 // that is not JSON is its own text (ending in a newline, as Canonical
 // writes it), and JSON nested past MaxKeyDepth is
-// left to the readable form.
+// left to declinedBody.
 func TestMatchKeyCompactForm(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{``, ``},

@@ -8,13 +8,14 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+
+	"github.com/metis-llm/metis/harness/internal/readfile"
 )
 
 // ErrNoCassette is wrapped by Load's error when the cassette file does not
@@ -57,7 +58,10 @@ type Player struct {
 func Load(path string, opts ...Option) (*Player, error) {
 	name := strings.TrimSuffix(path, ".yaml")
 	file := name + ".yaml"
-	data, err := os.ReadFile(file)
+	bp := loadBufs.Get().(*[]byte)
+	defer loadBufs.Put(bp)
+	data, err := readfile.Append((*bp)[:0], file, -1)
+	*bp = data[:0]
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w %s", ErrNoCassette, file)
@@ -66,6 +70,12 @@ func Load(path string, opts ...Option) (*Player, error) {
 	}
 	return load(name, data, opts)
 }
+
+// loadBufs are the buffers Load reads cassette files into: a whole-suite
+// run loads two and a half thousand of them, each dropped once parsed,
+// since the Player keeps copies of what it needs and never data itself
+// (TestLoadKeepsNoBytesOfTheFile).
+var loadBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // load makes the Player of the cassette file name+".yaml" read into data
 // (read once: its provenance header and its interactions).

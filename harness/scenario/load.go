@@ -10,12 +10,16 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/harness/internal/readfile"
 )
 
 // Parse reads one scenario from data; file names it in errors. The YAML
@@ -52,46 +56,81 @@ func LoadFile(path string) (*Scenario, error) {
 // returns the scenarios that loaded and, if any file failed, an Errors
 // listing every problem; Scenario.Rel is each file's path relative to dir.
 func LoadDir(dir string) ([]*Scenario, error) {
-	return loadFS(os.DirFS(dir), func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) })
+	name := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	read := func(rel string) ([]byte, error) {
+		data, err := readfile.ReadFile(name(rel))
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			pe.Path = rel // as os.DirFS names it
+		}
+		return data, err
+	}
+	return loadFS(os.DirFS(dir), name, read)
 }
 
 // LoadFS is LoadDir over a file system, such as scenarios.FS; files are
 // named in errors by their path in fsys.
 func LoadFS(fsys fs.FS) ([]*Scenario, error) {
-	return loadFS(fsys, func(rel string) string { return rel })
+	return loadFS(fsys, func(rel string) string { return rel }, func(rel string) ([]byte, error) { return fs.ReadFile(fsys, rel) })
 }
 
-func loadFS(fsys fs.FS, name func(rel string) string) ([]*Scenario, error) {
+// loadFS lists the scenario files of fsys, then reads and parses them on
+// GOMAXPROCS goroutines (the parse, YAML and the schema, is the serial
+// start of every conform run), and gathers the results in the order of
+// the list: the scenarios, the errors and the first failure that stops
+// the load are those of reading the files one after another.
+func loadFS(fsys fs.FS, name func(rel string) string, read func(rel string) ([]byte, error)) ([]*Scenario, error) {
+	var rels []string
+	walkErr := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && path.Ext(p) == ".yaml" && !DataFiles[p] {
+			rels = append(rels, p)
+		}
+		return nil
+	})
+	type parsed struct {
+		sc  *Scenario
+		err error // a *Error, or one (reading the file) that stops the load
+	}
+	results := make([]parsed, len(rels))
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range min(runtime.GOMAXPROCS(0), len(rels)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(rels); i = int(next.Add(1) - 1) {
+				data, err := read(rels[i])
+				if err != nil {
+					results[i] = parsed{err: err}
+					continue
+				}
+				sc, err := Parse(name(rels[i]), data)
+				results[i] = parsed{sc: sc, err: err}
+			}
+		})
+	}
+	wg.Wait()
 	var (
 		out  []*Scenario
 		errs Errors
 	)
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || path.Ext(p) != ".yaml" || DataFiles[p] {
-			return nil
-		}
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
-		}
-		sc, err := Parse(name(p), data)
+	for i, r := range results {
 		var e *Error
 		switch {
-		case errors.As(err, &e):
+		case errors.As(r.err, &e):
 			errs = append(errs, e)
-		case err != nil:
-			return err
+		case r.err != nil:
+			return out, fmt.Errorf("loading scenarios: %w", r.err)
 		default:
-			sc.Rel = p
-			out = append(out, sc)
+			r.sc.Rel = rels[i]
+			out = append(out, r.sc)
 		}
-		return nil
-	})
-	if err != nil {
-		return out, fmt.Errorf("loading scenarios: %w", err)
+	}
+	if walkErr != nil {
+		return out, fmt.Errorf("loading scenarios: %w", walkErr)
 	}
 	return out, errs.err()
 }
