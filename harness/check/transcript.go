@@ -178,18 +178,8 @@ func appendMetadata(dst []byte, m *canonical.MessageMetadata) ([]byte, bool) {
 	}
 	if u := m.Usage; u != nil {
 		field("usage")
-		dst = append(dst, `{"input_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(u.InputTokens), 10)
-		dst = append(dst, `,"output_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(u.OutputTokens), 10)
-		dst = append(dst, `,"cached_input_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(u.CachedInputTokens), 10)
-		dst = append(dst, `,"cache_creation_input_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(u.CacheCreationInputTokens), 10)
-		if u.ReasoningTokens != 0 {
-			dst = append(dst, `,"reasoning_tokens":`...)
-			dst = strconv.AppendInt(dst, int64(u.ReasoningTokens), 10)
-		}
+		dst = append(dst, '{')
+		dst = appendTokenCounts(dst, u.Tokens())
 		dst = append(dst, `,"cost_usd":`...)
 		cost, err := u.CostUSD.MarshalJSON()
 		if err != nil {
@@ -335,18 +325,8 @@ func appendTraceLine(dst []byte, l *TraceLine) ([]byte, bool) {
 	}
 	str("stop_reason", string(l.StopReason))
 	if u := l.Usage; u != nil {
-		dst = append(dst, `,"usage":{"input_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(u.InputTokens), 10)
-		dst = append(dst, `,"output_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(u.OutputTokens), 10)
-		dst = append(dst, `,"cached_input_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(u.CachedInputTokens), 10)
-		dst = append(dst, `,"cache_creation_input_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(u.CacheCreationInputTokens), 10)
-		if u.ReasoningTokens != 0 {
-			dst = append(dst, `,"reasoning_tokens":`...)
-			dst = strconv.AppendInt(dst, int64(u.ReasoningTokens), 10)
-		}
+		dst = append(dst, `,"usage":{`...)
+		dst = appendTokenCounts(dst, *u)
 		if u.Estimated {
 			dst = append(dst, `,"estimated":true`...)
 		}
@@ -361,4 +341,23 @@ func appendTraceLine(dst []byte, l *TraceLine) ([]byte, bool) {
 	str("class", string(l.Class))
 	str("code", l.Code)
 	return append(dst, '}'), true
+}
+
+// appendTokenCounts writes the token counts that a transcript's usage and
+// a trace line's usage both begin with, as encoding/json writes them:
+// input_tokens first, reasoning_tokens only when not zero.
+func appendTokenCounts(dst []byte, u canonical.TokenUsage) []byte {
+	dst = append(dst, `"input_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.InputTokens), 10)
+	dst = append(dst, `,"output_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.OutputTokens), 10)
+	dst = append(dst, `,"cached_input_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.CachedInputTokens), 10)
+	dst = append(dst, `,"cache_creation_input_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.CacheCreationInputTokens), 10)
+	if u.ReasoningTokens != 0 {
+		dst = append(dst, `,"reasoning_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(u.ReasoningTokens), 10)
+	}
+	return dst
 }
