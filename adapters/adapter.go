@@ -14,8 +14,8 @@ package adapters
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"iter"
 	"log/slog"
 	"net/http"

@@ -72,9 +72,9 @@ type serverCall struct {
 	cancel context.CancelFunc
 
 	mu       sync.Mutex
-	awaiting string                 // the type of the line that waits for its answer (event, sleep, token), or ""
+	awaiting string        // the type of the line that waits for its answer (event, sleep, token), or ""
 	answers  chan *Message // next, cancel (to an event); slept, cancel (to a sleep); token, error (to a token)
-	ids      *callIDs               // V2 complete and stream calls
+	ids      *callIDs      // V2 complete and stream calls
 }
 
 type callKey struct{}
