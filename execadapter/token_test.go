@@ -2,6 +2,7 @@ package execadapter_test
 
 import (
 	"context"
+	"slices"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +16,10 @@ import (
 
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
+	"github.com/metis-llm/metis/certify"
 	"github.com/metis-llm/metis/execadapter"
+	"github.com/metis-llm/metis/harness"
+	"github.com/metis-llm/metis/harness/replay"
 	"github.com/metis-llm/metis/protocol"
 )
 
@@ -43,6 +47,9 @@ func tokenFake(mode string) int {
 				minor = ""
 			}
 			out(`{"type":"ready","id":"` + m.ID + `","protocol":"metis.adapter/v2","adapter":{"name":"fake"}` + minor + `}`)
+		case protocol.TypeCapabilities:
+			caps, _ := json.Marshal(canonical.Capabilities{SupportsStreaming: true, SupportsSystemPrompt: true, MaxContextTokens: 1000, MaxOutputTokens: 100})
+			out(`{"type":"capabilities","id":"` + m.ID + `","capabilities":` + string(caps) + `}`)
 		case protocol.TypeComplete:
 			switch {
 			case mode == "tokens-unknown":
@@ -230,5 +237,95 @@ func TestFactoryLearnsMinor(t *testing.T) {
 	}
 	if inits != 2 {
 		t.Errorf("%d inits for two adapters; want 2 (the minor version learned from the first)", inits)
+	}
+}
+
+// tokenScenarios script OAuth tokens on the run's clock.
+var tokenScenarios = []string{"credentials/token-expires-mid-session", "credentials/unauthorized-new-token"}
+
+// metis's own token-taking adapters, served through protocol.Serve (the
+// shim) and driven through execadapter, pass the token scenarios on
+// every column: each token reaches the child with a token line.
+func TestTokenScenariosThroughTheShim(t *testing.T) {
+	srv, err := replay.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, provider := range []string{"vertex", "vertex-anthropic", "azure"} {
+		t.Run(provider, func(t *testing.T) {
+			var mu sync.Mutex
+			tokenLines := 0
+			lines := &lineChecker{}
+			trace := func(dir string, line []byte) {
+				lines.trace(dir, line)
+				if dir == "adapter" && strings.Contains(string(line), `"type":"token"`) {
+					mu.Lock()
+					tokenLines++
+					mu.Unlock()
+				}
+			}
+			target := certify.Target{Provider: provider, Kind: "exec", Command: shim,
+				New: execadapter.Factory(execadapter.Options{Command: []string{shim}, Trace: trace, HangSignal: hangSignal})}
+			plan, err := certify.NewPlan(target, certify.Options{Server: srv, IDs: tokenScenarios})
+			if err != nil {
+				t.Fatal(err)
+			}
+			report, err := plan.Certify(context.Background(), 2, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ran []string
+			for _, res := range report.Results() {
+				ran = append(ran, res.ID)
+				if res.Status != harness.StatusPass {
+					t.Errorf("%s: %s: %s", res.Name(), res.Status, res.Reason)
+					for _, f := range res.Findings {
+						t.Logf("  %s", f)
+					}
+				}
+			}
+			for _, id := range tokenScenarios {
+				if !slices.Contains(ran, id) {
+					t.Errorf("%s did not run on %s (ran %v): the certify plan left it out", id, provider, ran)
+				}
+			}
+			if tokenLines == 0 {
+				t.Error("the child asked for no token")
+			}
+			if lines.n == 0 || len(lines.errs) > 0 {
+				t.Errorf("%d lines written; invalid ones: %v", lines.n, lines.errs)
+			}
+		})
+	}
+}
+
+// An exec adapter that declares no minor version 1 cannot take the
+// scenario's tokens: its runs skip, naming the missing token support,
+// and never pass.
+func TestTokenScenariosSkipAnOldAdapter(t *testing.T) {
+	srv, err := replay.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	target := certify.Target{Provider: "vertex", Kind: "exec", Command: "fake",
+		New: execadapter.Factory(execadapter.Options{Command: []string{os.Args[0]}, Env: []string{fakeEnv + "=tokens-old"}, Timeout: 5 * time.Second})}
+	plan, err := certify.NewPlan(target, certify.Options{Server: srv, IDs: tokenScenarios})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := plan.Certify(context.Background(), 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := report.Results()
+	if len(results) != len(tokenScenarios) {
+		t.Fatalf("%d runs, want %d", len(results), len(tokenScenarios))
+	}
+	for _, res := range results {
+		if res.Status != harness.StatusSkip || !strings.Contains(res.Reason, "cannot take a token source") || !strings.Contains(res.Reason, "minor version 1") {
+			t.Errorf("%s: %s: %s; want a skip naming the missing token support", res.Name(), res.Status, res.Reason)
+		}
 	}
 }
