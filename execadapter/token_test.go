@@ -2,11 +2,11 @@ package execadapter_test
 
 import (
 	"context"
-	"slices"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
