@@ -15,6 +15,7 @@ package adapters
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -107,6 +108,8 @@ type Config struct {
 	// again after a 401, so a refreshed token reaches it when the
 	// caller's source refreshes (a harness's on the run's clock). An
 	// adapter whose provider takes only a key ignores it.
+	// A source that is also a ContextTokenSource is asked with the
+	// call's context (the stdio protocol's asks metis for that call).
 	Tokens oauth2.TokenSource
 	// Getenv resolves the environment variables an adapter reads beyond
 	// api_key_env: a cloud platform's ambient credentials
@@ -280,3 +283,26 @@ func (c *Config) KeyError() error {
 	ae.Provider = c.Name
 	return ae
 }
+
+// A ContextTokenSource is a Config.Tokens that wants to know which call a
+// token is for: an adapter asks it with the call's context (the request's
+// context), as protocol.Serve's token source, which asks metis for the
+// call, needs.
+type ContextTokenSource interface {
+	oauth2.TokenSource
+	TokenContext(ctx context.Context) (*oauth2.Token, error)
+}
+
+// TokenFor asks ts for a token, with ctx when ts is a ContextTokenSource.
+func TokenFor(ctx context.Context, ts oauth2.TokenSource) (*oauth2.Token, error) {
+	if c, ok := ts.(ContextTokenSource); ok {
+		return c.TokenContext(ctx)
+	}
+	return ts.Token()
+}
+
+// ErrTokensUnsupported is wrapped by the error of a Factory that cannot
+// hand its adapter the Config.Tokens it was given (an adapter over the
+// stdio protocol whose ready declared no minor version 1): a run that
+// scripts tokens cannot hold such an adapter to them.
+var ErrTokensUnsupported = errors.New("the adapter cannot take a token source (Config.Tokens)")

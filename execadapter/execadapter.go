@@ -65,6 +65,13 @@ type Options struct {
 	// An adapter of an older version that refuses a newer init gets
 	// protocol.V1 here.
 	Protocol string
+	// Minor is the minor version of protocol.V2 the adapter is known to
+	// speak, as its ready declares it (Factory learns it from the first
+	// child's ready). Init's config says tokens, when the Config has a
+	// token source, only to an adapter known to speak minor 1: a V2
+	// adapter that declares no minor version never receives what it
+	// does not know.
+	Minor int
 	// HangSignal, when set, is sent to a child that hung before it is
 	// killed, and what the child writes to stderr in the next
 	// HangDumpWait (default 2 s) goes into the timeout's problem: a Go
@@ -79,11 +86,18 @@ type Options struct {
 // A child that declared a readiness probe in ready is an
 // adapters.Readier.
 func Factory(opts Options) adapters.Factory {
+	var minor atomic.Int64 // the minor version the latest child declared
+	minor.Store(-1)
 	return func(c adapters.Config) (adapters.Adapter, error) {
-		a, err := New(c, opts)
+		o := opts
+		if m := int(minor.Load()); m >= 0 {
+			o.Minor = m
+		}
+		a, err := New(c, o)
 		if err != nil {
 			return nil, err
 		}
+		minor.Store(int64(a.minor))
 		if a.probe {
 			return ProbingAdapter{a}, nil
 		}
@@ -108,6 +122,10 @@ func (p ProbingAdapter) Ready(ctx context.Context, model string) error {
 		return a.processError("", err)
 	}
 	m, err := a.next(ctx, c, c.cancel, a.opts.Timeout)
+	for err == nil && m.Type == protocol.TypeToken {
+		a.answerToken(ctx, c)
+		m, err = a.next(ctx, c, c.cancel, a.opts.Timeout)
+	}
 	switch {
 	case err != nil:
 		return a.processError("", err)
@@ -141,6 +159,10 @@ type Adapter struct {
 	// probe says whether it declared a readiness probe.
 	version atomic.Pointer[string]
 	probe   bool
+	// minor is the minor version of V2 the child declared in ready;
+	// tokens says that init told it the run has a token source.
+	minor  int
+	tokens bool
 
 	mu       sync.Mutex
 	calls    map[string]*call
@@ -205,7 +227,32 @@ func (c *call) write(m *protocol.Message, what string) error {
 
 // New starts the child, sends init with c and waits for ready. An init
 // the child refuses returns its error (such as auth/not_configured).
+//
+// When c has a token source, init says tokens to a child known to speak
+// minor version 1 (Options.Minor); one not known to is asked first, with
+// an init that does not say it, and started again, told, when its ready
+// declares minor 1. A child that does not declare it cannot take the
+// token source: New fails with an error wrapping
+// adapters.ErrTokensUnsupported.
 func New(c adapters.Config, opts Options) (*Adapter, error) {
+	tokens := c.Tokens != nil && opts.Minor >= 1
+	a, err := start(c, opts, tokens)
+	if err != nil || c.Tokens == nil || tokens {
+		return a, err
+	}
+	a.Close()
+	if a.minor < 1 {
+		_, _, proto := a.Identity()
+		return nil, fmt.Errorf("execadapter: %w: the run has a token source, and %s (%s) speaks %s without minor version %d's token lines (its ready declared minor %d)",
+			adapters.ErrTokensUnsupported, a.command(), a.info.Name, proto, protocol.Minor, a.minor)
+	}
+	opts.Minor = a.minor
+	return start(c, opts, true)
+}
+
+// start starts the child and initializes it; tokens says the run's
+// token source in init.
+func start(c adapters.Config, opts Options, tokens bool) (*Adapter, error) {
 	if len(opts.Command) == 0 {
 		return nil, errors.New("execadapter: no command")
 	}
@@ -249,7 +296,10 @@ func New(c adapters.Config, opts Options) (*Adapter, error) {
 	if opts.Protocol == "" {
 		a.opts.Protocol = protocol.Version
 	}
-	m, err := a.roundTrip(&protocol.Message{Type: protocol.TypeInit, Protocol: a.opts.Protocol, Config: protocol.ConfigFrom(c)}, opts.StartTimeout)
+	config := protocol.ConfigFrom(c)
+	config.Tokens = tokens
+	a.tokens = tokens
+	m, err := a.roundTrip(&protocol.Message{Type: protocol.TypeInit, Protocol: a.opts.Protocol, Config: config}, opts.StartTimeout)
 	if err == nil && m.Type == protocol.TypeError {
 		err = m.Error.AdapterError(c.Name, "")
 	} else if err == nil && m.Type != protocol.TypeReady {
@@ -261,7 +311,7 @@ func New(c adapters.Config, opts Options) (*Adapter, error) {
 		a.Close()
 		return nil, err
 	}
-	a.info, a.probe = *m.Adapter, m.Probe
+	a.info, a.probe, a.minor = *m.Adapter, m.Probe, m.Minor
 	a.w.SetVersion(m.Protocol)
 	return a, nil
 }
@@ -539,6 +589,10 @@ func (a *Adapter) deliver(n int, m *protocol.Message) error {
 	}
 	c := a.calls[m.ID]
 	full := false
+	if m.Type == protocol.TypeToken && !a.tokens {
+		a.mu.Unlock()
+		return a.violation("line %d: a token line for id %q, but init's config did not say tokens: the run has no token source, or the adapter's ready declared no minor version %d", n, m.ID, protocol.Minor)
+	}
 	if c != nil {
 		select {
 		case c.msgs <- m:
@@ -780,7 +834,7 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 			return nil, a.processError(req.RequestID, err)
 		}
 		switch m.Type {
-		case protocol.TypeAttempt, protocol.TypeSleep, protocol.TypeLifecycle:
+		case protocol.TypeAttempt, protocol.TypeSleep, protocol.TypeLifecycle, protocol.TypeToken:
 			a.relay(ctx, c, req, ids, m)
 		case protocol.TypeResponse:
 			ids.bind(m.ToolIDs)
@@ -796,9 +850,13 @@ func (a *Adapter) Complete(ctx context.Context, req *canonical.Request) (*canoni
 }
 
 // relay hands an attempt to OnAttempt and a lifecycle event to the
-// Observer, or sleeps on the config's clock and answers the sleep.
+// Observer, answers a token line from the config's token source, or
+// sleeps on the config's clock and answers the sleep.
 func (a *Adapter) relay(ctx context.Context, c *call, req *canonical.Request, ids *idMapper, m *protocol.Message) {
 	switch m.Type {
+	case protocol.TypeToken:
+		a.answerToken(ctx, c)
+		return
 	case protocol.TypeAttempt:
 		if a.cfg.OnAttempt != nil {
 			a.cfg.OnAttempt(m.Attempt.AdaptersAttempt(a.cfg.Name, req.RequestID))
@@ -825,6 +883,23 @@ func (a *Adapter) relay(ctx context.Context, c *call, req *canonical.Request, id
 	c.write(&protocol.Message{Type: protocol.TypeSlept, ID: c.id, Now: a.now()}, fmt.Sprintf("slept (its answer to the adapter's sleep of %d ms)", ms)) //nolint:errcheck // a broken process shows on the next read
 }
 
+// answerToken answers the child's token line for c from the config's
+// token source (deliver let only a child told tokens send one): a token
+// whose expiry is on the config's clock, or an error of class auth when
+// the source fails. Every token line is answered, a cancelled call's too.
+func (a *Adapter) answerToken(ctx context.Context, c *call) {
+	tok, err := adapters.TokenFor(ctx, a.cfg.Tokens)
+	switch {
+	case err == nil && (tok == nil || tok.AccessToken == ""):
+		err = errors.New("the token source returned no access token")
+	}
+	if err != nil {
+		c.write(&protocol.Message{Type: protocol.TypeError, ID: c.id, Error: &protocol.Error{Class: canonical.ErrAuth, Message: "the run's token source failed: " + err.Error()}}, "error (its answer to the adapter's token line: the token source failed)") //nolint:errcheck // a broken process shows on the next read
+		return
+	}
+	c.write(&protocol.Message{Type: protocol.TypeToken, ID: c.id, Token: protocol.TokenFrom(tok)}, "token (its answer to the adapter's token line)") //nolint:errcheck // a broken process shows on the next read
+}
+
 // Stream sends a stream request and yields the child's events, answering
 // each with next (or cancel, once the context is done or the consumer
 // stops), so the child never runs ahead of its consumer.
@@ -846,7 +921,7 @@ func (a *Adapter) Stream(ctx context.Context, req *canonical.Request) iter.Seq2[
 				return
 			}
 			switch m.Type {
-			case protocol.TypeAttempt, protocol.TypeSleep, protocol.TypeLifecycle:
+			case protocol.TypeAttempt, protocol.TypeSleep, protocol.TypeLifecycle, protocol.TypeToken:
 				a.relay(ctx, c, req, ids, m)
 			case protocol.TypeEvent:
 				ev := *m.Event

@@ -24,6 +24,9 @@ const fakeEnv = "EXECADAPTER_FAKE"
 // request arrives, then misbehaves as mode says. It returns the exit
 // status.
 func fakeAdapter(mode string) int {
+	if strings.HasPrefix(mode, "tokens-") {
+		return tokenFake(mode)
+	}
 	r := protocol.NewLineReader(os.Stdin)
 	out := func(s string) { fmt.Fprintln(os.Stdout, s) }
 	for {

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"errors"
+	"fmt"
 	"maps"
 	"sync"
 	"time"
@@ -30,7 +32,9 @@ func (r *run) credentialEnv() func(string) string {
 // credentialFactories returns the factories the run opens adapter with:
 // Config.Factories, with the adapter's type given the scenario's
 // scripted tokens as adapters.Config.Tokens (and no key) when it has
-// tokens. Whether the adapter uses them is its provider's business.
+// tokens. Whether the adapter uses them is its provider's business; an
+// adapter whose factory cannot take them (adapters.ErrTokensUnsupported)
+// skips the run, naming the missing token support.
 func (r *run) credentialFactories(adapter string, getenv func(string) string) map[string]adapters.Factory {
 	factories := r.cfg.Factories
 	if len(factories) == 0 {
@@ -52,7 +56,14 @@ func (r *run) credentialFactories(adapter string, getenv func(string) string) ma
 	factories = maps.Clone(factories)
 	factories[cfg.Type] = func(c adapters.Config) (adapters.Adapter, error) {
 		c.APIKey, c.Tokens = "", ts
-		return build(c)
+		a, err := build(c)
+		if errors.Is(err, adapters.ErrTokensUnsupported) {
+			// The scenario's tokens cannot reach the adapter: there is
+			// nothing to hold it to (an adapter over the stdio protocol
+			// without minor version 1's token lines).
+			return nil, &skipRun{reason: fmt.Sprintf("the scenario scripts OAuth tokens (credentials: tokens), and adapter %s cannot take a token source: %v", adapter, err)}
+		}
+		return a, err
 	}
 	return factories
 }

@@ -207,6 +207,11 @@ func RunScenario(ctx context.Context, cfg Config, sc *scenario.Scenario, model s
 	}
 	r := newRun(&cfg, sc, model, reg)
 	ad, err := r.adapterFor(model)
+	var skip *skipRun
+	if errors.As(err, &skip) {
+		res.Status, res.Reason = StatusSkip, skip.reason
+		return res
+	}
 	if err != nil {
 		return fail("opening the adapter for %s: %v", model, err)
 	}

@@ -18,6 +18,13 @@
 // their provider ids in tool_ids. A tool input with line breaks travels
 // compacted, its text in raw_inputs.
 //
+// Minor version 1 of V2 (Minor) adds token lines: an adapter whose
+// ready declares minor 1 is told in init's config when the run has a
+// token source (tokens), asks for an OAuth access token with a token
+// line for its call, and metis answers with a token (expires_at on its
+// clock) or an error. An adapter that declares no minor version is never
+// sent any of it.
+//
 // Version 1 (V1) is still spoken, to an adapter whose ready names it:
 // tool ids cross in the provider's form, and there are no tool_ids,
 // raw_inputs, now, probe or lifecycle lines.

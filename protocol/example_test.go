@@ -42,6 +42,6 @@ func ExampleServe() {
 	}
 	fmt.Println(caps.Type, "supports_tools:", caps.Capabilities.SupportsTools)
 	// Output:
-	// {"type":"ready","id":"0","protocol":"metis.adapter/v2","adapter":{"name":"my-adapter","version":"v0.1.0"}}
+	// {"type":"ready","id":"0","protocol":"metis.adapter/v2","adapter":{"name":"my-adapter","version":"v0.1.0"},"minor":1}
 	// capabilities supports_tools: true
 }

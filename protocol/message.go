@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"golang.org/x/oauth2"
+
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
 )
@@ -24,6 +26,13 @@ const (
 // Versions lists the versions metis speaks, oldest first.
 var Versions = []string{V1, V2}
 
+// Minor is the newest minor version of V2 metis speaks. Minor version 1
+// adds the token lines: an adapter whose ready declares minor 1 may be
+// told in init's config that the run has a token source (tokens), and
+// then asks metis for OAuth access tokens with token lines. A V2 adapter
+// that declares no minor version is never sent anything of minor 1.
+const Minor = 1
+
 // Message types, metis to adapter.
 const (
 	TypeInit     = "init"
@@ -33,6 +42,7 @@ const (
 	TypeCancel   = "cancel"
 	TypeSlept    = "slept"
 	TypeProbe    = "probe" // v2; the adapter's answer has the same type
+	TypeToken    = "token" // v2 minor 1: the answer to the adapter's token line, which has the same type
 )
 
 // Message types, adapter to metis. TypeCapabilities and TypeEstimate go
@@ -64,6 +74,9 @@ type Message struct {
 	Config   *Config      `json:"config,omitempty"`   // init
 	Adapter  *AdapterInfo `json:"adapter,omitempty"`  // ready
 	Probe    bool         `json:"probe,omitempty"`    // ready (v2): the adapter answers probe requests
+	// Minor is the minor version of V2 the adapter speaks (ready): 1 when
+	// it understands token lines.
+	Minor int `json:"minor,omitempty"`
 
 	// ToolIDs maps canonical tool ids to the provider's (v2): on a
 	// request, for the ids it holds; on an event or response, for the ids
@@ -88,6 +101,7 @@ type Message struct {
 	Attempt      *Attempt                `json:"attempt,omitempty"`      // attempt
 	MS           *int64                  `json:"ms,omitempty"`           // sleep
 	Lifecycle    *Lifecycle              `json:"lifecycle,omitempty"`    // lifecycle (v2)
+	Token        *Token                  `json:"token,omitempty"`        // token (metis's answer; v2 minor 1)
 
 	Level   string         `json:"level,omitempty"`   // log: debug, info, warn, error
 	Message string         `json:"message,omitempty"` // log
@@ -108,6 +122,39 @@ type Config struct {
 	ExtraHeaders map[string]string `json:"extra_headers,omitempty"`
 	Options      map[string]any    `json:"options,omitempty"`
 	Models       map[string]Model  `json:"models"`
+	// Tokens says that the run has a token source (adapters.Config.Tokens):
+	// the adapter asks metis for an access token with a token line before
+	// an attempt, or after a 401, and sends it as its bearer token. Only
+	// an adapter whose ready declared minor version 1 is told (v2 minor
+	// 1).
+	Tokens bool `json:"tokens,omitempty"`
+}
+
+// Token is an OAuth 2 access token, metis's answer to a token line (v2
+// minor 1). ExpiresAt is on metis's clock, the one now carries; nil
+// means the token does not expire.
+type Token struct {
+	AccessToken string     `json:"access_token"`
+	ExpiresAt   *time.Time `json:"expires_at,omitempty"`
+}
+
+// TokenFrom returns t's protocol form.
+func TokenFrom(t *oauth2.Token) *Token {
+	out := &Token{AccessToken: t.AccessToken}
+	if !t.Expiry.IsZero() {
+		e := t.Expiry
+		out.ExpiresAt = &e
+	}
+	return out
+}
+
+// OAuth2 returns t as a bearer oauth2.Token.
+func (t *Token) OAuth2() *oauth2.Token {
+	out := &oauth2.Token{AccessToken: t.AccessToken, TokenType: "Bearer"}
+	if t.ExpiresAt != nil {
+		out.Expiry = *t.ExpiresAt
+	}
+	return out
 }
 
 // Model is one registry model the instance serves.

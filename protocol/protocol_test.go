@@ -60,6 +60,37 @@ func TestValidateFromAdapter(t *testing.T) {
 	}
 }
 
+// Version 2's to-adapter schema accepts and refuses the lines of
+// testdata/to-adapter-v2.txt (minor 1's token lines among them).
+func TestValidateToAdapter(t *testing.T) {
+	const name = "testdata/to-adapter-v2.txt"
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, text := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		verdict, line, _ := strings.Cut(text, "\t")
+		want := ""
+		if verdict == "bad" {
+			want, line, _ = strings.Cut(line, "\t")
+		}
+		err := protocol.ValidateToAdapterVersion(protocol.V2, []byte(line))
+		switch {
+		case verdict == "ok" && err != nil:
+			t.Errorf("%s:%d: %v", name, n+1, err)
+		case verdict == "bad" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s:%d: got %v, want an error containing %q", name, n+1, err, want)
+		}
+	}
+	// Version 1 has no token lines.
+	if err := protocol.ValidateToAdapterVersion(protocol.V1, []byte(`{"type":"token","id":"3","token":{"access_token":"t"}}`)); err == nil {
+		t.Error("v1's schema accepts a token line")
+	}
+}
+
 func TestLineReader(t *testing.T) {
 	r := protocol.NewLineReader(strings.NewReader("a\n\nlong " + strings.Repeat("x", 200<<10) + "\ntail"))
 	var got []string

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/oauth2"
+
 	"github.com/metis-llm/metis/adapters"
 	"github.com/metis-llm/metis/canonical"
 )
@@ -70,9 +72,9 @@ type serverCall struct {
 	cancel context.CancelFunc
 
 	mu       sync.Mutex
-	awaiting bool        // an event or sleep line waits for its answer
-	answers  chan string // next, cancel (to an event); slept, cancel (to a sleep)
-	ids      *callIDs    // V2 complete and stream calls
+	awaiting string        // the type of the line that waits for its answer (event, sleep, token), or ""
+	answers  chan *Message // next, cancel (to an event); slept, cancel (to a sleep); token, error (to a token)
+	ids      *callIDs      // V2 complete and stream calls
 }
 
 type callKey struct{}
@@ -155,7 +157,7 @@ func (s *server) handle(ctx context.Context, m *Message) error {
 				s.probe(call, m.Model)
 			}
 		}()
-	case TypeNext, TypeSlept, TypeCancel:
+	case TypeNext, TypeSlept, TypeCancel, TypeToken, TypeError:
 		s.answer(m)
 	}
 	return nil
@@ -176,6 +178,9 @@ func (s *server) init(m *Message) error {
 	cfg.Logger = slog.New(&logHandler{w: s.w})
 	if s.version != V1 {
 		cfg.Observer = adapters.ObserverFunc(s.observe)
+		if m.Config.Tokens {
+			cfg.Tokens = protocolTokens{s}
+		}
 	}
 	a, err := s.newAdapter(cfg)
 	if err != nil {
@@ -184,7 +189,11 @@ func (s *server) init(m *Message) error {
 	}
 	s.a, s.provider = a, cfg.Name
 	_, probe := a.(adapters.Readier)
-	return s.w.Write(&Message{Type: TypeReady, ID: m.ID, Protocol: s.version, Adapter: &s.info, Probe: probe && s.version != V1})
+	ready := &Message{Type: TypeReady, ID: m.ID, Protocol: s.version, Adapter: &s.info}
+	if s.version != V1 {
+		ready.Probe, ready.Minor = probe, Minor
+	}
+	return s.w.Write(ready)
 }
 
 // reply answers request id with err.
@@ -199,7 +208,7 @@ func (s *server) start(ctx context.Context, id, requestID string) *serverCall {
 		return nil
 	}
 	cctx, cancel := context.WithCancel(context.WithValue(ctx, callKey{}, id))
-	call := &serverCall{id: id, ctx: cctx, cancel: cancel, answers: make(chan string, 1)}
+	call := &serverCall{id: id, ctx: cctx, cancel: cancel, answers: make(chan *Message, 1)}
 	s.calls[id] = call
 	if requestID != "" {
 		s.byRequest[requestID] = id
@@ -226,7 +235,10 @@ func (s *server) call(id string) *serverCall {
 	return s.calls[id]
 }
 
-// answer routes next, slept and cancel to their call.
+// answer routes next, slept, cancel, token and error to their call:
+// next, slept and cancel answer an event or a sleep; token and error
+// answer a token line, which a cancel does not answer (metis answers
+// every token line).
 func (s *server) answer(m *Message) {
 	call := s.call(m.ID)
 	if call == nil {
@@ -235,30 +247,33 @@ func (s *server) answer(m *Message) {
 	if m.Type == TypeCancel {
 		call.cancel()
 	}
+	tokenAnswer := m.Type == TypeToken || m.Type == TypeError
 	call.mu.Lock()
-	waiting := call.awaiting
-	call.awaiting = false
+	waiting := call.awaiting != "" && (call.awaiting == TypeToken) == tokenAnswer
+	if waiting {
+		call.awaiting = ""
+	}
 	call.mu.Unlock()
 	if waiting {
-		call.answers <- m.Type
+		call.answers <- m
 	}
 }
 
-// ask writes m for call and waits for its answer: "" when metis's input
+// ask writes m for call and waits for its answer: nil when metis's input
 // ended first.
-func (s *server) ask(call *serverCall, m *Message) string {
+func (s *server) ask(call *serverCall, m *Message) *Message {
 	call.mu.Lock()
-	call.awaiting = true
+	call.awaiting = m.Type
 	call.mu.Unlock()
 	if err := s.w.Write(m); err != nil {
-		return ""
+		return nil
 	}
 	select {
 	case a := <-call.answers:
 		return a
 	case <-s.done:
 		call.cancel()
-		return ""
+		return nil
 	}
 }
 
@@ -357,7 +372,7 @@ func (s *server) stream(call *serverCall, req *canonical.Request) {
 			failed = err
 			continue
 		}
-		if s.ask(call, &Message{Type: TypeEvent, ID: call.id, Event: &ev, ToolIDs: call.ids.take()}) == "" {
+		if s.ask(call, &Message{Type: TypeEvent, ID: call.id, Event: &ev, ToolIDs: call.ids.take()}) == nil {
 			return
 		}
 	}
@@ -427,13 +442,54 @@ func (c protocolClock) Sleep(ctx context.Context, d time.Duration) error {
 		return adapters.RealClock{}.Sleep(ctx, d)
 	}
 	ms := d.Milliseconds()
-	if a := c.s.ask(call, &Message{Type: TypeSleep, ID: id, MS: &ms}); a != TypeSlept {
+	if a := c.s.ask(call, &Message{Type: TypeSleep, ID: id, MS: &ms}); a == nil || a.Type != TypeSlept {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		return context.Canceled
 	}
 	return ctx.Err()
+}
+
+// protocolTokens is the Config.Tokens of an adapter whose init said
+// tokens (v2 minor 1): each token is asked of metis with a token line for
+// the call that needs it, and its expiry is on metis's clock, which the
+// adapter's Config.Clock reads.
+type protocolTokens struct{ s *server }
+
+// Token asks for a token for the only call in flight; an adapter that
+// passes its call's context (TokenContext) names the call itself.
+func (t protocolTokens) Token() (*oauth2.Token, error) {
+	return t.TokenContext(context.Background())
+}
+
+// TokenContext asks metis for a token for the call of ctx (the context
+// Serve gave the adapter's Complete, Stream or Ready) and waits for the
+// answer.
+func (t protocolTokens) TokenContext(ctx context.Context) (*oauth2.Token, error) {
+	id, _ := ctx.Value(callKey{}).(string)
+	call := t.s.call(id)
+	if call == nil {
+		t.s.mu.Lock()
+		if id == "" && len(t.s.calls) == 1 {
+			for _, c := range t.s.calls {
+				call = c
+			}
+		}
+		n := len(t.s.calls)
+		t.s.mu.Unlock()
+		if call == nil {
+			return nil, fmt.Errorf("protocol: a token asked for outside a call's context, with %d calls in flight: metis's token lines are per call", n)
+		}
+	}
+	a := t.s.ask(call, &Message{Type: TypeToken, ID: call.id})
+	switch {
+	case a == nil:
+		return nil, errors.New("protocol: metis's input ended before it answered a token line")
+	case a.Type == TypeError:
+		return nil, a.Error.AdapterError(t.s.provider, "")
+	}
+	return a.Token.OAuth2(), nil
 }
 
 // logHandler sends log records to metis as log lines.

@@ -103,7 +103,7 @@ func (p *provider) AuthorizeRequest(r *http.Request, _ []byte) error {
 	if p.tokens == nil || r.Header.Get("Authorization") != "" {
 		return nil
 	}
-	tok, err := p.tokens.Token()
+	tok, err := p.tokens.TokenContext(r.Context())
 	if err != nil {
 		ae := canonical.NewError(canonical.ErrAuth, "", "getting a Microsoft Entra ID token: %v", err)
 		ae.Err = err
@@ -124,6 +124,6 @@ func (p *provider) Reauthorize(refused *http.Request) bool {
 	if !ok {
 		return false
 	}
-	_, fresh := p.tokens.Refresh(old)
+	_, fresh := p.tokens.RefreshContext(refused.Context(), old)
 	return fresh
 }

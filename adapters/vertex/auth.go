@@ -78,7 +78,7 @@ func (p *platform) AuthorizeRequest(r *http.Request, _ []byte) error {
 	if p.tokens == nil || r.Header.Get("Authorization") != "" {
 		return nil
 	}
-	tok, err := p.tokens.Token()
+	tok, err := adapters.TokenFor(r.Context(), p.tokens)
 	if err != nil {
 		var missing *noCredentialsError
 		if errors.As(err, &missing) {
@@ -109,7 +109,7 @@ func (p *platform) Reauthorize(refused *http.Request) bool {
 	if !ok {
 		return false
 	}
-	_, fresh := p.cache.Refresh(old)
+	_, fresh := p.cache.RefreshContext(refused.Context(), old)
 	return fresh
 }
 

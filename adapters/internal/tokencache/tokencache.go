@@ -7,11 +7,14 @@
 package tokencache
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/metis-llm/metis/adapters"
 )
 
 // Early is how long before its expiry a token is replaced, so that no
@@ -39,13 +42,17 @@ func New(src oauth2.TokenSource, now func() time.Time) *Cache {
 // Token returns the cached token while it is valid for at least Early
 // more (a token without an expiry stays valid), else a new one from the
 // source.
-func (c *Cache) Token() (*oauth2.Token, error) {
+func (c *Cache) Token() (*oauth2.Token, error) { return c.TokenContext(context.Background()) }
+
+// TokenContext is Token for the call of ctx: a source that is an
+// adapters.ContextTokenSource is asked with ctx.
+func (c *Cache) TokenContext(ctx context.Context) (*oauth2.Token, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.tok != nil && (c.tok.Expiry.IsZero() || c.now().Add(Early).Before(c.tok.Expiry)) {
 		return c.tok, nil
 	}
-	tok, err := c.src.Token()
+	tok, err := adapters.TokenFor(ctx, c.src)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +69,11 @@ func (c *Cache) Token() (*oauth2.Token, error) {
 // refused is no token of this cache's (one set by other means, such as
 // an adapter's extra headers, which a new token would not replace).
 func (c *Cache) Refresh(refused string) (*oauth2.Token, bool) {
+	return c.RefreshContext(context.Background(), refused)
+}
+
+// RefreshContext is Refresh for the call of ctx (TokenContext).
+func (c *Cache) RefreshContext(ctx context.Context, refused string) (*oauth2.Token, bool) {
 	c.mu.Lock()
 	ours := c.tok != nil && c.tok.AccessToken == refused
 	if ours {
@@ -71,7 +83,7 @@ func (c *Cache) Refresh(refused string) (*oauth2.Token, bool) {
 	if !ours {
 		return nil, false
 	}
-	tok, err := c.Token()
+	tok, err := c.TokenContext(ctx)
 	if err != nil || tok.AccessToken == "" || tok.AccessToken == refused {
 		return tok, false
 	}
