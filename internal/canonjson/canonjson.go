@@ -139,19 +139,14 @@ func (w *Writer) number(i int) (int, Result) {
 	case j < len(s) && s[j] == '0':
 		j++
 	case j < len(s) && s[j] >= '1' && s[j] <= '9':
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-		}
+		j = digits(s, j)
 	default:
 		return i, Invalid
 	}
 	if j < len(s) && s[j] == '.' {
-		j++
-		k := j
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-		}
-		if j == k {
+		if k := digits(s, j+1); k > j+1 {
+			j = k
+		} else {
 			return i, Invalid
 		}
 	}
@@ -160,16 +155,22 @@ func (w *Writer) number(i int) (int, Result) {
 		if j < len(s) && (s[j] == '+' || s[j] == '-') {
 			j++
 		}
-		k := j
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-		}
-		if j == k {
+		if k := digits(s, j); k > j {
+			j = k
+		} else {
 			return i, Invalid
 		}
 	}
 	w.out = append(w.out, s[i:j]...)
 	return j, OK
+}
+
+// digits returns the index after the decimal digits at s[j].
+func digits(s []byte, j int) int {
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return j
 }
 
 // str writes the string at src[i] with its decoded value re-escaped:
@@ -343,54 +344,34 @@ func appendRune(out []byte, r rune) []byte {
 }
 
 func (w *Writer) array(i, depth int) (int, Result) {
-	if depth >= w.MaxDepth {
-		return i, Declined
+	i, r, done := w.open(i, depth, ']')
+	if done {
+		return i, r
 	}
-	w.out = append(w.out, '[')
-	i = SkipSpace(w.src, i+1)
-	if i < len(w.src) && w.src[i] == ']' {
-		w.out = append(w.out, ']')
-		return i + 1, OK
-	}
-	for {
-		var r Result
+	for more := true; more; {
 		if i, r = w.value(i, depth+1); r != OK {
 			return i, r
 		}
-		i = SkipSpace(w.src, i)
-		if i >= len(w.src) {
-			return i, Invalid
-		}
-		switch w.src[i] {
-		case ',':
-			w.out = append(w.out, ',')
-			i = SkipSpace(w.src, i+1)
-		case ']':
-			w.out = append(w.out, ']')
-			return i + 1, OK
-		default:
-			return i, Invalid
+		if i, more, r = w.next(i, ']'); r != OK {
+			return i, r
 		}
 	}
+	w.out = append(w.out, ']')
+	return i, OK
 }
 
 // object writes the members as they come, then, when their keys are out
 // of order or repeat, rewrites them sorted.
 func (w *Writer) object(i, depth int) (int, Result) {
-	if depth >= w.MaxDepth {
-		return i, Declined
-	}
-	w.out = append(w.out, '{')
-	i = SkipSpace(w.src, i+1)
-	if i < len(w.src) && w.src[i] == '}' {
-		w.out = append(w.out, '}')
-		return i + 1, OK
+	i, r, done := w.open(i, depth, '}')
+	if done {
+		return i, r
 	}
 	first := len(w.out)
 	base := len(w.members)
 	defer func() { w.members = w.members[:base] }()
 	sorted := true
-	for {
+	for more := true; more; {
 		if i >= len(w.src) || w.src[i] != '"' {
 			return i, Invalid
 		}
@@ -429,26 +410,50 @@ func (w *Writer) object(i, depth int) (int, Result) {
 			}
 		}
 		w.members = append(w.members, m)
-		i = SkipSpace(w.src, i)
-		if i >= len(w.src) {
-			return i, Invalid
+		if i, more, r = w.next(i, '}'); r != OK {
+			return i, r
 		}
-		switch w.src[i] {
-		case ',':
-			w.out = append(w.out, ',')
-			i = SkipSpace(w.src, i+1)
-			continue
-		case '}':
-		default:
-			return i, Invalid
-		}
-		break
 	}
 	if !sorted && !w.sortMembers(first, w.members[base:]) {
 		return i, Declined
 	}
 	w.out = append(w.out, '}')
-	return i + 1, OK
+	return i, OK
+}
+
+// open writes the bracket at src[i] that opens an array or object nested
+// depth deep, and skips the space after it. When the array or object is
+// empty it writes the close too and reports done, as it does when the
+// nesting is Declined.
+func (w *Writer) open(i, depth int, close byte) (int, Result, bool) {
+	if depth >= w.MaxDepth {
+		return i, Declined, true
+	}
+	w.out = append(w.out, w.src[i])
+	i = SkipSpace(w.src, i+1)
+	if i < len(w.src) && w.src[i] == close {
+		w.out = append(w.out, close)
+		return i + 1, OK, true
+	}
+	return i, OK, false
+}
+
+// next reads what follows an element of an array or object: a comma,
+// which it writes, and more reports, or the close, which the caller
+// writes. It returns the index of the next element or after the close.
+func (w *Writer) next(i int, close byte) (int, bool, Result) {
+	i = SkipSpace(w.src, i)
+	if i >= len(w.src) {
+		return i, false, Invalid
+	}
+	switch w.src[i] {
+	case ',':
+		w.out = append(w.out, ',')
+		return SkipSpace(w.src, i+1), true, OK
+	case close:
+		return i + 1, false, OK
+	}
+	return i, false, Invalid
 }
 
 // replaced asks Value for the value at src[i] of a member with key.
