@@ -102,7 +102,13 @@ func compactBody(body []byte) string {
 	case canonjson.OK:
 		return NormalizeIDs(string(out))
 	case canonjson.Declined:
-		return slowKey + declinedBody(body)
+		if key, ok := declinedBody(body); ok {
+			return slowKey + key
+		}
+		// Nested deep, then not JSON: the text itself, as for any other
+		// body that is not JSON (and never slowKey before it, which would
+		// make it the key of a text that starts with slowKey's bytes).
+		return canonicalBody(body)
 	}
 	// Not JSON: the text itself, as Canonical keeps it.
 	return canonicalBody(body)
@@ -113,19 +119,14 @@ func compactBody(body []byte) string {
 // hundreds deep is most of the text (two spaces a level on every line)
 // and most of the time. Indenting adds only whitespace outside strings,
 // so two bodies' forms here are equal exactly when their canonicalBody
-// texts are (TestMatchKeyAgreesWithCanonical, FuzzMatchKey); a body that
-// turns out not to be JSON is its own text, ending in a newline as in
-// canonicalBody, which compact JSON never ends in.
-func declinedBody(body []byte) string {
-	body = secrets.ScrubFields(body)
-	if c, err := canonical.CanonicalJSON(json.RawMessage(body)); err == nil {
-		return NormalizeIDs(string(c))
+// texts are (TestMatchKeyAgreesWithCanonical, FuzzMatchKey). It reports
+// false for a body that turns out not to be JSON.
+func declinedBody(body []byte) (string, bool) {
+	c, err := canonical.CanonicalJSON(json.RawMessage(secrets.ScrubFields(body)))
+	if err != nil {
+		return "", false
 	}
-	s := string(body)
-	if !strings.HasSuffix(s, "\n") {
-		s += "\n"
-	}
-	return NormalizeIDs(s)
+	return NormalizeIDs(string(c)), true
 }
 
 // placeholder is a masked credential value, as the recorder writes it.

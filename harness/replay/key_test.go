@@ -97,6 +97,11 @@ var keyBodies = []string{
 	strings.Repeat(`{ "a" : `, 300) + `"tu_01JZZZZZZZZZZZZZZZZZZZZZZ9"` + strings.Repeat(` , "b":2}`, 300),
 	strings.Repeat(`{"api_key":"sk-live-123","a":`, 300) + "1" + strings.Repeat("}", 300),
 	strings.Repeat(`{"a":`, 300) + "1" + strings.Repeat(`,"api_key":"REDACTED"}`, 300),
+	// Nested deep, then not JSON, against the text that is slowKey before
+	// the same bytes: two texts, two keys.
+	strings.Repeat("[", 300) + "x",
+	slowKey + strings.Repeat("[", 300) + "x",
+	slowKey + strings.Repeat("[", 300) + strings.Repeat("]", 300),
 }
 
 // TestMatchKeyAgreesWithCanonical checks the compact key against the
