@@ -46,7 +46,11 @@ func certifyScript(t *testing.T, script string, profiles []string, ids ...string
 	}
 	defer srv.Close()
 	target := certify.Target{Provider: "anthropic", Kind: "exec", Command: "python3 " + script,
-		New: execadapter.Factory(execadapter.Options{Command: []string{python(t), script}, Timeout: 30 * time.Second})}
+		// Generous bounds: under a loaded machine (go test ./... runs
+		// packages side by side) a Python child has taken more than the
+		// default 20 s to start; the verdicts here are about what the
+		// adapter answers, not how soon.
+		New: execadapter.Factory(execadapter.Options{Command: []string{python(t), script}, Timeout: time.Minute, StartTimeout: 2 * time.Minute})}
 	plan, err := certify.NewPlan(target, certify.Options{Server: srv, IDs: ids, Profiles: profiles})
 	if err != nil {
 		t.Fatal(err)
