@@ -48,7 +48,9 @@ func GoldenDiff(want, got []byte) string {
 func CompareGolden(path string, got []byte, update bool) (diff string, err error) {
 	bp := readBufs.Get().(*[]byte)
 	defer readBufs.Put(bp)
-	want, err := readFile(path, (*bp)[:0], len(got))
+	// got's length is the size to expect: when the golden matches, one
+	// read takes it whole and the next finds the end.
+	want, err := readfile.Append((*bp)[:0], path, len(got))
 	*bp = want[:0]
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -70,16 +72,6 @@ func CompareGolden(path string, got []byte, update bool) (diff string, err error
 // whole-suite run reads ten thousand of them, each compared and then
 // dropped.
 var readBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-// readFile appends the contents of the file at path to buf, as
-// os.ReadFile reads it but with no stat to size the buffer and none of
-// package os's poller set-up (readfile.Append): the caller expects about
-// size bytes (got's length, when the golden matches), so a buffer of
-// that size and a little more holds it in one read and the read that
-// finds the end.
-func readFile(path string, buf []byte, size int) ([]byte, error) {
-	return readfile.Append(buf, path, size)
-}
 
 // writeAtomic writes data to path through a temporary file in the same
 // directory (atomicfile.Write), so a failure never leaves half a file.

@@ -1,4 +1,4 @@
-package check
+package readfile
 
 import (
 	"bytes"
@@ -9,9 +9,9 @@ import (
 	"testing"
 )
 
-// TestReadFile reads files shorter, as long as and longer than the size
+// TestAppendSizes reads files shorter, as long as and longer than the size
 // the caller expects, and an empty one, after what the buffer holds.
-func TestReadFile(t *testing.T) {
+func TestAppendSizes(t *testing.T) {
 	dir := t.TempDir()
 	big := bytes.Repeat([]byte("0123456789"), 1000)
 	for _, tc := range []struct {
@@ -30,16 +30,16 @@ func TestReadFile(t *testing.T) {
 			if err := os.WriteFile(p, tc.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got, err := readFile(p, []byte("kept"), tc.size)
+			got, err := Append([]byte("kept"), p, tc.size)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if want := append([]byte("kept"), tc.data...); !bytes.Equal(got, want) {
-				t.Errorf("readFile = %d bytes, want %d", len(got), len(want))
+				t.Errorf("Append = %d bytes, want %d", len(got), len(want))
 			}
 		})
 	}
-	if _, err := readFile(filepath.Join(dir, "missing"), nil, 1); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := Append(nil, filepath.Join(dir, "missing"), 1); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v, want fs.ErrNotExist", err)
 	}
 }
