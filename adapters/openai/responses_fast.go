@@ -195,35 +195,21 @@ func (f *respFast) flat(typ, data []byte, ev *respEvent) bool {
 	}
 }
 
+// flatByInitial lists, for each byte, the flat members whose key starts
+// with it (at most two do), derived from flatKeys.
+var flatByInitial = func() (t [256][]int) {
+	for k, key := range flatKeys {
+		t[key[1]] = append(t[key[1]], k)
+	}
+	return t
+}()
+
 // flatKey returns the flat member whose key and colon open data, or -1.
 func flatKey(data []byte) int {
 	if len(data) < 2 || data[0] != '"' {
 		return -1
 	}
-	var cands [2]int
-	switch data[1] {
-	case 'd':
-		cands = [2]int{flatDelta, flatDelta}
-	case 'i':
-		cands = [2]int{flatItemID, flatItemID}
-	case 'o':
-		cands = [2]int{flatOutputIndex, flatObfuscation}
-	case 'c':
-		cands = [2]int{flatContentIndex, flatContentIndex}
-	case 's':
-		cands = [2]int{flatSequenceNumber, flatSummaryIndex}
-	case 't':
-		cands = [2]int{flatText, flatText}
-	case 'r':
-		cands = [2]int{flatRefusal, flatRefusal}
-	case 'a':
-		cands = [2]int{flatArguments, flatArguments}
-	case 'l':
-		cands = [2]int{flatLogprobs, flatLogprobs}
-	default:
-		return -1
-	}
-	for _, k := range cands {
+	for _, k := range flatByInitial[data[1]] {
 		if key := flatKeys[k]; len(data) >= len(key) && string(data[:len(key)]) == key {
 			return k
 		}
